@@ -1,0 +1,71 @@
+/// What an adapter reports while its ad is on screen: the whole vocabulary between an adapter
+/// and the core.
+///
+/// Adapters translate their SDK's callbacks into these signals and send them as they happen,
+/// duplicates and odd orders included; the core's ``ShowStateMachine`` turns them into app
+/// events and enforces the reward contract. An adapter never filters or reorders.
+public enum AdapterSignal: Sendable, Equatable {
+  /// The ad is on screen (an impression).
+  case displayed
+  /// The user tapped the ad.
+  case clicked
+  /// The network reported what this impression earned.
+  case revenuePaid(ImpressionRevenue)
+  /// The network says the user earned the reward, with the network's own payload if it has one.
+  case rewarded(NetworkReward?)
+  /// The ad left the screen.
+  case dismissed
+  /// The ad could not be shown.
+  case showFailed(AdapterError)
+}
+
+/// The reward payload as a network reports it (Empower's type/amount, MAX's `MAReward`,
+/// AdMob's `GADAdReward`).
+public struct NetworkReward: Sendable, Equatable, Codable {
+  /// The reward's currency or item name, e.g. "coins".
+  public var type: String
+  /// How many units.
+  public var amount: Double
+
+  public init(type: String, amount: Double) {
+    self.type = type
+    self.amount = amount
+  }
+}
+
+/// Revenue for one impression, as the network reported it.
+public struct ImpressionRevenue: Sendable, Equatable {
+  /// Revenue in US dollars.
+  public var usd: Double
+  /// How exact the figure is.
+  public var precision: RevenuePrecision
+
+  public init(usd: Double, precision: RevenuePrecision) {
+    self.usd = usd
+    self.precision = precision
+  }
+}
+
+/// How exact an impression's revenue is (like MAX's `revenuePrecision` and AdMob's
+/// `GADAdValuePrecision`).
+public enum RevenuePrecision: String, Sendable, Equatable, Codable {
+  /// The exact amount paid, e.g. a bid price.
+  case exact
+  /// An estimate from historical eCPM.
+  case estimated
+  /// Set by the publisher (a line item's configured eCPM).
+  case publisherDefined = "publisher_defined"
+}
+
+/// Where an adapter sends ``AdapterSignal``s. Safe to call from any thread, any number of times.
+public struct AdapterSignalSink: Sendable {
+  private let deliver: @Sendable (AdapterSignal) -> Void
+
+  /// Creates a sink that hands each signal to `deliver`.
+  public init(_ deliver: @escaping @Sendable (AdapterSignal) -> Void) {
+    self.deliver = deliver
+  }
+
+  /// Reports `signal` to the core.
+  public func send(_ signal: AdapterSignal) { deliver(signal) }
+}

@@ -1,0 +1,138 @@
+/// The plugin seam: one network's rewarded ads, translated into MediationKit's vocabulary.
+///
+/// An adapter wraps one network SDK. The core decides everything — which network serves,
+/// timeouts, caching, expiry, the reward contract — and the adapter only translates.
+///
+/// ## The contract for implementers
+/// 1. **Translate, don't decide.** Map each SDK callback to one completion or one
+///    ``AdapterSignal``, as it happens. Forward duplicates, late and out-of-order callbacks
+///    unchanged: the core's ``ShowStateMachine`` grants the reward exactly once, holds a dismissal
+///    for the grace window and ignores what follows the terminal event. An adapter never times out,
+///    retries, de-duplicates or caches.
+/// 2. **One ad object per load.** ``load(_:completion:)`` creates a fresh ``AdapterAd``; the core
+///    owns it, shows it at most once and calls ``AdapterAd/discard()`` when done with it.
+/// 3. **Call back once, from any thread.** Call `completion` at most once per load. The core
+///    hops onto its own executor, so calling from an SDK thread is fine.
+/// 4. **Honour cancellation.** When the core cancels a load (its timeout passed, or the auction
+///    ended), stop the SDK request if it can be stopped and release what it holds. A completion
+///    that arrives after cancellation is ignored and its ad discarded, so it does no harm.
+/// 5. **No global state.** Everything an adapter needs comes from the ``AdapterEnvironment`` it
+///    was made with; two mediators in one process must not see each other's ads.
+///
+/// A minimal test to copy into an adapter's own test target:
+/// ```swift
+/// @Test func keepsTheRewardContract() throws {
+///   let scheduler = VirtualScheduler()
+///   let harness = try AdapterHarness(registration: MyNetwork.registration, scheduler: scheduler)
+///   let events = harness.runCycle(placementID: "my-placement")
+///   try RewardContract.verify(events)
+/// }
+/// ```
+public protocol RewardedAdapter: AnyObject, Sendable {
+  /// The network and versions this adapter drives.
+  var info: AdapterInfo { get }
+
+  /// Starts the network's SDK. Called once, before the first load.
+  ///
+  /// - Parameters:
+  ///   - request: What the network needs to start.
+  ///   - completion: Called once, from any thread, with the outcome.
+  func start(_ request: AdapterStartRequest, completion: @escaping @Sendable (Result<Void, AdapterError>) -> Void)
+
+  /// Loads one rewarded ad.
+  ///
+  /// - Parameters:
+  ///   - request: The placement to load and the line item it comes from.
+  ///   - completion: Called at most once, from any thread, with a new single-use ad or an error.
+  /// - Returns: A handle the core uses to cancel the load (see rule 4 above).
+  func load(
+    _ request: AdapterLoadRequest,
+    completion: @escaping @Sendable (Result<AdapterLoadedAd, AdapterError>) -> Void
+  ) -> Cancellable
+}
+
+/// A loaded, single-use rewarded ad that an adapter hands to the core.
+public protocol AdapterAd: AnyObject, Sendable {
+  /// Shows the ad and reports what happens through `signals`.
+  ///
+  /// Called at most once. Report ``AdapterSignal/showFailed(_:)`` if the SDK refuses.
+  /// - Parameters:
+  ///   - request: The show's context (zone, custom data).
+  ///   - presenter: What to present from.
+  ///   - signals: Where to send every SDK callback, translated.
+  func show(_ request: AdapterShowRequest, from presenter: any AdPresenting, signals: AdapterSignalSink)
+
+  /// Releases the ad (destroyed, expired, or lost an auction). Called at most once, possibly
+  /// without ``show(_:from:signals:)``.
+  func discard()
+}
+
+/// A loaded ad with what the network says it is worth and how long it lives.
+public struct AdapterLoadedAd: Sendable {
+  /// The ad itself.
+  public var ad: any AdapterAd
+  /// The price the network reports for this impression, in USD per thousand; `nil` to use the
+  /// line item's configured eCPM.
+  public var ecpm: Double?
+  /// How long the network lets the ad live; `nil` when only the zone's expiry applies.
+  public var lifetime: Duration?
+
+  public init(ad: any AdapterAd, ecpm: Double? = nil, lifetime: Duration? = nil) {
+    self.ad = ad
+    self.ecpm = ecpm
+    self.lifetime = lifetime
+  }
+}
+
+/// What the core passes to ``RewardedAdapter/start(_:completion:)``.
+public struct AdapterStartRequest: Sendable {
+  /// The placements this network serves across the configuration, so the SDK can warm them up.
+  public var placementIDs: [String]
+
+  public init(placementIDs: [String]) { self.placementIDs = placementIDs }
+}
+
+/// What the core passes to ``RewardedAdapter/load(_:completion:)``.
+public struct AdapterLoadRequest: Sendable {
+  /// The MediationKit zone the ad is for.
+  public var zoneID: String
+  /// The network's own placement id (Empower zone id, MAX ad unit id, AdMob ad unit id).
+  public var placementID: String
+  /// The line item's configured eCPM, in USD.
+  public var ecpm: Double
+  /// The reward the zone grants, which networks with a server-side reward echo back.
+  public var reward: NetworkReward
+
+  public init(zoneID: String, placementID: String, ecpm: Double, reward: NetworkReward) {
+    self.zoneID = zoneID
+    self.placementID = placementID
+    self.ecpm = ecpm
+    self.reward = reward
+  }
+}
+
+/// What the core passes to ``AdapterAd/show(_:from:signals:)``.
+public struct AdapterShowRequest: Sendable {
+  /// The MediationKit zone being shown.
+  public var zoneID: String
+  /// Publisher data to pass to the network's server-side reward callback, if any.
+  public var customData: String?
+
+  public init(zoneID: String, customData: String? = nil) {
+    self.zoneID = zoneID
+    self.customData = customData
+  }
+}
+
+/// What an adapter is made with: the mediator's clock and its own seeded random stream.
+public struct AdapterEnvironment: Sendable {
+  /// The scheduler every delay in the adapter and its SDK goes through.
+  public var scheduler: any Scheduler
+  /// A random stream of this adapter's own, derived from the mediator's seed.
+  public var random: SeededRandom
+
+  public init(scheduler: any Scheduler, random: SeededRandom) {
+    self.scheduler = scheduler
+    self.random = random
+  }
+}

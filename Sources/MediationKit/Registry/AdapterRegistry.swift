@@ -1,0 +1,76 @@
+import Synchronization
+
+/// How to make one network's adapter: its info, and a factory called once per ``Mediator``.
+public struct AdapterRegistration: Sendable {
+  /// The adapter's network and versions.
+  public var info: AdapterInfo
+  /// Makes an adapter for a mediator's environment.
+  public var makeAdapter: @Sendable (AdapterEnvironment) -> any RewardedAdapter
+
+  public init(info: AdapterInfo, makeAdapter: @escaping @Sendable (AdapterEnvironment) -> any RewardedAdapter) {
+    self.info = info
+    self.makeAdapter = makeAdapter
+  }
+}
+
+/// The adapters available to mediation, by network id.
+///
+/// An instance you create and pass to a ``Mediator``; ``shared`` is a convenience for apps that
+/// register their adapters once at launch. Tests make their own. Safe to use from any thread.
+public final class AdapterRegistry: Sendable {
+  private let registrations = Mutex<[NetworkID: AdapterRegistration]>([:])
+
+  /// The process-wide default registry, for apps that want one.
+  public static let shared = AdapterRegistry()
+
+  /// Creates an empty registry.
+  public init() {}
+
+  /// Creates a registry holding `registrations`.
+  /// - Throws: ``MediationError`` `duplicateNetwork` if two share an id.
+  public convenience init(_ registrations: [AdapterRegistration]) throws(MediationError) {
+    self.init()
+    for registration in registrations { try register(registration) }
+  }
+
+  /// Adds an adapter.
+  /// - Throws: ``MediationError`` `duplicateNetwork` if the id is already registered.
+  public func register(_ registration: AdapterRegistration) throws(MediationError) {
+    let existing = registrations.withLock { registrations -> AdapterInfo? in
+      if let existing = registrations[registration.info.id] { return existing.info }
+      registrations[registration.info.id] = registration
+      return nil
+    }
+    if let existing {
+      throw MediationError(
+        .duplicateNetwork,
+        "network '\(registration.info.id)' is already registered (\(existing.displayName) adapter \(existing.adapterVersion))"
+      )
+    }
+  }
+
+  /// The registered network ids, sorted.
+  public var networkIDs: [NetworkID] { registrations.withLock { $0.keys.sorted() } }
+
+  /// Every registration, sorted by network id.
+  public var all: [AdapterRegistration] {
+    registrations.withLock { $0.values.sorted { $0.info.id < $1.info.id } }
+  }
+
+  /// The registration for `id`.
+  /// - Throws: ``MediationError`` `unknownNetwork`, naming the registered ids.
+  public func registration(for id: NetworkID) throws(MediationError) -> AdapterRegistration {
+    if let registration = registrations.withLock({ $0[id] }) { return registration }
+    throw MediationError.unknownNetwork(id, known: networkIDs)
+  }
+
+  /// A registry holding only the networks in `ids`, for running with a subset.
+  /// - Throws: ``MediationError`` `unknownNetwork` for an id that is not registered.
+  public func subset(_ ids: [NetworkID]) throws(MediationError) -> AdapterRegistry {
+    let subset = AdapterRegistry()
+    for id in ids where !subset.networkIDs.contains(id) {
+      try subset.register(try registration(for: id))
+    }
+    return subset
+  }
+}

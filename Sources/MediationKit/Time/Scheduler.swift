@@ -1,0 +1,62 @@
+import Foundation
+
+/// The one source of time and ordering for everything MediationKit does.
+///
+/// A scheduler is a clock plus a serial executor: every delay (timeouts, latencies, expiry,
+/// grace windows, backoff) is a call to ``schedule(after:_:)``, and every event MediationKit
+/// delivers runs as one of its actions. Actions never overlap, so per-zone events arrive in
+/// order on one well-defined executor whatever thread an SDK called back on.
+///
+/// Production code passes a ``DispatchScheduler`` (wall-clock time on a serial queue); tests and
+/// the simulator pass a ``VirtualScheduler``, whose time moves only when no work is runnable,
+/// so the same seed gives the same timeline byte for byte and nothing ever sleeps for real.
+public protocol Scheduler: Sendable {
+  /// Time elapsed since the scheduler started.
+  var now: Duration { get }
+
+  /// Runs `action` once `delay` has elapsed, after every action already due at that time.
+  ///
+  /// - Parameters:
+  ///   - delay: How long to wait; zero or negative means "as soon as possible".
+  ///   - action: The work to run on the scheduler's executor.
+  /// - Returns: A handle that cancels the action if it has not started yet.
+  @discardableResult
+  func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> Cancellable
+}
+
+extension Scheduler {
+  /// Runs `action` on the scheduler's executor as soon as possible, after the work already queued.
+  public func execute(_ action: @escaping @Sendable () -> Void) {
+    schedule(after: .zero, action)
+  }
+}
+
+/// A handle that cancels work not yet done: a scheduled action, or an adapter's load.
+public struct Cancellable: Sendable {
+  private let cancelAction: @Sendable () -> Void
+
+  /// Creates a handle whose ``cancel()`` runs `cancel`.
+  public init(cancel: @escaping @Sendable () -> Void) {
+    self.cancelAction = cancel
+  }
+
+  /// A handle for work that cannot be cancelled (or has nothing to cancel).
+  public static let none = Cancellable(cancel: {})
+
+  /// Cancels the work if it has not finished yet; does nothing otherwise. Idempotent.
+  public func cancel() { cancelAction() }
+}
+
+extension Duration {
+  /// This duration in whole milliseconds, rounded toward zero.
+  public var milliseconds: Int64 {
+    let (seconds, attoseconds) = components
+    return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+  }
+
+  /// This duration in seconds, as a floating-point number.
+  public var seconds: Double {
+    let (seconds, attoseconds) = components
+    return Double(seconds) + Double(attoseconds) / 1e18
+  }
+}
