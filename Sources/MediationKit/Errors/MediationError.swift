@@ -59,11 +59,14 @@ public struct MediationError: Error, Sendable, Equatable, CustomStringConvertibl
   public var code: Code
   /// What happened, specifically.
   public var message: String
+  /// For a failed load: every line item considered and what became of it.
+  public var waterfall: [NetworkResponse]
 
   /// Creates an error with `code` and a specific `message`.
-  public init(_ code: Code, _ message: String) {
+  public init(_ code: Code, _ message: String, waterfall: [NetworkResponse] = []) {
     self.code = code
     self.message = message
+    self.waterfall = waterfall
   }
 
   public var description: String { "\(code.rawValue): \(message)" }

@@ -1,0 +1,124 @@
+import Foundation
+
+/// One problem in a configuration, with where it is.
+public struct ConfigIssue: Sendable, Equatable, CustomStringConvertible {
+  /// Where, e.g. `zones[1].lineItems[0].ecpm`.
+  public var path: String
+  /// What is wrong and what is expected, e.g. "must be ≥ 0, found -3".
+  public var message: String
+
+  public init(path: String, message: String) {
+    self.path = path
+    self.message = message
+  }
+
+  public var description: String { path.isEmpty ? message : "\(path): \(message)" }
+}
+
+/// The limits validation enforces, so absurd values are caught before they misbehave.
+public enum ConfigLimits {
+  /// Longest line item timeout, in seconds.
+  public static let maxLineItemTimeout = 120.0
+  /// Longest zone load budget, in seconds.
+  public static let maxLoadTimeout = 600.0
+  /// Longest ad expiry, in seconds (one day).
+  public static let maxAdExpiry = 86_400.0
+  /// Longest reward grace window, in seconds.
+  public static let maxRewardGrace = 60.0
+  /// Highest eCPM, in USD.
+  public static let maxECPM = 10_000.0
+}
+
+extension MediationConfig {
+  /// Every problem in the configuration, in file order; empty when it is valid.
+  ///
+  /// - Parameter knownNetworks: The network ids line items may use; `nil` skips that check.
+  public func validate(knownNetworks: [NetworkID]? = nil) -> [ConfigIssue] {
+    var issues: [ConfigIssue] = []
+    if zones.isEmpty { issues.append(ConfigIssue(path: "zones", message: "must list at least one zone, found none")) }
+    var seenZones: [String: Int] = [:]
+    for (index, zone) in zones.enumerated() {
+      let path = "zones[\(index)]"
+      if zone.id.trimmingCharacters(in: .whitespaces).isEmpty {
+        issues.append(ConfigIssue(path: "\(path).id", message: "must be a non-empty string, found \"\(zone.id)\""))
+      } else if let first = seenZones[zone.id] {
+        issues.append(ConfigIssue(path: "\(path).id", message: "duplicate zone id '\(zone.id)', first used by zones[\(first)]"))
+      } else {
+        seenZones[zone.id] = index
+      }
+      issues += zone.validate(path: path, knownNetworks: knownNetworks)
+    }
+    return issues
+  }
+}
+
+extension ZoneConfig {
+  fileprivate func validate(path: String, knownNetworks: [NetworkID]?) -> [ConfigIssue] {
+    var issues: [ConfigIssue] = []
+    if reward.type.trimmingCharacters(in: .whitespaces).isEmpty {
+      issues.append(ConfigIssue(path: "\(path).reward.type", message: "must be a non-empty string, found \"\""))
+    }
+    if reward.amount <= 0 {
+      issues.append(ConfigIssue(path: "\(path).reward.amount", message: "must be > 0, found \(reward.amount)"))
+    }
+    issues += [
+      Self.rangeIssue("\(path).loadTimeoutSeconds", loadTimeoutSeconds, 0...ConfigLimits.maxLoadTimeout, lowerOpen: true),
+      Self.rangeIssue("\(path).adExpirySeconds", adExpirySeconds, 0...ConfigLimits.maxAdExpiry, lowerOpen: true),
+      Self.rangeIssue("\(path).rewardGraceSeconds", rewardGraceSeconds, 0...ConfigLimits.maxRewardGrace),
+    ].compactMap { $0 }
+    if lineItems.isEmpty {
+      issues.append(ConfigIssue(path: "\(path).lineItems", message: "must list at least one line item, found none"))
+    }
+    var seen: [String: Int] = [:]
+    for (index, item) in lineItems.enumerated() {
+      let itemPath = "\(path).lineItems[\(index)]"
+      if let knownNetworks, !knownNetworks.contains(item.network) {
+        let list = knownNetworks.map(\.rawValue).joined(separator: ", ")
+        issues.append(
+          ConfigIssue(path: "\(itemPath).network", message: "unknown network '\(item.network)'; known: \(list)"))
+      }
+      if item.placementId.trimmingCharacters(in: .whitespaces).isEmpty {
+        issues.append(ConfigIssue(path: "\(itemPath).placementId", message: "must be a non-empty string, found \"\""))
+      }
+      let key = "\(item.network)/\(item.placementId)"
+      if let first = seen[key] {
+        issues.append(
+          ConfigIssue(
+            path: itemPath,
+            message: "duplicate line item \(item.network) '\(item.placementId)', first at lineItems[\(first)]"))
+      } else {
+        seen[key] = index
+      }
+      if item.priority < 0 || item.priority > 1000 {
+        issues.append(
+          ConfigIssue(path: "\(itemPath).priority", message: "must be between 0 and 1000, found \(item.priority)"))
+      }
+      issues += [
+        Self.rangeIssue("\(itemPath).ecpm", item.ecpm, 0...ConfigLimits.maxECPM),
+        Self.rangeIssue(
+          "\(itemPath).timeoutSeconds", item.timeoutSeconds, 0...ConfigLimits.maxLineItemTimeout, lowerOpen: true),
+      ].compactMap { $0 }
+    }
+    return issues
+  }
+
+  /// An issue when `value` is not finite or outside `range` (excluding the lower bound if `lowerOpen`).
+  private static func rangeIssue(
+    _ path: String, _ value: Double, _ range: ClosedRange<Double>, lowerOpen: Bool = false
+  ) -> ConfigIssue? {
+    let tooLow = lowerOpen ? value <= range.lowerBound : value < range.lowerBound
+    guard !value.isFinite || tooLow || value > range.upperBound else { return nil }
+    let unit = path.hasSuffix("Seconds") ? " seconds" : ""
+    let low = lowerOpen ? "> \(format(range.lowerBound))" : "≥ \(format(range.lowerBound))"
+    return ConfigIssue(
+      path: path,
+      message: "must be a finite number \(low) and ≤ \(format(range.upperBound))\(unit), found \(format(value))")
+  }
+
+  static func format(_ value: Double) -> String {
+    if value.isNaN { return "NaN" }
+    if value.isInfinite { return value > 0 ? "Infinity" : "-Infinity" }
+    if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
+    return String(value)
+  }
+}

@@ -1,0 +1,77 @@
+/// The mediation engine: one configuration, one set of adapters, one clock.
+///
+/// Create one per app (or per test), then get a ``RewardedAd`` per zone. The mediator makes an
+/// adapter for every network in the registry, starts them, and runs each zone's waterfall.
+/// ```swift
+/// let mediator = try Mediator(config: config, registry: registry, scheduler: DispatchScheduler(queue: .main))
+/// let ad = try mediator.rewardedAd(zone: "level_complete")
+/// ad.load()
+/// ```
+public final class Mediator: Sendable {
+  /// The configuration in use.
+  public let config: MediationConfig
+  /// The registered adapters' info, by network id.
+  public let networks: [AdapterInfo]
+  private let context: EngineContext
+  private let zones: [String: ZoneController]
+
+  /// Creates a mediator and starts its adapters.
+  ///
+  /// - Parameters:
+  ///   - config: The zones. Line items whose network is not in `registry` are skipped (and say so
+  ///     in ``AdInfo/responses``), so a registry subset runs any configuration.
+  ///   - registry: The adapters to use; each is made once for this mediator.
+  ///   - scheduler: The clock and executor for every delay and event.
+  ///   - options: Display timeout and random seed.
+  /// - Throws: ``MediationError`` `invalidConfiguration` listing the problems in `config`.
+  public init(
+    config: MediationConfig, registry: AdapterRegistry, scheduler: any Scheduler,
+    options: MediatorOptions = MediatorOptions()
+  ) throws(MediationError) {
+    let issues = config.validate()
+    guard issues.isEmpty else {
+      throw MediationError(.invalidConfiguration, issues.map(\.description).joined(separator: "; "))
+    }
+    let random = SeededRandom(seed: options.seed)
+    var adapters: [NetworkID: any RewardedAdapter] = [:]
+    for registration in registry.all {
+      let environment = AdapterEnvironment(scheduler: scheduler, random: random.derived(registration.info.id.rawValue))
+      adapters[registration.info.id] = registration.makeAdapter(environment)
+    }
+    self.config = config
+    self.networks = registry.all.map(\.info)
+    let context = EngineContext(scheduler: scheduler, options: options, adapters: adapters)
+    self.context = context
+    self.zones = Dictionary(
+      uniqueKeysWithValues: config.zones.map { ($0.id, ZoneController(zone: $0, context: context)) })
+    for (id, adapter) in adapters.sorted(by: { $0.key < $1.key }) {
+      let placements = config.zones.flatMap(\.lineItems).filter { $0.network == id }.map(\.placementId)
+      adapter.start(AdapterStartRequest(placementIDs: placements)) { result in
+        if case .failure(let error) = result { context.recordStartFailure(id, "\(error)") }
+      }
+    }
+  }
+
+  /// The scheduler every delay and event of this mediator goes through.
+  public var scheduler: any Scheduler { context.scheduler }
+
+  /// The facade for one zone.
+  /// - Throws: ``MediationError`` `unknownZone`, listing the known zones.
+  public func rewardedAd(zone id: String) throws(MediationError) -> RewardedAd {
+    guard let controller = zones[id] else {
+      throw MediationError.unknownZone(id, known: config.zones.map(\.id))
+    }
+    return RewardedAd(controller: controller, hub: context.hub)
+  }
+
+  /// Observes every zone's events, in order, on the scheduler's executor.
+  ///
+  /// - Returns: A handle that stops the observation.
+  @discardableResult
+  public func observeEvents(_ handler: @escaping @Sendable (ZoneEvent) -> Void) -> Cancellable {
+    context.hub.subscribe(handler)
+  }
+
+  /// Whether any zone's ad is on screen.
+  public var isAnyAdShowing: Bool { context.fullScreen.current != nil }
+}

@@ -1,0 +1,46 @@
+import Synchronization
+
+/// An event of one zone, stamped with the scheduler's time and the network involved.
+public struct ZoneEvent: Sendable, Equatable {
+  /// When it happened, on the mediator's scheduler.
+  public var time: Duration
+  /// The zone.
+  public var zoneID: String
+  /// The network serving (or that served) the ad; `nil` for `loading` and `failed`.
+  public var network: NetworkID?
+  /// What happened.
+  public var event: RewardedAdEvent
+
+  public init(time: Duration, zoneID: String, network: NetworkID?, event: RewardedAdEvent) {
+    self.time = time
+    self.zoneID = zoneID
+    self.network = network
+    self.event = event
+  }
+}
+
+/// Fans events out to subscribers. Subscribers are called on the scheduler's executor, in order.
+final class EventHub: Sendable {
+  private struct State {
+    var nextToken = 0
+    var subscribers: [Int: @Sendable (ZoneEvent) -> Void] = [:]
+  }
+
+  private let state = Mutex(State())
+
+  func subscribe(_ handler: @escaping @Sendable (ZoneEvent) -> Void) -> Cancellable {
+    let token = state.withLock { state -> Int in
+      state.nextToken += 1
+      state.subscribers[state.nextToken] = handler
+      return state.nextToken
+    }
+    return Cancellable { [weak self] in
+      self?.state.withLock { _ = $0.subscribers.removeValue(forKey: token) }
+    }
+  }
+
+  func publish(_ event: ZoneEvent) {
+    let handlers = state.withLock { state in state.subscribers.sorted { $0.key < $1.key }.map(\.value) }
+    for handler in handlers { handler(event) }
+  }
+}

@@ -1,0 +1,68 @@
+/// Which network serves an ad, at what price, and how the auction went.
+public struct AdInfo: Sendable, Equatable {
+  /// The zone the ad is for.
+  public var zoneID: String
+  /// The winning network.
+  public var network: NetworkID
+  /// The winning network's placement id.
+  public var placementID: String
+  /// The winning price in USD per thousand impressions.
+  public var ecpm: Double
+  /// Every line item considered, in the order tried, like MAX's `MANetworkResponseInfo`.
+  public var responses: [NetworkResponse]
+  /// Time from the start of the load to ready.
+  public var latency: Duration
+
+  public init(
+    zoneID: String, network: NetworkID, placementID: String, ecpm: Double, responses: [NetworkResponse],
+    latency: Duration
+  ) {
+    self.zoneID = zoneID
+    self.network = network
+    self.placementID = placementID
+    self.ecpm = ecpm
+    self.responses = responses
+    self.latency = latency
+  }
+}
+
+/// One line item's part in an auction.
+public struct NetworkResponse: Sendable, Equatable {
+  /// What happened to the line item.
+  public enum State: String, Sendable, Equatable, Codable {
+    /// It filled (the winner, in a waterfall).
+    case loaded
+    /// The network answered with an error (no fill, …).
+    case failed
+    /// The network did not answer within the line item's timeout; the load was cancelled.
+    case timedOut = "timed_out"
+    /// Not tried, for the reason in ``NetworkResponse/error``.
+    case skipped
+    /// Not reached: an earlier line item won, or the zone's budget ran out.
+    case notAttempted = "not_attempted"
+  }
+
+  public var network: NetworkID
+  public var placementID: String
+  public var priority: Int
+  /// The line item's configured eCPM, or the price the network reported when it loaded.
+  public var ecpm: Double
+  public var state: State
+  /// How long the network took; `nil` when it was not tried.
+  public var latency: Duration?
+  /// Why it failed or was skipped.
+  public var error: String?
+
+  public init(
+    network: NetworkID, placementID: String, priority: Int, ecpm: Double, state: State,
+    latency: Duration? = nil, error: String? = nil
+  ) {
+    self.network = network
+    self.placementID = placementID
+    self.priority = priority
+    self.ecpm = ecpm
+    self.state = state
+    self.latency = latency
+    self.error = error
+  }
+}

@@ -1,0 +1,132 @@
+/// What a ``RewardedAd`` tells the app: one normalized stream, whatever the network.
+///
+/// ```
+/// load → loading → ready(AdInfo) ─ show → shown → [clicked] [revenuePaid] → rewarded(Reward) → closed
+///            └─→ failed(error)              └─→ showFailed(error)          └──────────────→ skipped
+/// ready ─(expiry)→ expired
+/// ```
+/// Per show: at most one `rewarded`, always before `closed`; `skipped` never follows `rewarded`;
+/// exactly one terminal event (`closed`, `skipped` or `showFailed`), after which only
+/// `diagnostic` may come.
+public enum RewardedAdEvent: Sendable, Equatable {
+  /// A load started.
+  case loading
+  /// An ad is ready to show; says who serves it and how the auction went.
+  case ready(AdInfo)
+  /// The load failed: no network filled within the zone's budget.
+  case failed(MediationError)
+  /// The ad is on screen.
+  case shown(AdInfo)
+  /// The user tapped the ad.
+  case clicked
+  /// The impression's revenue.
+  case revenuePaid(AdRevenue)
+  /// The user earned the reward. Grant it here, and only here.
+  case rewarded(Reward)
+  /// The ad was dismissed after the reward (terminal).
+  case closed
+  /// The ad was dismissed without a reward (terminal).
+  case skipped
+  /// The ad could not be shown (terminal).
+  case showFailed(MediationError)
+  /// The ready ad expired before it was shown; load again.
+  case expired
+  /// Something the network did that the core corrected or ignored (a duplicate or late reward,
+  /// a callback after the terminal event). Informational; never grant on it.
+  case diagnostic(Diagnostic)
+
+  /// The event's wire name, as the CLI prints it (`revenue_paid`, `show_failed`, …).
+  public var name: String {
+    switch self {
+    case .loading: "loading"
+    case .ready: "ready"
+    case .failed: "failed"
+    case .shown: "shown"
+    case .clicked: "clicked"
+    case .revenuePaid: "revenue_paid"
+    case .rewarded: "rewarded"
+    case .closed: "closed"
+    case .skipped: "skipped"
+    case .showFailed: "show_failed"
+    case .expired: "expired"
+    case .diagnostic: "diagnostic"
+    }
+  }
+
+  /// Whether this event ends a show.
+  public var isTerminal: Bool {
+    switch self {
+    case .closed, .skipped, .showFailed: true
+    default: false
+    }
+  }
+}
+
+/// The reward the user earned, with an id unique to this grant.
+public struct Reward: Sendable, Equatable, Codable {
+  /// The reward's currency or item, e.g. "coins".
+  public var type: String
+  /// How many units.
+  public var amount: Int
+  /// A unique id for this grant, for de-duplication on the app's server.
+  public var transactionID: String
+  /// The network that served the ad.
+  public var network: NetworkID
+  /// What the network itself reported, when it reported a payload.
+  public var networkReward: NetworkReward?
+
+  public init(
+    type: String, amount: Int, transactionID: String, network: NetworkID, networkReward: NetworkReward? = nil
+  ) {
+    self.type = type
+    self.amount = amount
+    self.transactionID = transactionID
+    self.network = network
+    self.networkReward = networkReward
+  }
+}
+
+/// Revenue for one impression, attributed to a zone and network.
+public struct AdRevenue: Sendable, Equatable {
+  public var network: NetworkID
+  public var zoneID: String
+  public var placementID: String
+  /// Revenue in USD for this impression.
+  public var usd: Double
+  public var precision: RevenuePrecision
+
+  public init(network: NetworkID, zoneID: String, placementID: String, usd: Double, precision: RevenuePrecision) {
+    self.network = network
+    self.zoneID = zoneID
+    self.placementID = placementID
+    self.usd = usd
+    self.precision = precision
+  }
+}
+
+/// A note about a network's behaviour that the core corrected or ignored.
+public struct Diagnostic: Sendable, Equatable {
+  /// What kind of thing happened.
+  public enum Kind: String, Sendable, Equatable, Codable {
+    /// The network reported the reward again; it was granted once.
+    case duplicateReward = "duplicate_reward"
+    /// The reward came after the dismissal was final; it was not granted.
+    case lateReward = "late_reward"
+    /// A callback arrived after the show's terminal event and was ignored.
+    case signalAfterTerminal = "signal_after_terminal"
+    /// A callback implied the ad was displayed before `displayed` arrived.
+    case impliedDisplay = "implied_display"
+    /// The network reported something twice (display, dismissal, revenue).
+    case duplicateSignal = "duplicate_signal"
+    /// A load completed after its line item timed out or was cancelled; the ad was discarded.
+    case lateLoad = "late_load"
+  }
+
+  public var kind: Kind
+  public var message: String
+
+  public init(_ kind: Kind, _ message: String) {
+    self.kind = kind
+    self.message = message
+  }
+}

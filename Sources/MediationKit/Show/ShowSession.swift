@@ -1,0 +1,88 @@
+import Synchronization
+
+/// Drives one show: feeds adapter signals and timers into a ``ShowStateMachine`` on the
+/// scheduler and publishes what it emits.
+final class ShowSession: Sendable {
+  private struct State {
+    var machine: ShowStateMachine
+    var graceTimer: Cancellable?
+    var displayTimer: Cancellable?
+  }
+
+  private let ready: ZoneController.ReadyAd
+  private let zone: ZoneConfig
+  private let context: EngineContext
+  private let onFinish: @Sendable () -> Void
+  private let state: Mutex<State>
+
+  init(
+    ready: ZoneController.ReadyAd, zone: ZoneConfig, context: EngineContext,
+    onFinish: @escaping @Sendable () -> Void
+  ) {
+    self.ready = ready
+    self.zone = zone
+    self.context = context
+    self.onFinish = onFinish
+    self.state = Mutex(State(machine: ShowStateMachine(graceWindow: zone.rewardGrace)))
+  }
+
+  /// Starts the display timeout and asks the adapter to show.
+  func begin(from presenter: any AdPresenting, customData: String?) {
+    let timer = context.scheduler.schedule(after: context.options.displayTimeout) { [self] in
+      receive(.displayTimeoutEnded)
+    }
+    state.withLock { $0.displayTimer = timer }
+    let scheduler = context.scheduler
+    let sink = AdapterSignalSink { [self] signal in
+      scheduler.execute { [self] in receive(.signal(signal)) }
+    }
+    ready.loaded.ad.show(AdapterShowRequest(zoneID: zone.id, customData: customData), from: presenter, signals: sink)
+  }
+
+  private func receive(_ input: ShowStateMachine.Input) {
+    let (actions, finished) = state.withLock { state in
+      let wasFinished = state.machine.isFinished
+      return (state.machine.handle(input), !wasFinished && state.machine.isFinished)
+    }
+    for action in actions {
+      switch action {
+      case .emit(let event): publish(event)
+      case .startGraceTimer(let duration):
+        let timer = context.scheduler.schedule(after: duration) { [self] in receive(.graceWindowEnded) }
+        state.withLock { $0.graceTimer = timer }
+      case .cancelGraceTimer:
+        state.withLock { $0.graceTimer.take() }?.cancel()
+      case .cancelDisplayTimer:
+        state.withLock { $0.displayTimer.take() }?.cancel()
+      }
+    }
+    if finished {
+      state.withLock { state in [state.graceTimer.take(), state.displayTimer.take()] }.forEach { $0?.cancel() }
+      onFinish()
+    }
+  }
+
+  private func publish(_ event: ShowStateMachine.Event) {
+    let info = ready.info
+    let appEvent: RewardedAdEvent
+    switch event {
+    case .shown: appEvent = .shown(info)
+    case .clicked: appEvent = .clicked
+    case .revenuePaid(let revenue):
+      appEvent = .revenuePaid(
+        AdRevenue(
+          network: info.network, zoneID: zone.id, placementID: info.placementID, usd: revenue.usd,
+          precision: revenue.precision))
+    case .rewarded(let payload):
+      appEvent = .rewarded(
+        Reward(
+          type: zone.reward.type, amount: zone.reward.amount, transactionID: context.nextTransactionID(),
+          network: info.network, networkReward: payload))
+    case .closed: appEvent = .closed
+    case .skipped: appEvent = .skipped
+    case .showFailed(let error): appEvent = .showFailed(error)
+    case .diagnostic(let diagnostic): appEvent = .diagnostic(diagnostic)
+    }
+    context.publish(zone.id, info.network, appEvent)
+  }
+}

@@ -1,0 +1,134 @@
+import MediationKit
+import Synchronization
+
+/// A fake network whose every answer is scripted: for testing the core, and for adapter authors
+/// who want to see what the core does with a given callback sequence.
+///
+/// Loads answer per placement from a queue of ``LoadScript``s (the last one repeats); shows play a
+/// ``ShowScript``: signals at offsets from the show call, on the injected scheduler.
+public final class ScriptedAdapter: RewardedAdapter {
+  /// How one load answers.
+  public enum LoadScript: Sendable {
+    /// Fills after `delay`, at `ecpm` (nil: the line item's) and with an optional lifetime.
+    case fill(after: Duration, ecpm: Double? = nil, lifetime: Duration? = nil)
+    /// Fails after `delay`.
+    case fail(after: Duration, AdapterError)
+    /// Never answers.
+    case never
+  }
+
+  /// Signals a show sends, each at an offset from the show call.
+  public struct ShowScript: Sendable {
+    public var steps: [(offset: Duration, signal: AdapterSignal)]
+
+    public init(_ steps: [(offset: Duration, signal: AdapterSignal)]) { self.steps = steps }
+
+    /// Displayed, rewarded, dismissed: the happy path.
+    public static let completes = ShowScript([
+      (.seconds(0), .displayed), (.seconds(30), .rewarded(nil)), (.seconds(31), .dismissed),
+    ])
+    /// Displayed, then dismissed without a reward.
+    public static let skips = ShowScript([(.seconds(0), .displayed), (.seconds(5), .dismissed)])
+  }
+
+  private struct State {
+    var loadScripts: [String: [LoadScript]]
+    var showScript: ShowScript
+    var loadRequests: [AdapterLoadRequest] = []
+    var cancelledLoads = 0
+    var discardedAds = 0
+    var shows = 0
+  }
+
+  public let info: AdapterInfo
+  private let scheduler: any Scheduler
+  private let state: Mutex<State>
+
+  /// Creates a scripted network.
+  /// - Parameters:
+  ///   - id: The network id to register under.
+  ///   - scheduler: The scheduler its delays use (the mediator's).
+  ///   - loads: Per placement id, the answers to successive loads; unknown placements fail no-fill.
+  ///   - show: What every show does.
+  public init(
+    id: NetworkID, scheduler: any Scheduler, loads: [String: [LoadScript]], show: ShowScript = .completes
+  ) {
+    self.info = AdapterInfo(id: id, displayName: "Scripted \(id)", adapterVersion: "1.0.0", sdkVersion: "test")
+    self.scheduler = scheduler
+    self.state = Mutex(State(loadScripts: loads, showScript: show))
+  }
+
+  /// A registration whose factory returns this very instance.
+  public var registration: AdapterRegistration {
+    AdapterRegistration(info: info) { [self] _ in self }
+  }
+
+  /// Every load request received, in order.
+  public var loadRequests: [AdapterLoadRequest] { state.withLock { $0.loadRequests } }
+  /// How many loads the core cancelled.
+  public var cancelledLoads: Int { state.withLock { $0.cancelledLoads } }
+  /// How many ads the core discarded.
+  public var discardedAds: Int { state.withLock { $0.discardedAds } }
+  /// How many shows were asked for.
+  public var shows: Int { state.withLock { $0.shows } }
+
+  /// Replaces the show script for later shows.
+  public func setShowScript(_ script: ShowScript) { state.withLock { $0.showScript = script } }
+
+  public func start(_ request: AdapterStartRequest, completion: @escaping @Sendable (Result<Void, AdapterError>) -> Void) {
+    completion(.success(()))
+  }
+
+  public func load(
+    _ request: AdapterLoadRequest, completion: @escaping @Sendable (Result<AdapterLoadedAd, AdapterError>) -> Void
+  ) -> Cancellable {
+    let script = state.withLock { state -> LoadScript in
+      state.loadRequests.append(request)
+      guard var queue = state.loadScripts[request.placementID], let next = queue.first else {
+        return .fail(after: .zero, AdapterError(.noFill, vendorCode: 204, message: "no script for placement"))
+      }
+      if queue.count > 1 { queue.removeFirst() }
+      state.loadScripts[request.placementID] = queue
+      return next
+    }
+    let timer: Cancellable
+    switch script {
+    case .never:
+      timer = .none
+    case .fail(let delay, let error):
+      timer = scheduler.schedule(after: delay) { completion(.failure(error)) }
+    case .fill(let delay, let ecpm, let lifetime):
+      timer = scheduler.schedule(after: delay) { [self] in
+        completion(.success(AdapterLoadedAd(ad: ScriptedAd(adapter: self), ecpm: ecpm, lifetime: lifetime)))
+      }
+    }
+    return Cancellable { [self] in
+      timer.cancel()
+      state.withLock { $0.cancelledLoads += 1 }
+    }
+  }
+
+  fileprivate func play(signals: AdapterSignalSink) {
+    let script = state.withLock { state in
+      state.shows += 1
+      return state.showScript
+    }
+    for step in script.steps {
+      scheduler.schedule(after: step.offset) { signals.send(step.signal) }
+    }
+  }
+
+  fileprivate func noteDiscard() { state.withLock { $0.discardedAds += 1 } }
+}
+
+private final class ScriptedAd: AdapterAd {
+  let adapter: ScriptedAdapter
+
+  init(adapter: ScriptedAdapter) { self.adapter = adapter }
+
+  func show(_ request: AdapterShowRequest, from presenter: any AdPresenting, signals: AdapterSignalSink) {
+    adapter.play(signals: signals)
+  }
+
+  func discard() { adapter.noteDiscard() }
+}

@@ -1,0 +1,178 @@
+import Foundation
+import MediationKit
+import MediationKitTesting
+import Testing
+
+@Suite("ShowStateMachine")
+struct ShowStateMachineTests {
+  typealias Input = ShowStateMachine.Input
+  typealias Event = ShowStateMachine.Event
+
+  static let reward = NetworkReward(type: "coins", amount: 10)
+  static let revenue = ImpressionRevenue(usd: 0.01, precision: .exact)
+  static let failure = AdapterError(.internalError, message: "boom")
+
+  /// Runs `inputs` and returns the emitted events (timers are inputs here, not actions).
+  static func events(_ inputs: [Input], grace: Duration = .seconds(5)) -> [Event] {
+    var machine = ShowStateMachine(graceWindow: grace)
+    return inputs.flatMap { machine.handle($0) }.compactMap {
+      if case .emit(let event) = $0 { return event }
+      return nil
+    }
+  }
+
+  static func names(_ events: [Event]) -> [String] {
+    events.map { event in
+      switch event {
+      case .shown: "shown"
+      case .clicked: "clicked"
+      case .revenuePaid: "revenue"
+      case .rewarded: "rewarded"
+      case .closed: "closed"
+      case .skipped: "skipped"
+      case .showFailed: "showFailed"
+      case .diagnostic(let d): "diag:\(d.kind.rawValue)"
+      }
+    }
+  }
+
+  @Test func happyPath() {
+    let events = Self.events([
+      .signal(.displayed), .signal(.clicked), .signal(.revenuePaid(Self.revenue)), .signal(.rewarded(Self.reward)),
+      .signal(.dismissed),
+    ])
+    #expect(Self.names(events) == ["shown", "clicked", "revenue", "rewarded", "closed"])
+    #expect(events[3] == .rewarded(Self.reward))
+  }
+
+  @Test func dismissWithoutRewardWaitsForGraceThenSkips() {
+    var machine = ShowStateMachine(graceWindow: .seconds(5))
+    _ = machine.handle(.signal(.displayed))
+    #expect(machine.handle(.signal(.dismissed)) == [.startGraceTimer(.seconds(5))])
+    #expect(machine.phase == .awaitingLateReward)
+    #expect(machine.handle(.graceWindowEnded) == [.emit(.skipped)])
+    #expect(machine.isFinished)
+  }
+
+  @Test func rewardInsideGraceWindowYieldsRewardedThenClosed() {
+    var machine = ShowStateMachine(graceWindow: .seconds(5))
+    _ = machine.handle(.signal(.displayed))
+    _ = machine.handle(.signal(.dismissed))
+    #expect(
+      machine.handle(.signal(.rewarded(nil))) == [.cancelGraceTimer, .emit(.rewarded(nil)), .emit(.closed)])
+    #expect(machine.handle(.graceWindowEnded) == [])
+  }
+
+  @Test func rewardAfterGraceWindowIsADiagnosticNotAGrant() {
+    let events = Self.events([.signal(.displayed), .signal(.dismissed), .graceWindowEnded, .signal(.rewarded(nil))])
+    #expect(Self.names(events) == ["shown", "skipped", "diag:late_reward"])
+  }
+
+  @Test func zeroGraceWindowSkipsAtOnce() {
+    let events = Self.events([.signal(.displayed), .signal(.dismissed)], grace: .zero)
+    #expect(Self.names(events) == ["shown", "skipped"])
+  }
+
+  @Test func doubleRewardIsGrantedOnce() {
+    let events = Self.events([
+      .signal(.displayed), .signal(.rewarded(nil)), .signal(.rewarded(nil)), .signal(.dismissed), .signal(.rewarded(nil)),
+    ])
+    #expect(Self.names(events) == ["shown", "rewarded", "diag:duplicate_reward", "closed", "diag:duplicate_reward"])
+  }
+
+  @Test func showFailureBeforeDisplayIsTerminal() {
+    let events = Self.events([.signal(.showFailed(Self.failure)), .signal(.displayed), .signal(.rewarded(nil))])
+    #expect(Self.names(events) == ["showFailed", "diag:signal_after_terminal", "diag:late_reward"])
+  }
+
+  @Test func showFailureCodesMapToMediationErrors() {
+    let another = Self.events([.signal(.showFailed(AdapterError(.anotherAdShowing, vendorCode: -23, message: "x")))])
+    guard case .showFailed(let error) = another.first else {
+      Issue.record("expected showFailed")
+      return
+    }
+    #expect(error.code == .anotherAdShowing)
+  }
+
+  @Test func showFailureAfterDisplayCountsAsDismissal() {
+    let events = Self.events([.signal(.displayed), .signal(.rewarded(nil)), .signal(.showFailed(Self.failure))])
+    #expect(Self.names(events) == ["shown", "rewarded", "diag:duplicate_signal", "closed"])
+  }
+
+  @Test func displayTimeoutFailsTheShow() {
+    let events = Self.events([.displayTimeoutEnded, .signal(.displayed)])
+    #expect(Self.names(events) == ["showFailed", "diag:signal_after_terminal"])
+    if case .showFailed(let error) = events[0] { #expect(error.code == .displayTimeout) }
+  }
+
+  @Test func displayTimeoutAfterDisplayIsIgnored() {
+    let events = Self.events([.signal(.displayed), .displayTimeoutEnded, .signal(.dismissed), .graceWindowEnded])
+    #expect(Self.names(events) == ["shown", "skipped"])
+  }
+
+  @Test func signalsBeforeDisplayImplyIt() {
+    let events = Self.events([.signal(.rewarded(nil)), .signal(.dismissed)])
+    #expect(Self.names(events) == ["shown", "diag:implied_display", "rewarded", "closed"])
+  }
+
+  @Test func duplicateRevenueIsReportedOnce() {
+    let events = Self.events([
+      .signal(.displayed), .signal(.revenuePaid(Self.revenue)), .signal(.revenuePaid(Self.revenue)),
+    ])
+    #expect(Self.names(events) == ["shown", "revenue", "diag:duplicate_signal"])
+  }
+
+  @Test func duplicateDismissalDuringGraceIsADiagnostic() {
+    let events = Self.events([.signal(.displayed), .signal(.dismissed), .signal(.dismissed), .graceWindowEnded])
+    #expect(Self.names(events) == ["shown", "diag:duplicate_signal", "skipped"])
+  }
+
+  /// Every sequence of up to six inputs keeps the reward contract, and grants exactly once when
+  /// a reward arrived before the dismissal became final.
+  @Test func everyInputOrderKeepsTheContract() throws {
+    let alphabet: [Input] = [
+      .signal(.displayed), .signal(.clicked), .signal(.revenuePaid(Self.revenue)), .signal(.rewarded(nil)),
+      .signal(.dismissed), .signal(.showFailed(Self.failure)), .graceWindowEnded, .displayTimeoutEnded,
+    ]
+    var checked = 0
+    func visit(_ prefix: [Input], _ machine: ShowStateMachine, _ events: [Event], rewardBeforeFinal: Bool) throws {
+      checked += 1
+      let appEvents = events.map(Self.appEvent)
+      try RewardContract.verify(appEvents, requireFinished: false)
+      let grants = appEvents.filter { if case .rewarded = $0 { true } else { false } }.count
+      #expect(grants == (rewardBeforeFinal ? 1 : 0), "inputs: \(prefix)")
+      if machine.isFinished {
+        #expect(appEvents.filter(\.isTerminal).count == 1, "inputs: \(prefix)")
+      }
+      guard prefix.count < 6 else { return }
+      for input in alphabet {
+        var next = machine
+        let wasFinished = next.isFinished
+        let emitted = next.handle(input).compactMap { action -> Event? in
+          if case .emit(let event) = action { return event }
+          return nil
+        }
+        var rewarded = rewardBeforeFinal
+        if case .signal(.rewarded) = input, !wasFinished { rewarded = true }
+        try visit(prefix + [input], next, events + emitted, rewardBeforeFinal: rewarded)
+      }
+    }
+    try visit([], ShowStateMachine(graceWindow: .seconds(5)), [], rewardBeforeFinal: false)
+    #expect(checked == (0...6).reduce(0) { $0 + Int(pow(8.0, Double($1))) })
+  }
+
+  static func appEvent(_ event: Event) -> RewardedAdEvent {
+    let info = AdInfo(zoneID: "z", network: "n", placementID: "p", ecpm: 1, responses: [], latency: .zero)
+    switch event {
+    case .shown: return .shown(info)
+    case .clicked: return .clicked
+    case .revenuePaid(let r):
+      return .revenuePaid(AdRevenue(network: "n", zoneID: "z", placementID: "p", usd: r.usd, precision: r.precision))
+    case .rewarded: return .rewarded(Reward(type: "coins", amount: 1, transactionID: "t", network: "n"))
+    case .closed: return .closed
+    case .skipped: return .skipped
+    case .showFailed(let e): return .showFailed(e)
+    case .diagnostic(let d): return .diagnostic(d)
+    }
+  }
+}
