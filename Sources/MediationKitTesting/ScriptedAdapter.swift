@@ -38,6 +38,7 @@ public final class ScriptedAdapter: RewardedAdapter {
     var cancelledLoads = 0
     var discardedAds = 0
     var shows = 0
+    var ignoresCancellation = false
   }
 
   public let info: AdapterInfo
@@ -72,6 +73,12 @@ public final class ScriptedAdapter: RewardedAdapter {
   /// How many shows were asked for.
   public var shows: Int { state.withLock { $0.shows } }
 
+  /// When set, cancelled loads still answer later, like an SDK that cannot stop a request.
+  public var ignoresCancellation: Bool {
+    get { state.withLock { $0.ignoresCancellation } }
+    set { state.withLock { $0.ignoresCancellation = newValue } }
+  }
+
   /// Replaces the show script for later shows.
   public func setShowScript(_ script: ShowScript) { state.withLock { $0.showScript = script } }
 
@@ -103,8 +110,11 @@ public final class ScriptedAdapter: RewardedAdapter {
       }
     }
     return Cancellable { [self] in
-      timer.cancel()
-      state.withLock { $0.cancelledLoads += 1 }
+      let ignores = state.withLock { state in
+        state.cancelledLoads += 1
+        return state.ignoresCancellation
+      }
+      if !ignores { timer.cancel() }
     }
   }
 

@@ -69,6 +69,7 @@ struct WaterfallAuction {
 
   mutating func timedOut(attempt: Int, now: Duration) -> [Action] {
     guard !isFinished, let current, current.index == attempt else { return [] }
+    if now >= deadline { return budgetEnded(now: now) }
     let latency = now - current.startedAt
     responses[attempt] = response(
       items[attempt], .timedOut, latency: latency, error: "no answer within \(Self.format(latency))")

@@ -1,0 +1,57 @@
+import MediationKit
+import MediationKitTesting
+
+/// A mediator on virtual time over scripted networks, with its events recorded.
+struct Harness {
+  let scheduler = VirtualScheduler()
+  let mediator: Mediator
+  let recorder: EventRecorder
+  let adapters: [NetworkID: ScriptedAdapter]
+
+  init(
+    zones: [ZoneConfig],
+    scripts: [NetworkID: [String: [ScriptedAdapter.LoadScript]]],
+    show: ScriptedAdapter.ShowScript = .completes,
+    options: MediatorOptions = MediatorOptions()
+  ) throws {
+    var adapters: [NetworkID: ScriptedAdapter] = [:]
+    let registry = AdapterRegistry()
+    for (id, loads) in scripts {
+      let adapter = ScriptedAdapter(id: id, scheduler: scheduler, loads: loads, show: show)
+      adapters[id] = adapter
+      try registry.register(adapter.registration)
+    }
+    self.adapters = adapters
+    mediator = try Mediator(config: MediationConfig(zones: zones), registry: registry, scheduler: scheduler, options: options)
+    recorder = EventRecorder(mediator)
+  }
+
+  /// Runs a minute of virtual time: enough for any load, not enough for an ad to expire.
+  func settle(_ duration: Duration = .seconds(60)) { scheduler.advance(by: duration) }
+
+  func names(_ zone: String = "z") -> [String] { recorder.names(zone: zone) }
+}
+
+func zone(
+  _ items: [LineItem], id: String = "z", loadTimeout: Double = 30, expiry: Double = 3600, grace: Double = 5,
+  autoReload: Bool = false
+) -> ZoneConfig {
+  ZoneConfig(
+    id: id, reward: RewardConfig(type: "coins", amount: 100), lineItems: items, loadTimeoutSeconds: loadTimeout,
+    adExpirySeconds: expiry, rewardGraceSeconds: grace, autoReload: autoReload)
+}
+
+func item(_ network: NetworkID, _ placement: String, priority: Int = 0, ecpm: Double, timeout: Double = 10) -> LineItem {
+  LineItem(network: network, placementId: placement, priority: priority, ecpm: ecpm, timeoutSeconds: timeout)
+}
+
+let noFill = AdapterError(.noFill, vendorCode: 204, message: "no fill")
+
+extension RewardedAdEvent {
+  var adInfo: AdInfo? {
+    switch self {
+    case .ready(let info), .shown(let info): info
+    default: nil
+    }
+  }
+}

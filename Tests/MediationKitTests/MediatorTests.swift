@@ -1,0 +1,193 @@
+import MediationKit
+import MediationKitTesting
+import Synchronization
+import Testing
+
+@Suite("Mediator: show, reward contract, exclusivity, expiry")
+struct MediatorTests {
+  static let presenter = HeadlessPresenter()
+
+  static func single(
+    show: ScriptedAdapter.ShowScript = .completes, grace: Double = 5, expiry: Double = 3600, autoReload: Bool = false,
+    options: MediatorOptions = MediatorOptions()
+  ) throws -> (Harness, RewardedAd) {
+    let harness = try Harness(
+      zones: [zone([item("a", "a1", ecpm: 10)], expiry: expiry, grace: grace, autoReload: autoReload)],
+      scripts: ["a": ["a1": [.fill(after: .milliseconds(200))]]], show: show, options: options)
+    let ad = try harness.mediator.rewardedAd(zone: "z")
+    ad.load()
+    harness.settle()
+    return (harness, ad)
+  }
+
+  @Test func completedShowGrantsTheZoneRewardOnceThenCloses() throws {
+    let (harness, ad) = try Self.single()
+    try ad.show(from: Self.presenter)
+    harness.settle()
+    #expect(harness.names() == ["loading", "ready", "shown", "rewarded", "closed"])
+    guard case .rewarded(let reward) = harness.recorder.events(zone: "z")[3] else { return }
+    #expect(reward.type == "coins")
+    #expect(reward.amount == 100)
+    #expect(reward.network == "a")
+    #expect(reward.transactionID.count == 36)
+    try RewardContract.verify(harness.recorder.events)
+  }
+
+  @Test func skippedShowNeverGrants() throws {
+    let (harness, ad) = try Self.single(show: .skips)
+    try ad.show(from: Self.presenter)
+    harness.settle()
+    #expect(harness.names() == ["loading", "ready", "shown", "skipped"])
+  }
+
+  @Test func rewardAfterDismissInsideGraceStillGrantsBeforeClose() throws {
+    let script = ScriptedAdapter.ShowScript([(.zero, .displayed), (.seconds(20), .dismissed), (.seconds(23), .rewarded(nil))])
+    let (harness, ad) = try Self.single(show: script, grace: 5)
+    try ad.show(from: Self.presenter)
+    harness.settle()
+    #expect(harness.names() == ["loading", "ready", "shown", "rewarded", "closed"])
+    #expect(harness.recorder.events.last?.time == harness.recorder.events[2].time + .seconds(23))
+  }
+
+  @Test func rewardAfterGraceIsReportedAsDiagnosticAndNotGranted() throws {
+    let script = ScriptedAdapter.ShowScript([(.zero, .displayed), (.seconds(20), .dismissed), (.seconds(26), .rewarded(nil))])
+    let (harness, ad) = try Self.single(show: script, grace: 5)
+    try ad.show(from: Self.presenter)
+    harness.settle()
+    #expect(harness.names() == ["loading", "ready", "shown", "skipped", "diagnostic"])
+    guard case .diagnostic(let diagnostic) = harness.recorder.events(zone: "z").last else { return }
+    #expect(diagnostic.kind == .lateReward)
+  }
+
+  @Test func doubleRewardIsGrantedOnce() throws {
+    let script = ScriptedAdapter.ShowScript([
+      (.zero, .displayed), (.seconds(30), .rewarded(nil)), (.seconds(30), .rewarded(nil)), (.seconds(31), .dismissed),
+    ])
+    let (harness, ad) = try Self.single(show: script)
+    try ad.show(from: Self.presenter)
+    harness.settle()
+    #expect(harness.names() == ["loading", "ready", "shown", "rewarded", "diagnostic", "closed"])
+  }
+
+  @Test func showingWhatIsNotThereFailsAtOnceWithATypedError() throws {
+    let harness = try Harness(zones: [zone([item("a", "a1", ecpm: 1)])], scripts: ["a": ["a1": [.fill(after: .seconds(1))]]])
+    let ad = try harness.mediator.rewardedAd(zone: "z")
+    #expect(throws: MediationError(.notReady, "zone 'z': no ad loaded")) { try ad.show(from: Self.presenter) }
+    ad.load()
+    harness.scheduler.runUntilIdle()
+    #expect(throws: MediationError(.notReady, "zone 'z': still loading")) { try ad.show(from: Self.presenter) }
+    harness.settle()
+    try ad.show(from: Self.presenter)
+    let used = #expect(throws: MediationError.self) { try ad.show(from: Self.presenter) }
+    #expect(used?.code == .alreadyUsed)
+  }
+
+  @Test func expiredAdsEmitExpiredAndCannotBeShown() throws {
+    let (harness, ad) = try Self.single(expiry: 100)
+    #expect(ad.isReady)
+    harness.settle()  // t = 120 s, past the expiry at 100.2 s
+    #expect(harness.names() == ["loading", "ready", "expired"])
+    #expect(!ad.isReady)
+    let error = #expect(throws: MediationError.self) { try ad.show(from: Self.presenter) }
+    #expect(error?.code == .expired)
+    #expect(harness.adapters["a"]!.discardedAds == 1)
+  }
+
+  @Test func theNetworksOwnShorterLifetimeWins() throws {
+    let harness = try Harness(
+      zones: [zone([item("a", "a1", ecpm: 1)], expiry: 3600)],
+      scripts: ["a": ["a1": [.fill(after: .zero, lifetime: .seconds(30))]]])
+    try harness.mediator.rewardedAd(zone: "z").load()
+    harness.settle()
+    #expect(harness.names() == ["loading", "ready", "expired"])
+    #expect(harness.recorder.events.last?.time == .seconds(30))
+  }
+
+  @Test func autoReloadLoadsAfterExpiryAndAfterEachShow() throws {
+    let (harness, ad) = try Self.single(expiry: 50, autoReload: true)
+    #expect(harness.names() == ["loading", "ready", "expired", "loading", "ready"])
+    try ad.show(from: Self.presenter)
+    harness.settle(.seconds(40))
+    #expect(harness.names().suffix(5) == ["shown", "rewarded", "closed", "loading", "ready"])
+  }
+
+  @Test func onlyOneFullScreenAdAcrossZones() throws {
+    let harness = try Harness(
+      zones: [zone([item("a", "a1", ecpm: 1)], id: "z1"), zone([item("a", "a2", ecpm: 1)], id: "z2")],
+      scripts: ["a": ["a1": [.fill(after: .zero)], "a2": [.fill(after: .zero)]]])
+    let first = try harness.mediator.rewardedAd(zone: "z1")
+    let second = try harness.mediator.rewardedAd(zone: "z2")
+    first.load()
+    second.load()
+    harness.settle(.seconds(1))
+    try first.show(from: Self.presenter)
+    #expect(harness.mediator.isAnyAdShowing)
+    #expect(throws: MediationError(.anotherAdShowing, "zone 'z2': another ad is showing (zone 'z1')")) {
+      try second.show(from: Self.presenter)
+    }
+    #expect(second.isReady)
+    harness.settle()
+    #expect(!harness.mediator.isAnyAdShowing)
+    try second.show(from: Self.presenter)
+  }
+
+  @Test func aNetworkThatNeverDisplaysTimesOutTheShow() throws {
+    let (harness, ad) = try Self.single(show: ScriptedAdapter.ShowScript([]), options: MediatorOptions(displayTimeout: .seconds(7)))
+    try ad.show(from: Self.presenter)
+    harness.settle()
+    #expect(harness.names() == ["loading", "ready", "show_failed"])
+    guard case .showFailed(let error) = harness.recorder.events(zone: "z").last else { return }
+    #expect(error.code == .displayTimeout)
+    #expect(!harness.mediator.isAnyAdShowing)
+  }
+
+  @Test func unknownZoneListsTheKnownOnes() throws {
+    let harness = try Harness(zones: [zone([item("a", "a1", ecpm: 1)], id: "b"), zone([item("a", "a1", ecpm: 1)], id: "a")], scripts: [:])
+    #expect(throws: MediationError(.unknownZone, "unknown zone 'c'; known: b, a")) {
+      try harness.mediator.rewardedAd(zone: "c")
+    }
+  }
+
+  @Test func delegateAndAsyncStreamSeeTheSameEvents() async throws {
+    final class Delegate: RewardedAdDelegate {
+      let names = Mutex<[String]>([])
+      func rewardedAd(_ ad: RewardedAd, didReceive event: RewardedAdEvent) { names.withLock { $0.append(event.name) } }
+    }
+    let (harness, ad) = try Self.single()
+    let delegate = Delegate()
+    ad.delegate = delegate
+    let stream = ad.events
+    try ad.show(from: Self.presenter)
+    harness.settle()
+    var streamed: [String] = []
+    for await event in stream {
+      streamed.append(event.name)
+      if event.isTerminal { break }
+    }
+    #expect(streamed == ["shown", "rewarded", "closed"])
+    #expect(delegate.names.withLock { $0 } == ["shown", "rewarded", "closed"])
+  }
+
+  @Test func sameSeedSameTransactionIDs() throws {
+    func ids(seed: UInt64) throws -> [String] {
+      let (harness, ad) = try Self.single(options: MediatorOptions(seed: seed))
+      try ad.show(from: Self.presenter)
+      harness.settle()
+      return harness.recorder.events(zone: "z").compactMap { if case .rewarded(let r) = $0 { r.transactionID } else { nil } }
+    }
+    #expect(try ids(seed: 7) == ids(seed: 7))
+    #expect(try ids(seed: 7) != ids(seed: 8))
+  }
+
+  @Test func tenThousandZonesLoadingAtOnceAllFinish() throws {
+    let zones = (0..<10_000).map { zone([item("a", "p\($0 % 7)", ecpm: 1)], id: "z\($0)") }
+    let harness = try Harness(
+      zones: zones,
+      scripts: ["a": Dictionary(uniqueKeysWithValues: (0..<7).map { ("p\($0)", [ScriptedAdapter.LoadScript.fill(after: .milliseconds(Int64($0 * 100)))]) })])
+    for index in 0..<10_000 { try harness.mediator.rewardedAd(zone: "z\(index)").load() }
+    harness.settle()
+    let ready = harness.recorder.events.filter { $0.event.name == "ready" }
+    #expect(Set(ready.map(\.zoneID)).count == 10_000)
+    #expect(harness.recorder.events.count == 20_000)
+  }
+}

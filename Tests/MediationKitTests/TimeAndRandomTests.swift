@@ -1,0 +1,63 @@
+import MediationKit
+import Synchronization
+import Testing
+
+@Suite("VirtualScheduler and SeededRandom")
+struct TimeAndRandomTests {
+  @Test func runsInTimeThenSubmissionOrderAndJumpsTheClock() {
+    let scheduler = VirtualScheduler()
+    let log = Mutex<[String]>([])
+    scheduler.schedule(after: .seconds(2)) { log.withLock { $0.append("b@\(scheduler.now)") } }
+    scheduler.schedule(after: .seconds(1)) { log.withLock { $0.append("a@\(scheduler.now)") } }
+    scheduler.schedule(after: .seconds(2)) { log.withLock { $0.append("c@\(scheduler.now)") } }
+    scheduler.run()
+    #expect(log.withLock { $0 } == ["a@1.0 seconds", "b@2.0 seconds", "c@2.0 seconds"])
+  }
+
+  @Test func advanceStopsAtTheDeadlineAndCancelWorks() {
+    let scheduler = VirtualScheduler()
+    let ran = Mutex(0)
+    scheduler.schedule(after: .seconds(1)) { ran.withLock { $0 += 1 } }
+    let cancelled = scheduler.schedule(after: .seconds(2)) { ran.withLock { $0 += 100 } }
+    scheduler.schedule(after: .seconds(5)) { ran.withLock { $0 += 10 } }
+    cancelled.cancel()
+    scheduler.advance(by: .seconds(3))
+    #expect(ran.withLock { $0 } == 1)
+    #expect(scheduler.now == .seconds(3))
+    #expect(scheduler.pendingCount == 1)
+    scheduler.run()
+    #expect(ran.withLock { $0 } == 11)
+  }
+
+  @Test func actionsCanScheduleMoreWork() {
+    let scheduler = VirtualScheduler()
+    let count = Mutex(0)
+    @Sendable func tick() {
+      if count.withLock({ $0 += 1; return $0 }) < 5 { scheduler.schedule(after: .seconds(1), tick) }
+    }
+    scheduler.execute(tick)
+    scheduler.run()
+    #expect(count.withLock { $0 } == 5)
+    #expect(scheduler.now == .seconds(4))
+  }
+
+  @Test func seededRandomIsReproducibleAndDerivedStreamsDiffer() {
+    var a = SeededRandom(seed: 42)
+    var b = SeededRandom(seed: 42)
+    #expect((0..<5).map { _ in a.next() } == (0..<5).map { _ in b.next() })
+    var max = SeededRandom(seed: 1).derived("max")
+    var google = SeededRandom(seed: 1).derived("google")
+    #expect(max.next() != google.next())
+    var again = SeededRandom(seed: 1).derived("max")
+    var max2 = SeededRandom(seed: 1).derived("max")
+    #expect(again.next() == max2.next())
+  }
+
+  @Test func unitDrawsStayInRange() {
+    var random = SeededRandom(seed: 3)
+    let draws = (0..<10_000).map { _ in random.nextUnit() }
+    #expect(draws.allSatisfy { $0 >= 0 && $0 < 1 })
+    let mean = draws.reduce(0, +) / Double(draws.count)
+    #expect(abs(mean - 0.5) < 0.02)
+  }
+}
