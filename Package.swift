@@ -24,7 +24,7 @@ let package = Package(
     .testTarget(name: "EmpowerSimTests", dependencies: ["EmpowerSim", "MediationKit", "MediationKitTesting"]),
     .testTarget(name: "MaxSimTests", dependencies: ["MaxSim", "MediationKit", "MediationKitTesting"]),
     .testTarget(name: "GoogleSimTests", dependencies: ["GoogleSim", "MediationKit", "MediationKitTesting"]),
-    .testTarget(name: "MediateCLITests", dependencies: ["MediateCLI", "MediationKit"]),
+    .testTarget(name: "MediateCLITests", dependencies: ["MediateCLI", "MediationKit", "MediationKitTesting"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,108 @@
+/// The commands `mediate` has.
+enum Command: String, CaseIterable, Equatable {
+  case run, networks, zones, validate
+
+  var summary: String {
+    switch self {
+    case .run: "Run one mediated rewarded-ad cycle and print the auction and the event timeline (default)."
+    case .networks: "List the registered network adapters with their versions."
+    case .zones: "List the zones of the configuration in use."
+    case .validate: "Check a configuration file and report every problem."
+    }
+  }
+
+  var usage: String {
+    switch self {
+    case .run: "mediate [run] [--zone ZONE] [--networks LIST] [--seed N] [--config FILE] [--json]"
+    case .networks: "mediate networks [--json]"
+    case .zones: "mediate zones [--config FILE] [--json]"
+    case .validate: "mediate validate FILE [--json]"
+    }
+  }
+}
+
+/// An option a command accepts.
+struct OptionSpec {
+  let name: String
+  let valueName: String?
+  let help: String
+
+  static let zone = OptionSpec(name: "--zone", valueName: "ZONE", help: "The zone to load and show (default: the config's first zone).")
+  static let networks = OptionSpec(
+    name: "--networks", valueName: "LIST", help: "Comma-separated network ids taking part (default: all registered).")
+  static let seed = OptionSpec(name: "--seed", valueName: "N", help: "Seed of every random draw; same seed, same output (default: 1).")
+  static let config = OptionSpec(name: "--config", valueName: "FILE", help: "A JSON zone configuration (default: the built-in one).")
+  static let json = OptionSpec(name: "--json", valueName: nil, help: "Print JSON for machines instead of text.")
+  static let help = OptionSpec(name: "--help", valueName: nil, help: "Show help for the command.")
+
+  static func options(for command: Command) -> [OptionSpec] {
+    switch command {
+    case .run: [.zone, .networks, .seed, .config, .json, .help]
+    case .networks: [.json, .help]
+    case .zones: [.config, .json, .help]
+    case .validate: [.json, .help]
+    }
+  }
+}
+
+/// Parsed command-line arguments.
+struct Arguments: Equatable {
+  var command: Command = .run
+  var options: [String: String] = [:]
+  var flags: Set<String> = []
+  var positional: [String] = []
+
+  func value(_ option: OptionSpec) -> String? { options[option.name] }
+  func has(_ flag: OptionSpec) -> Bool { flags.contains(flag.name) }
+
+  /// Parses `arguments` (without the program name).
+  static func parse(_ arguments: [String]) throws(CLIError) -> Arguments {
+    var parsed = Arguments()
+    var rest = arguments[...]
+    if let first = rest.first, !first.hasPrefix("-") {
+      guard let command = Command(rawValue: first) else {
+        let known = Command.allCases.map(\.rawValue).joined(separator: ", ")
+        throw .usage("unknown command '\(first)'; commands: \(known)")
+      }
+      parsed.command = command
+      rest = rest.dropFirst()
+    }
+    let specs = OptionSpec.options(for: parsed.command)
+    while let token = rest.popFirst() {
+      if token == "-h" {
+        parsed.flags.insert(OptionSpec.help.name)
+        continue
+      }
+      guard token.hasPrefix("--") else {
+        parsed.positional.append(token)
+        continue
+      }
+      let parts = token.split(separator: "=", maxSplits: 1).map(String.init)
+      let name = parts[0]
+      guard let spec = specs.first(where: { $0.name == name }) else {
+        if name == "--version" {
+          parsed.flags.insert(name)
+          continue
+        }
+        throw .usage("unknown option '\(name)' for '\(parsed.command.rawValue)'", parsed.command)
+      }
+      if spec.valueName == nil {
+        if parts.count > 1 { throw .usage("option '\(name)' takes no value", parsed.command) }
+        parsed.flags.insert(name)
+      } else {
+        let value: String
+        if parts.count > 1 {
+          value = parts[1]
+        } else if let next = rest.first, !next.hasPrefix("--") {
+          value = next
+          rest = rest.dropFirst()
+        } else {
+          throw .usage("option '\(name)' needs a value (\(spec.valueName!))", parsed.command)
+        }
+        if parsed.options[name] != nil { throw .usage("option '\(name)' given twice", parsed.command) }
+        parsed.options[name] = value
+      }
+    }
+    return parsed
+  }
+}

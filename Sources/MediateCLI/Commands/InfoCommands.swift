@@ -1,0 +1,112 @@
+import Foundation
+import MediationKit
+
+/// `mediate networks`: the registered adapters and their versions.
+struct NetworksCommand {
+  let context: CommandContext
+
+  init(_ context: CommandContext) { self.context = context }
+
+  func run() throws(CLIError) -> Int32 {
+    try context.noPositional(.networks)
+    let infos = context.registry.all.map(\.info)
+    if context.json {
+      let objects: [[String: Any]] = infos.map { info in
+        [
+          "id": info.id.rawValue, "name": info.displayName, "adapter_version": info.adapterVersion,
+          "sdk_version": info.sdkVersion, "capabilities": info.capabilities.map(\.rawValue).sorted(),
+        ]
+      }
+      context.output.out(JSONLine.encode(["networks": objects]))
+    } else {
+      context.output.out("id        name               adapter   sdk       capabilities")
+      for info in infos {
+        context.output.out(
+          [
+            info.id.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0),
+            info.displayName.padding(toLength: 18, withPad: " ", startingAt: 0),
+            info.adapterVersion.padding(toLength: 9, withPad: " ", startingAt: 0),
+            info.sdkVersion.padding(toLength: 9, withPad: " ", startingAt: 0),
+            info.capabilities.map(\.rawValue).sorted().joined(separator: ", "),
+          ].joined(separator: " "))
+      }
+    }
+    return ExitCode.success
+  }
+}
+
+/// `mediate zones`: the zones of the configuration in use.
+struct ZonesCommand {
+  let context: CommandContext
+
+  init(_ context: CommandContext) { self.context = context }
+
+  func run() throws(CLIError) -> Int32 {
+    try context.noPositional(.zones)
+    let (config, source) = try context.loadConfig()
+    if context.json {
+      let zones: [[String: Any]] = config.zones.map { zone in
+        [
+          "id": zone.id, "reward_type": zone.reward.type, "reward_amount": zone.reward.amount,
+          "load_timeout_s": zone.loadTimeoutSeconds, "ad_expiry_s": zone.adExpirySeconds,
+          "reward_grace_s": zone.rewardGraceSeconds, "auto_reload": zone.autoReload,
+          "line_items": WaterfallOrder.sorted(zone.lineItems).map { item in
+            [
+              "network": item.network.rawValue, "placement": item.placementId, "priority": item.priority,
+              "ecpm": item.ecpm, "timeout_s": item.timeoutSeconds,
+            ] as [String: Any]
+          },
+        ]
+      }
+      context.output.out(JSONLine.encode(["source": source, "zones": zones]))
+      return ExitCode.success
+    }
+    context.output.out("Zones in \(source) (line items in waterfall order):")
+    for zone in config.zones {
+      context.output.out("")
+      context.output.out(
+        "\(zone.id) — reward \(zone.reward.amount) \(zone.reward.type); load budget \(Int(zone.loadTimeoutSeconds)) s, "
+          + "expiry \(Int(zone.adExpirySeconds)) s, grace \(zone.rewardGraceSeconds) s, auto-reload \(zone.autoReload ? "on" : "off")")
+      for item in WaterfallOrder.sorted(zone.lineItems) {
+        context.output.out(
+          "  prio \(item.priority)  " + String(format: "$%6.2f", item.ecpm) + "  "
+            + item.network.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0) + " \(item.placementId)"
+            + "  (timeout \(item.timeoutSeconds) s)")
+      }
+    }
+    return ExitCode.success
+  }
+}
+
+/// `mediate validate FILE`: every problem in a configuration file, or that it is valid.
+struct ValidateCommand {
+  let context: CommandContext
+
+  init(_ context: CommandContext) { self.context = context }
+
+  func run() throws(CLIError) -> Int32 {
+    guard let path = context.arguments.positional.first else { throw .usage("missing FILE to validate", .validate) }
+    if context.arguments.positional.count > 1 {
+      throw .usage("unexpected argument '\(context.arguments.positional[1])'", .validate)
+    }
+    guard let data = FileManager.default.contents(atPath: path) else { throw .noInput(path) }
+    do {
+      let config = try ConfigLoader.load(data, source: path, knownNetworks: context.registry.networkIDs)
+      let items = config.zones.reduce(0) { $0 + $1.lineItems.count }
+      if context.json {
+        context.output.out(JSONLine.encode(["file": path, "valid": true, "zones": config.zones.count, "line_items": items]))
+      } else {
+        context.output.out("\(path): valid — \(config.zones.count) zones, \(items) line items")
+      }
+      return ExitCode.success
+    } catch {
+      if context.json {
+        let issues = error.issues.map { ["path": $0.path, "message": $0.message] }
+        context.output.out(JSONLine.encode(["file": path, "valid": false, "issues": issues]))
+      } else {
+        for issue in error.issues { context.output.err("\(path): \(issue)") }
+      }
+      return ExitCode.dataError
+    }
+  }
+}

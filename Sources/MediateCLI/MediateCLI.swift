@@ -1,0 +1,119 @@
+import Foundation
+import MediationKit
+
+/// Where the CLI writes: standard output, standard error, and whether they are terminals.
+public struct CLIOutput: Sendable {
+  /// Writes a line to standard output.
+  public var out: @Sendable (String) -> Void
+  /// Writes a line to standard error.
+  public var err: @Sendable (String) -> Void
+  /// Whether standard error is a terminal (progress is shown only then).
+  public var stderrIsTerminal: Bool
+
+  public init(out: @escaping @Sendable (String) -> Void, err: @escaping @Sendable (String) -> Void, stderrIsTerminal: Bool) {
+    self.out = out
+    self.err = err
+    self.stderrIsTerminal = stderrIsTerminal
+  }
+
+  /// The process's real standard output and error.
+  public static var standard: CLIOutput {
+    CLIOutput(
+      out: { line in FileHandle.standardOutput.write(Data((line + "\n").utf8)) },
+      err: { line in FileHandle.standardError.write(Data((line + "\n").utf8)) },
+      stderrIsTerminal: isatty(STDERR_FILENO) != 0)
+  }
+}
+
+/// The `mediate` command line, as a library so it can be tested in-process.
+public enum MediateCLI {
+  /// The version `mediate --version` prints.
+  public static let version = "0.1.0"
+
+  /// Runs `mediate` with `arguments` (without the program name) and returns the exit code.
+  ///
+  /// - Parameters:
+  ///   - arguments: The command-line arguments.
+  ///   - registry: The adapters available (``BuiltInNetworks/registry()`` in the real tool).
+  ///   - output: Where to write.
+  public static func run(_ arguments: [String], registry: AdapterRegistry, output: CLIOutput) -> Int32 {
+    do {
+      let parsed = try Arguments.parse(arguments)
+      if parsed.has(.help) {
+        output.out(help(for: parsed.command, explicitCommand: arguments.first == parsed.command.rawValue))
+        return ExitCode.success
+      }
+      if parsed.flags.contains("--version") {
+        output.out("mediate \(version)")
+        return ExitCode.success
+      }
+      let context = CommandContext(arguments: parsed, registry: registry, output: output)
+      switch parsed.command {
+      case .run: return try RunCommand(context).run()
+      case .networks: return try NetworksCommand(context).run()
+      case .zones: return try ZonesCommand(context).run()
+      case .validate: return try ValidateCommand(context).run()
+      }
+    } catch {
+      output.err("Error: \(error.message)")
+      if case .usage(let command) = error.kind {
+        output.err("Usage: \(command.usage)")
+        let helpCommand = command == .run ? "mediate --help" : "mediate \(command.rawValue) --help"
+        output.err("See '\(helpCommand)'.")
+      }
+      return error.exitCode
+    }
+  }
+
+  static func help(for command: Command, explicitCommand: Bool) -> String {
+    var lines = ["OVERVIEW: \(command.summary)", "", "USAGE: \(command.usage)", "", "OPTIONS:"]
+    for option in OptionSpec.options(for: command) {
+      let name = option.valueName.map { "\(option.name) \($0)" } ?? option.name
+      lines.append("  " + name.padding(toLength: 18, withPad: " ", startingAt: 0) + option.help)
+    }
+    if command == .run && !explicitCommand {
+      lines += ["  --version         Show the version.", "", "COMMANDS:"]
+      for command in Command.allCases {
+        lines.append("  " + command.rawValue.padding(toLength: 18, withPad: " ", startingAt: 0) + command.summary)
+      }
+      lines += ["", "See 'mediate COMMAND --help' for a command's options."]
+    }
+    return lines.joined(separator: "\n")
+  }
+}
+
+/// What every command gets.
+struct CommandContext {
+  let arguments: Arguments
+  let registry: AdapterRegistry
+  let output: CLIOutput
+
+  var json: Bool { arguments.has(.json) }
+
+  /// The configuration in use: `--config FILE` or the built-in default.
+  func loadConfig() throws(CLIError) -> (MediationConfig, source: String) {
+    let known = registry.networkIDs
+    if let path = arguments.value(.config) { return (try Self.loadConfig(path: path, knownNetworks: known), path) }
+    do {
+      let data = Data(DefaultConfig.json.utf8)
+      return (try ConfigLoader.load(data, source: "built-in default", knownNetworks: known), "built-in default")
+    } catch {
+      throw .data(error.description)
+    }
+  }
+
+  /// Reads and validates the configuration file at `path`.
+  static func loadConfig(path: String, knownNetworks: [NetworkID]) throws(CLIError) -> MediationConfig {
+    guard let data = FileManager.default.contents(atPath: path) else { throw .noInput(path) }
+    do {
+      return try ConfigLoader.load(data, source: path, knownNetworks: knownNetworks)
+    } catch {
+      throw .data(error.description)
+    }
+  }
+
+  /// Rejects positional arguments a command does not take.
+  func noPositional(_ command: Command) throws(CLIError) {
+    if let extra = arguments.positional.first { throw .usage("unexpected argument '\(extra)'", command) }
+  }
+}

@@ -1,0 +1,178 @@
+import Foundation
+import MediateCLI
+import MediationKit
+import MediationKitTesting
+import Synchronization
+import Testing
+
+/// Captures what the CLI writes.
+final class Captured: Sendable {
+  private let lines = Mutex<(out: [String], err: [String])>(([], []))
+  var out: [String] { lines.withLock { $0.out } }
+  var err: [String] { lines.withLock { $0.err } }
+  var output: CLIOutput {
+    CLIOutput(
+      out: { line in self.lines.withLock { $0.out.append(contentsOf: line.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)) } },
+      err: { line in self.lines.withLock { $0.err.append(line) } }, stderrIsTerminal: false)
+  }
+}
+
+/// Runs `mediate` in-process over scripted networks named like the built-in ones.
+func mediate(_ arguments: [String], registry: AdapterRegistry = scriptedRegistry()) -> (code: Int32, out: [String], err: [String]) {
+  let captured = Captured()
+  let code = MediateCLI.run(arguments, registry: registry, output: captured.output)
+  return (code, captured.out, captured.err)
+}
+
+/// Scripted empower/max/google: every load fills after 500 ms, every show completes.
+func scriptedRegistry(fill: Bool = true) -> AdapterRegistry {
+  let registry = AdapterRegistry()
+  for id in ["empower", "google", "max"] {
+    let loads: [String: [ScriptedAdapter.LoadScript]] = [:]
+    let adapter = ScriptedAdapter(id: NetworkID(id), scheduler: VirtualScheduler(), loads: loads)
+    try! registry.register(
+      AdapterRegistration(info: adapter.info) { environment in
+        ScriptedNetwork.make(id: NetworkID(id), scheduler: environment.scheduler, fill: fill)
+      })
+  }
+  return registry
+}
+
+enum ScriptedNetwork {
+  static func make(id: NetworkID, scheduler: any Scheduler, fill: Bool) -> ScriptedAdapter {
+    let placements = [
+      "emp-level-complete-high", "b3f1c0d2e4a59687", "ca-app-pub-3940256099942544/1712485313", "emp-level-complete-floor",
+      "7c2e9a41d0b36f58", "ca-app-pub-3940256099942544/5224354917", "emp-daily-bonus",
+    ]
+    let script: ScriptedAdapter.LoadScript =
+      fill ? .fill(after: .milliseconds(500)) : .fail(after: .milliseconds(200), AdapterError(.noFill, vendorCode: 204, message: "no fill"))
+    return ScriptedAdapter(id: id, scheduler: scheduler, loads: Dictionary(uniqueKeysWithValues: placements.map { ($0, [script]) }))
+  }
+}
+
+func temporaryFile(_ contents: String) -> String {
+  let path = NSTemporaryDirectory() + "mediate-test-\(UUID().uuidString).json"
+  FileManager.default.createFile(atPath: path, contents: Data(contents.utf8))
+  return path
+}
+
+@Suite("mediate CLI")
+struct CLITests {
+  @Test func runPrintsWaterfallTimelineAndOutcome() {
+    let result = mediate(["--zone", "level_complete", "--networks", "max,google", "--seed", "3"])
+    #expect(result.code == 0)
+    #expect(result.err.isEmpty)
+    let text = result.out.joined(separator: "\n")
+    #expect(text.contains("Zone 'level_complete' · reward 100 coins · networks max, google · seed 3"))
+    #expect(text.contains("skipped"))  // empower line items are skipped: not in --networks
+    #expect(text.contains("Outcome: max filled at $12.50 eCPM; reward granted once: 100 coins"))
+  }
+
+  @Test func jsonLinesCarryTheRequiredKeys() throws {
+    let result = mediate(["--zone", "level_complete", "--networks", "empower", "--json", "--seed", "9"])
+    #expect(result.code == 0)
+    let objects = try result.out.map { try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+    #expect(objects.map { $0["event"] as? String } == ["loading", "ready", "shown", "rewarded", "closed"])
+    for object in objects {
+      #expect(object["t_ms"] is Int)
+      #expect(object["zone"] as? String == "level_complete")
+      #expect(object.keys.contains("network"))
+    }
+    #expect(objects[3]["reward_type"] as? String == "coins")
+    #expect(objects[3]["reward_amount"] as? Int == 100)
+    #expect((objects[1]["waterfall"] as? [[String: Any]])?.first?["state"] as? String == "loaded")
+  }
+
+  @Test func sameSeedSameBytes() {
+    let first = mediate(["--zone", "daily_bonus", "--json", "--seed", "5"])
+    let second = mediate(["--zone", "daily_bonus", "--json", "--seed", "5"])
+    #expect(first.out == second.out)
+  }
+
+  @Test func noFillStillExitsZero() {
+    let result = mediate(["--zone", "daily_bonus", "--json"], registry: scriptedRegistry(fill: false))
+    #expect(result.code == 0)
+    #expect(result.out.last?.contains("\"event\":\"failed\"") == true)
+  }
+
+  @Test func unknownZoneListsKnownOnesAndExits64() {
+    let result = mediate(["--zone", "nope"])
+    #expect(result.code == 64)
+    #expect(result.err[0] == "Error: unknown zone 'nope'; known: level_complete, daily_bonus, extra_life, store_coins")
+    #expect(result.err[1].hasPrefix("Usage: mediate [run]"))
+    #expect(result.err[2] == "See 'mediate --help'.")
+    #expect(result.out.isEmpty)
+  }
+
+  @Test func unknownNetworkListsRegisteredOnesAndExits64() {
+    let result = mediate(["--networks", "max,maxx"])
+    #expect(result.code == 64)
+    #expect(result.err[0] == "Error: unknown network 'maxx'; registered: empower, google, max")
+  }
+
+  @Test func usageMistakesExit64WithOneLineErrors() {
+    for (arguments, message) in [
+      (["--seed", "abc"], "Error: invalid value 'abc' for --seed: expected a non-negative integer"),
+      (["--zone"], "Error: option '--zone' needs a value (ZONE)"),
+      (["--frobnicate"], "Error: unknown option '--frobnicate' for 'run'"),
+      (["launch"], "Error: unknown command 'launch'; commands: run, networks, zones, validate"),
+      (["--networks", "max,,google"], "Error: --networks has an empty entry; registered: empower, google, max"),
+      (["validate"], "Error: missing FILE to validate"),
+      (["--json=yes"], "Error: option '--json' takes no value"),
+    ] {
+      let result = mediate(arguments)
+      #expect(result.code == 64, "\(arguments)")
+      #expect(result.err.first == message, "\(arguments)")
+    }
+  }
+
+  @Test func badConfigDataExits65NamingFileAndPath() {
+    let path = temporaryFile(#"{"zones": [{"id": "z", "reward": {"type": "coins", "amount": 1}, "loadTimeoutSeconds": 30, "adExpirySeconds": 60, "rewardGraceSeconds": 1, "autoReload": false, "lineItems": [{"network": "max", "placementId": "a", "priority": 0, "ecpm": -3, "timeoutSeconds": 5}]}]}"#)
+    let run = mediate(["--config", path])
+    #expect(run.code == 65)
+    #expect(run.err == ["Error: \(path): zones[0].lineItems[0].ecpm: must be a finite number ≥ 0 and ≤ 10000, found -3"])
+    let validate = mediate(["validate", path])
+    #expect(validate.code == 65)
+    #expect(validate.err == ["\(path): zones[0].lineItems[0].ecpm: must be a finite number ≥ 0 and ≤ 10000, found -3"])
+  }
+
+  @Test func invalidJSONExits65() {
+    let path = temporaryFile("{ not json")
+    let result = mediate(["validate", path])
+    #expect(result.code == 65)
+    #expect(result.err.first?.hasPrefix("\(path): not valid JSON") == true)
+  }
+
+  @Test func missingFileExits66() {
+    let result = mediate(["--config", "/nonexistent/zones.json"])
+    #expect(result.code == 66)
+    #expect(result.err == ["Error: /nonexistent/zones.json: no such file"])
+  }
+
+  @Test func validateAcceptsAGoodFile() {
+    let path = temporaryFile(#"{"zones": [{"id": "z", "reward": {"type": "coins", "amount": 1}, "loadTimeoutSeconds": 30, "adExpirySeconds": 60, "rewardGraceSeconds": 1, "autoReload": false, "lineItems": [{"network": "max", "placementId": "a", "priority": 0, "ecpm": 3, "timeoutSeconds": 5}]}]}"#)
+    let result = mediate(["validate", path])
+    #expect(result.code == 0)
+    #expect(result.out == ["\(path): valid — 1 zones, 1 line items"])
+    #expect(mediate(["--config", path, "--networks", "max"]).code == 0)
+  }
+
+  @Test func networksAndZonesList() throws {
+    let networks = mediate(["networks", "--json"])
+    #expect(networks.code == 0)
+    let object = try #require(JSONSerialization.jsonObject(with: Data(networks.out[0].utf8)) as? [String: Any])
+    #expect((object["networks"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == ["empower", "google", "max"])
+    let zones = mediate(["zones"])
+    #expect(zones.code == 0)
+    #expect(zones.out.contains { $0.hasPrefix("level_complete — reward 100 coins") })
+  }
+
+  @Test func helpAndVersion() {
+    for command in ["", "networks", "zones", "validate", "run"] {
+      let result = mediate((command.isEmpty ? [] : [command]) + ["--help"])
+      #expect(result.code == 0)
+      #expect(result.out.contains { $0.hasPrefix("USAGE: mediate") })
+    }
+    #expect(mediate(["--version"]).out == ["mediate \(MediateCLI.version)"])
+  }
+}
