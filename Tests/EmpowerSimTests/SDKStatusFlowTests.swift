@@ -1,0 +1,2 @@
+import EmpowerSim
+import Testing
