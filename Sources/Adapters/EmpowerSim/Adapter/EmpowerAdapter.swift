@@ -24,25 +24,22 @@ public final class EmpowerAdapter: RewardedAdapter {
   public let info: AdapterInfo
   /// The SDK instance the adapter drives (its own, not ``EMAManager/shared``).
   public let manager: EMAManager
-  private let scheduler: any Scheduler
   private let routers = Mutex<[String: ZoneRouter]>([:])
 
   /// Creates an adapter driving `manager`.
   ///
-  /// - Parameters:
-  ///   - manager: The SDK instance; give each adapter its own.
-  ///   - scheduler: The scheduler `manager` runs on, used for the simulated start latency.
-  public init(manager: EMAManager, scheduler: any Scheduler) {
+  /// - Parameter manager: The SDK instance; give each adapter its own. Its scheduler also times
+  ///   the simulated start.
+  public init(manager: EMAManager) {
     self.info = EmpowerNetwork.info
     self.manager = manager
-    self.scheduler = scheduler
   }
 
   /// Starts the SDK: completes successfully after the profile's simulated init latency.
   public func start(
     _ request: AdapterStartRequest, completion: @escaping @Sendable (Result<Void, AdapterError>) -> Void
   ) {
-    scheduler.schedule(after: manager.profile.initLatency) { completion(.success(())) }
+    manager.scheduler.schedule(after: manager.profile.initLatency) { completion(.success(())) }
   }
 
   /// Loads the zone `request.placementID` and completes on its next `.ready` or `.failed`.
@@ -189,6 +186,7 @@ final class ZoneRouter: AdStatusDelegate, AdClickDelegate, Sendable {
       for (completion, ad) in ready {
         completion(.success(AdapterLoadedAd(ad: ad, ecpm: ecpm, lifetime: nil)))
       }
+      releaseIfIdle()  // nobody was waiting (e.g. the load was cancelled while a show kept the zone)
     case .failed(let error):
       let code = (error as? EMAError)?.code
       if code == .notReady || code == .anotherAdShowing {

@@ -22,8 +22,7 @@ public enum EmpowerNetwork {
   public static func registration(profile: EmpowerBehaviorProfile = .default) -> AdapterRegistration {
     AdapterRegistration(info: info) { environment in
       EmpowerAdapter(
-        manager: EMAManager(scheduler: environment.scheduler, random: environment.random, profile: profile),
-        scheduler: environment.scheduler)
+        manager: EMAManager(scheduler: environment.scheduler, random: environment.random, profile: profile))
     }
   }
 }

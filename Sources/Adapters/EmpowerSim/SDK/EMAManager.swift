@@ -43,7 +43,8 @@ public final class EMAManager: Sendable {
 
   /// The behaviour this manager simulates.
   public let profile: EmpowerBehaviorProfile
-  private let scheduler: any Scheduler
+  /// Where every delay and status delivery goes (the adapter also uses it for its start latency).
+  let scheduler: any Scheduler
   private let state: Mutex<State>
 
   /// Creates an isolated SDK instance.
