@@ -1,0 +1,271 @@
+import MediationKit
+import Synchronization
+
+/// MediationKit's adapter for Empower: drives an ``EMAManager`` and translates its zone statuses.
+///
+/// - `load` seeds the simulated dashboard for a placement the first time it sees it (zone id =
+///   placement id, reward and base eCPM from the request, auto-reload off because the core owns
+///   caching) — simulation wiring a real integration gets from the Empower dashboard — then calls
+///   `loadRewardedAd(zoneId:delegate:)`.
+/// - `.ready` completes the load with a new single-use ``AdapterAd`` priced at the SDK's eCPM;
+///   `.failed` completes it with an ``AdapterError`` whose kind maps the ``EMAError`` code.
+/// - While an ad shows: `.shown` → ``AdapterSignal/displayed``, `.rewarded(type, amount)` →
+///   ``AdapterSignal/rewarded(_:)``, `.closed` and `.skipped` → ``AdapterSignal/dismissed``,
+///   clicks (``AdClickDelegate``) → ``AdapterSignal/clicked``, a refused show →
+///   ``AdapterSignal/showFailed(_:)``.
+///
+/// The SDK keys everything by zone id and holds one ad per zone, so the adapter keeps one status
+/// router per zone as the zone's delegate. Loads of a zone that is already loading join that load;
+/// loads of a zone that already holds an ad get that same ad, and whichever of them is shown first
+/// consumes it (the other then fails to show with `notReady`). A zone is destroyed once nothing
+/// needs it any more: no load pending, no unshown ad, no show on screen.
+public final class EmpowerAdapter: RewardedAdapter {
+  /// The network and versions this adapter drives.
+  public let info: AdapterInfo
+  /// The SDK instance the adapter drives (its own, not ``EMAManager/shared``).
+  public let manager: EMAManager
+  private let routers = Mutex<[String: ZoneRouter]>([:])
+
+  /// Creates an adapter driving `manager`.
+  ///
+  /// - Parameter manager: The SDK instance; give each adapter its own. Its scheduler also times
+  ///   the simulated start.
+  public init(manager: EMAManager) {
+    self.info = EmpowerNetwork.info
+    self.manager = manager
+  }
+
+  /// Starts the SDK: completes successfully after the profile's simulated init latency.
+  public func start(
+    _ request: AdapterStartRequest, completion: @escaping @Sendable (Result<Void, AdapterError>) -> Void
+  ) {
+    manager.scheduler.schedule(after: manager.profile.initLatency) { completion(.success(())) }
+  }
+
+  /// Loads the zone `request.placementID` and completes on its next `.ready` or `.failed`.
+  ///
+  /// - Returns: A handle that stops listening for this load, and destroys the zone when nothing
+  ///   else needs it.
+  public func load(
+    _ request: AdapterLoadRequest,
+    completion: @escaping @Sendable (Result<AdapterLoadedAd, AdapterError>) -> Void
+  ) -> Cancellable {
+    let zoneId = request.placementID
+    if manager.zoneSettings(zoneId: zoneId) == nil {
+      // Simulation wiring: the first request for a placement configures its dashboard entry.
+      manager.configureZone(
+        EmpowerZoneSettings(
+          zoneId: zoneId, rewardType: request.reward.type, rewardAmount: Int(request.reward.amount.rounded()),
+          baseECPM: request.ecpm, autoReload: false))
+    }
+    let router = routers.withLock { routers in
+      if let router = routers[zoneId] { return router }
+      let router = ZoneRouter(zoneId: zoneId, manager: manager)
+      routers[zoneId] = router
+      return router
+    }
+    let ticket = router.addLoad(completion)
+    manager.loadRewardedAd(zoneId: zoneId, delegate: router)
+    return Cancellable { router.cancelLoad(ticket) }
+  }
+}
+
+/// The delegate of one Empower zone: routes its statuses to the loads waiting on it and to the
+/// ad on screen.
+final class ZoneRouter: AdStatusDelegate, AdClickDelegate, Sendable {
+  typealias LoadCompletion = @Sendable (Result<AdapterLoadedAd, AdapterError>) -> Void
+
+  private struct State {
+    var lastID: UInt64 = 0
+    /// Loads waiting for `.ready`/`.failed`, in the order they were made.
+    var loads: [(ticket: UInt64, completion: LoadCompletion)] = []
+    /// Ads handed to the core and neither shown nor discarded.
+    var unshown: Set<UInt64> = []
+    /// The show in progress, if any.
+    var show: Show?
+
+    /// Nothing needs the zone: no pending load, no unshown ad, nothing on screen.
+    var isIdle: Bool { loads.isEmpty && unshown.isEmpty && show == nil }
+
+    mutating func nextID() -> UInt64 {
+      lastID += 1
+      return lastID
+    }
+  }
+
+  private struct Show {
+    let signals: AdapterSignalSink
+  }
+
+  let zoneId: String
+  let manager: EMAManager
+  private let state = Mutex(State())
+
+  init(zoneId: String, manager: EMAManager) {
+    self.zoneId = zoneId
+    self.manager = manager
+  }
+
+  func addLoad(_ completion: @escaping LoadCompletion) -> UInt64 {
+    state.withLock { state in
+      let ticket = state.nextID()
+      state.loads.append((ticket, completion))
+      return ticket
+    }
+  }
+
+  func cancelLoad(_ ticket: UInt64) {
+    let idle = state.withLock { state in
+      state.loads.removeAll { $0.ticket == ticket }
+      return state.isIdle
+    }
+    if idle { manager.destroyRewardedZone(zoneId: zoneId) }
+  }
+
+  func show(ad: UInt64, from presenter: any AdPresenting, signals: AdapterSignalSink) {
+    enum Decision { case show, alreadyUsed, busy }
+    let decision = state.withLock { state -> Decision in
+      guard state.unshown.remove(ad) != nil else { return .alreadyUsed }
+      guard state.show == nil else { return .busy }
+      state.show = Show(signals: signals)
+      return .show
+    }
+    switch decision {
+    case .alreadyUsed:
+      signals.send(
+        .showFailed(AdapterError(.notReady, message: "this Empower ad was already shown or discarded")))
+      releaseIfIdle()
+    case .busy:
+      signals.send(
+        .showFailed(
+          AdapterError(
+            .anotherAdShowing, vendorCode: EMAError.Code.anotherAdShowing.rawValue,
+            message: "an ad of zone '\(zoneId)' is already showing")))
+      releaseIfIdle()
+    case .show:
+      if !manager.isRewardedReady(zoneId: zoneId) {
+        // The SDK would answer with `.failed(notReady)` on the zone delegate, but a destroyed or
+        // never-loaded zone has no delegate to tell, so report it here.
+        endShow()?.send(
+          .showFailed(
+            AdapterError(
+              .notReady, vendorCode: EMAError.Code.notReady.rawValue,
+              message: "zone '\(zoneId)' has no ad loaded (already shown by another load of it?)")))
+        releaseIfIdle()
+        return
+      }
+      manager.showRewarded(zoneId: zoneId, from: presenter)
+    }
+  }
+
+  func discard(ad: UInt64) {
+    let idle = state.withLock { state in
+      state.unshown.remove(ad)
+      return state.isIdle
+    }
+    if idle { manager.destroyRewardedZone(zoneId: zoneId) }
+  }
+
+  // MARK: AdStatusDelegate
+
+  func rewardedStatusChanged(adStatus: AdStatus) {
+    switch adStatus {
+    case .initializing:
+      break
+    case .ready:
+      let ecpm = manager.rewardedECPM(zoneId: zoneId)
+      let ready = state.withLock { state in
+        let loads = state.loads
+        state.loads = []
+        return loads.map { load in
+          let id = state.nextID()
+          state.unshown.insert(id)
+          return (load.completion, EmpowerAd(router: self, id: id))
+        }
+      }
+      for (completion, ad) in ready {
+        completion(.success(AdapterLoadedAd(ad: ad, ecpm: ecpm, lifetime: nil)))
+      }
+      releaseIfIdle()  // nobody was waiting (e.g. the load was cancelled while a show kept the zone)
+    case .failed(let error):
+      let code = (error as? EMAError)?.code
+      if code == .notReady || code == .anotherAdShowing {
+        endShow()?.send(.showFailed(Self.adapterError(error)))
+      } else {
+        let loads = state.withLock { state in
+          let loads = state.loads
+          state.loads = []
+          return loads
+        }
+        for load in loads { load.completion(.failure(Self.adapterError(error))) }
+      }
+      releaseIfIdle()
+    case .shown:
+      currentShow()?.send(.displayed)
+    case .rewarded(let type, let amount):
+      currentShow()?.send(.rewarded(NetworkReward(type: type, amount: Double(amount))))
+    case .closed, .skipped:
+      endShow()?.send(.dismissed)
+      releaseIfIdle()
+    }
+  }
+
+  // MARK: AdClickDelegate
+
+  func rewardedAdClicked(zoneId: String) {
+    currentShow()?.send(.clicked)
+  }
+
+  // MARK: Helpers
+
+  private func currentShow() -> AdapterSignalSink? {
+    state.withLock { $0.show?.signals }
+  }
+
+  private func endShow() -> AdapterSignalSink? {
+    state.withLock { state in
+      defer { state.show = nil }
+      return state.show?.signals
+    }
+  }
+
+  private func releaseIfIdle() {
+    if state.withLock({ $0.isIdle }) { manager.destroyRewardedZone(zoneId: zoneId) }
+  }
+
+  /// Maps an SDK error to MediationKit's kinds, keeping Empower's code and message.
+  static func adapterError(_ error: (any Error)?) -> AdapterError {
+    guard let error = error as? EMAError else {
+      return AdapterError(
+        .internalError, message: error.map { "\($0)" } ?? "Empower reported a failure with no error")
+    }
+    let kind: AdapterError.Kind =
+      switch error.code {
+      case .noFill: .noFill
+      case .networkError: .networkError
+      case .invalidZone: .invalidRequest
+      case .notReady: .notReady
+      case .anotherAdShowing: .anotherAdShowing
+      }
+    return AdapterError(kind, vendorCode: error.code.rawValue, message: error.message)
+  }
+}
+
+/// One loaded Empower ad, as handed to the core. Single-use.
+final class EmpowerAd: AdapterAd {
+  private let router: ZoneRouter
+  private let id: UInt64
+
+  init(router: ZoneRouter, id: UInt64) {
+    self.router = router
+    self.id = id
+  }
+
+  func show(_ request: AdapterShowRequest, from presenter: any AdPresenting, signals: AdapterSignalSink) {
+    router.show(ad: id, from: presenter, signals: signals)
+  }
+
+  func discard() {
+    router.discard(ad: id)
+  }
+}

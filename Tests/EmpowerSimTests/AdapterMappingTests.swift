@@ -1,0 +1,238 @@
+import MediationKit
+import Testing
+
+@testable import EmpowerSim
+
+@Suite struct AdapterMappingTests {
+  typealias LoadResult = Result<AdapterLoadedAd, AdapterError>
+
+  let presenter = HeadlessPresenter()
+
+  /// An adapter made through the public registration, on a virtual clock.
+  func makeAdapter(profile: EmpowerBehaviorProfile = alwaysComplete, seed: UInt64 = 1) throws -> (
+    EmpowerAdapter, VirtualScheduler
+  ) {
+    let scheduler = VirtualScheduler()
+    let environment = AdapterEnvironment(scheduler: scheduler, random: SeededRandom(seed: seed))
+    let adapter = try #require(
+      EmpowerNetwork.registration(profile: profile).makeAdapter(environment) as? EmpowerAdapter)
+    return (adapter, scheduler)
+  }
+
+  func request(
+    _ placement: String = "zone-1", ecpm: Double = 12, reward: NetworkReward = .init(type: "gems", amount: 5)
+  )
+    -> AdapterLoadRequest
+  {
+    AdapterLoadRequest(zoneID: "app-zone", placementID: placement, ecpm: ecpm, reward: reward)
+  }
+
+  /// Loads `placement`, runs the clock, and returns what the completion got (nil: not called).
+  func load(_ adapter: EmpowerAdapter, _ scheduler: VirtualScheduler, _ placement: String = "zone-1")
+    -> [LoadResult]
+  {
+    let results = Recorded<LoadResult>()
+    _ = adapter.load(request(placement)) { results.append($0) }
+    scheduler.run()
+    return results.all
+  }
+
+  func show(_ ad: any AdapterAd, _ scheduler: VirtualScheduler) -> [AdapterSignal] {
+    let signals = Recorded<AdapterSignal>()
+    ad.show(
+      AdapterShowRequest(zoneID: "app-zone"), from: presenter,
+      signals: AdapterSignalSink { signals.append($0) })
+    scheduler.run()
+    return signals.all
+  }
+
+  @Test func registrationDescribesEmpower() throws {
+    let registration = EmpowerNetwork.registration()
+    #expect(registration.info.id == "empower")
+    #expect(EmpowerNetwork.id == "empower")
+    #expect(registration.info.sdkVersion == EMAManager.sdkVersion)
+    let (adapter, _) = try makeAdapter()
+    #expect(adapter.info == EmpowerNetwork.info)
+  }
+
+  @Test func factoryGivesEachAdapterItsOwnSDK() throws {
+    let (first, _) = try makeAdapter()
+    let (second, _) = try makeAdapter()
+    #expect(first.manager !== second.manager)
+    #expect(first.manager !== EMAManager.shared)
+  }
+
+  @Test func startCompletesAfterTheInitLatency() throws {
+    let (adapter, scheduler) = try makeAdapter()
+    let results = Recorded<Bool>()
+    adapter.start(AdapterStartRequest(placementIDs: ["zone-1"])) { results.append((try? $0.get()) != nil) }
+    #expect(results.all.isEmpty)
+    scheduler.run()
+    #expect(results.all == [true])
+    #expect(scheduler.now == alwaysComplete.initLatency)
+  }
+
+  @Test func readyCompletesWithAnAdPricedByTheSDK() throws {
+    let (adapter, scheduler) = try makeAdapter()
+    let results = load(adapter, scheduler)
+    #expect(results.count == 1)
+    let loaded = try #require(try results.first?.get())
+    let ecpm = try #require(loaded.ecpm)
+    #expect(ecpm > 3 && ecpm < 50)
+    #expect(loaded.lifetime == nil)
+    #expect(
+      adapter.manager.zoneSettings(zoneId: "zone-1")
+        == EmpowerZoneSettings(
+          zoneId: "zone-1", rewardType: "gems", rewardAmount: 5, baseECPM: 12, autoReload: false),
+      "the dashboard is seeded from the first request")
+  }
+
+  @Test func failedCompletesWithAMappedError() throws {
+    let (adapter, scheduler) = try makeAdapter(profile: neverFill)
+    let results = load(adapter, scheduler)
+    #expect(results.count == 1)
+    let error = try #require(
+      results.first.flatMap { result -> AdapterError? in
+        if case .failure(let error) = result { return error }
+        return nil
+      })
+    #expect(error.kind == .noFill)
+    #expect(error.vendorCode == 204)
+  }
+
+  @Test func errorCodesMapToKinds() {
+    let expected: [EMAError.Code: AdapterError.Kind] = [
+      .noFill: .noFill, .networkError: .networkError, .invalidZone: .invalidRequest, .notReady: .notReady,
+      .anotherAdShowing: .anotherAdShowing,
+    ]
+    for code in EMAError.Code.allCases {
+      let mapped = ZoneRouter.adapterError(EMAError(code, "m"))
+      #expect(mapped == AdapterError(expected[code]!, vendorCode: code.rawValue, message: "m"))
+    }
+    #expect(ZoneRouter.adapterError(nil).kind == .internalError)
+  }
+
+  @Test func completedShowMapsToDisplayedRewardedDismissed() throws {
+    let (adapter, scheduler) = try makeAdapter()
+    let ad = try #require(try load(adapter, scheduler).first?.get().ad)
+    #expect(
+      show(ad, scheduler) == [.displayed, .rewarded(NetworkReward(type: "gems", amount: 5)), .dismissed])
+  }
+
+  @Test func skippedShowMapsToDisplayedDismissed() throws {
+    let (adapter, scheduler) = try makeAdapter(profile: alwaysSkip)
+    let ad = try #require(try load(adapter, scheduler).first?.get().ad)
+    #expect(show(ad, scheduler) == [.displayed, .dismissed])
+  }
+
+  @Test func clicksMapToClicked() throws {
+    let profile = EmpowerBehaviorProfile(
+      fillRate: 1, networkErrorRate: 0, skipProbability: 0, clickProbability: 1)
+    let (adapter, scheduler) = try makeAdapter(profile: profile)
+    let ad = try #require(try load(adapter, scheduler).first?.get().ad)
+    let signals = show(ad, scheduler)
+    #expect(signals.filter { $0 == .clicked }.count == 1)
+    #expect(signals.first == .displayed && signals.last == .dismissed)
+  }
+
+  @Test func showingWhileAnotherAdIsUpFailsWithAnotherAdShowing() throws {
+    let (adapter, scheduler) = try makeAdapter()
+    let first = try #require(try load(adapter, scheduler, "a").first?.get().ad)
+    let second = try #require(try load(adapter, scheduler, "b").first?.get().ad)
+    let firstSignals = Recorded<AdapterSignal>()
+    first.show(
+      AdapterShowRequest(zoneID: "x"), from: presenter, signals: AdapterSignalSink { firstSignals.append($0) }
+    )
+    scheduler.advance(by: .seconds(1))
+    let secondSignals = show(second, scheduler)
+    guard case .showFailed(let error) = try #require(secondSignals.first) else {
+      Issue.record("expected showFailed, got \(secondSignals)")
+      return
+    }
+    #expect(secondSignals.count == 1)
+    #expect(error.kind == .anotherAdShowing)
+    #expect(error.vendorCode == EMAError.Code.anotherAdShowing.rawValue)
+    #expect(firstSignals.all.last == .dismissed)
+  }
+
+  @Test func anAdShowsOnlyOnce() throws {
+    let (adapter, scheduler) = try makeAdapter()
+    let ad = try #require(try load(adapter, scheduler).first?.get().ad)
+    _ = show(ad, scheduler)
+    let again = show(ad, scheduler)
+    guard case .showFailed(let error) = try #require(again.first) else {
+      Issue.record("expected showFailed, got \(again)")
+      return
+    }
+    #expect(error.kind == .notReady)
+  }
+
+  @Test func cancellationIgnoresLateCallbacksAndDestroysTheZone() throws {
+    let (adapter, scheduler) = try makeAdapter()
+    let results = Recorded<LoadResult>()
+    let handle = adapter.load(request()) { results.append($0) }
+    scheduler.advance(by: .milliseconds(1))
+    handle.cancel()
+    handle.cancel()
+    scheduler.run()
+    #expect(results.all.isEmpty)
+    #expect(!adapter.manager.isRewardedReady(zoneId: "zone-1"))
+    #expect(scheduler.pendingCount == 0)
+  }
+
+  @Test func cancellingOneLoadKeepsAnotherLoadOfTheSamePlacement() throws {
+    let (adapter, scheduler) = try makeAdapter()
+    let cancelled = Recorded<LoadResult>()
+    let kept = Recorded<LoadResult>()
+    let handle = adapter.load(request()) { cancelled.append($0) }
+    _ = adapter.load(request()) { kept.append($0) }
+    handle.cancel()
+    scheduler.run()
+    #expect(cancelled.all.isEmpty)
+    #expect(kept.all.count == 1)
+  }
+
+  @Test func reloadingAPlacementAfterAShowGivesAFreshAd() throws {
+    let (adapter, scheduler) = try makeAdapter()
+    for _ in 0..<3 {
+      let loaded = try #require(try load(adapter, scheduler).first?.get())
+      #expect(show(loaded.ad, scheduler).contains(.rewarded(NetworkReward(type: "gems", amount: 5))))
+      loaded.ad.discard()
+    }
+  }
+
+  @Test func concurrentLoadsOfOnePlacementShareTheZonesAd() throws {
+    let (adapter, scheduler) = try makeAdapter()
+    let results = Recorded<LoadResult>()
+    _ = adapter.load(request()) { results.append($0) }
+    _ = adapter.load(request()) { results.append($0) }
+    scheduler.run()
+    let ads = try results.all.map { try $0.get().ad }
+    #expect(ads.count == 2)
+    #expect(show(ads[0], scheduler).last == .dismissed)
+    let second = show(ads[1], scheduler)
+    guard case .showFailed(let error) = try #require(second.first) else {
+      Issue.record("expected showFailed, got \(second)")
+      return
+    }
+    #expect(error.kind == .notReady)
+  }
+
+  @Test func discardingTheLastAdDestroysTheZone() throws {
+    let (adapter, scheduler) = try makeAdapter()
+    let ad = try #require(try load(adapter, scheduler).first?.get().ad)
+    #expect(adapter.manager.isRewardedReady(zoneId: "zone-1"))
+    ad.discard()
+    #expect(!adapter.manager.isRewardedReady(zoneId: "zone-1"))
+    let again = show(ad, scheduler)
+    #expect(again.count == 1)
+  }
+
+  @Test func adaptersDoNotSeeEachOthersAds() throws {
+    let (first, firstScheduler) = try makeAdapter()
+    let (second, _) = try makeAdapter()
+    _ = load(first, firstScheduler)
+    #expect(first.manager.isRewardedReady(zoneId: "zone-1"))
+    #expect(!second.manager.isRewardedReady(zoneId: "zone-1"))
+  }
+}
