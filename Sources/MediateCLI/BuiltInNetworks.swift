@@ -1,12 +1,17 @@
+import EmpowerSim
 import MediationKit
 
-/// The networks `mediate` ships with. (Simulated SDKs are added as they land.)
+/// The networks `mediate` ships with: the simulated Empower, AppLovin MAX and Google AdMob.
 public enum BuiltInNetworks {
   /// The built-in network ids.
   public static var allIDs: [NetworkID] { registry().networkIDs }
 
-  /// A new registry holding every built-in network.
+  /// A new registry holding every built-in network with its default behaviour profile.
   public static func registry() -> AdapterRegistry {
-    AdapterRegistry()
+    let registry = AdapterRegistry()
+    for registration in [EmpowerNetwork.registration()] {
+      try! registry.register(registration)  // distinct ids by construction
+    }
+    return registry
   }
 }
