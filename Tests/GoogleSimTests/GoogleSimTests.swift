@@ -1,0 +1,2 @@
+import GoogleSim
+import Testing
