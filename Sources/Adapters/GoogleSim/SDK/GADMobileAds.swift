@@ -264,7 +264,6 @@ public final class GADMobileAds: Sendable {
       }
       var plan = PresentationPlan()
       plan.impression = impression
-      if clicked { plan.click = impression + watch * clickFraction }
       if skipped {
         plan.willDismiss = impression + watch * skipFraction
         plan.didDismiss = plan.willDismiss + p.dismissAnimation
@@ -275,6 +274,8 @@ public final class GADMobileAds: Sendable {
         let first = late ? plan.didDismiss + lateDelay : earned
         plan.rewards = twice ? [first, first + twiceDelay] : [first]
       }
+      // The user can tap while the ad is on screen: during the video or on the end card.
+      if clicked { plan.click = impression + (plan.willDismiss - impression) * clickFraction }
       return plan
     }
   }

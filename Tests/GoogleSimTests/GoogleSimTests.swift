@@ -1,2 +1,0 @@
-import GoogleSim
-import Testing
