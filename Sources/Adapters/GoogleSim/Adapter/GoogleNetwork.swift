@@ -1,0 +1,26 @@
+import MediationKit
+
+/// Google AdMob's entry point for MediationKit: its id, info and registration.
+public enum GoogleNetwork {
+  /// The network id line items refer to: `"google"`.
+  public static let id: NetworkID = "google"
+
+  /// What the Google adapter is and supports.
+  public static let info = AdapterInfo(
+    id: id, displayName: "Google AdMob", adapterVersion: "1.0.0", sdkVersion: GADMobileAds.sdkVersion,
+    capabilities: [.rewarded, .impressionRevenue, .serverSideReward])
+
+  /// The registration to add to an ``AdapterRegistry``.
+  ///
+  /// Its factory gives each mediator a ``GoogleAdapter`` with its own ``GADMobileAds`` on the
+  /// mediator's scheduler and random stream.
+  /// - Parameter profile: How the simulated network behaves.
+  /// - Returns: The registration.
+  public static func registration(profile: GoogleBehaviorProfile = .default) -> AdapterRegistration {
+    AdapterRegistration(info: info) { environment in
+      GoogleAdapter(
+        mobileAds: GADMobileAds(
+          scheduler: environment.scheduler, random: environment.random, profile: profile))
+    }
+  }
+}

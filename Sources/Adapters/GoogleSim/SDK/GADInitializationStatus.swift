@@ -1,0 +1,39 @@
+import Foundation
+
+/// Whether a mediation adapter (or the Google SDK itself) is ready to serve ad requests.
+public enum GADAdapterInitializationState: Int, Sendable {
+  /// The adapter is not ready to serve ad requests.
+  case notReady = 0
+  /// The adapter is ready to serve ad requests.
+  case ready = 1
+}
+
+/// An adapter's initialization status.
+public final class GADAdapterStatus: Sendable, CustomStringConvertible {
+  /// The adapter's initialization state.
+  public let state: GADAdapterInitializationState
+  /// Why the adapter is (or is not) ready, in words.
+  public let description: String
+  /// Time the adapter took to initialize, in seconds.
+  public let latency: TimeInterval
+
+  init(state: GADAdapterInitializationState, description: String, latency: TimeInterval) {
+    self.state = state
+    self.description = description
+    self.latency = latency
+  }
+}
+
+/// The initialization status of the Google Mobile Ads SDK and its mediation adapters.
+public final class GADInitializationStatus: Sendable {
+  /// Every adapter's status, keyed by the adapter's class name.
+  public let adapterStatusesByClassName: [String: GADAdapterStatus]
+
+  init(adapterStatusesByClassName: [String: GADAdapterStatus]) {
+    self.adapterStatusesByClassName = adapterStatusesByClassName
+  }
+}
+
+/// The handler `GADMobileAds.start(completionHandler:)` calls once initialization completes or
+/// times out.
+public typealias GADInitializationCompletionHandler = (GADInitializationStatus) -> Void

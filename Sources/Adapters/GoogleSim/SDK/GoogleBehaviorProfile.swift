@@ -1,0 +1,89 @@
+import Foundation
+import MediationKit
+
+/// How the simulated Google Mobile Ads SDK behaves: fill, latencies, prices, user behaviour and
+/// callback quirks. Every draw comes from the ``GADMobileAds`` instance's `SeededRandom`, so one
+/// seed and one profile give one timeline, byte for byte.
+///
+/// The defaults are realistic for rewarded video on AdMob with mediation; tests set a probability
+/// to 0 or 1 to force a behaviour.
+public struct GoogleBehaviorProfile: Sendable, Equatable {
+  // MARK: Initialization
+
+  /// Median time for the Google SDK itself to initialize.
+  public var initLatencyMedian: Duration = .milliseconds(300)
+  /// Class names of the mediation adapters reported by `start(completionHandler:)`, besides the
+  /// Google SDK's own entry (``GADMobileAds/sdkAdapterClassName``).
+  public var mediationAdapterClassNames: [String] = [
+    "GADMediationAdapterAppLovin", "GADMediationAdapterUnity",
+  ]
+  /// Median initialization latency of a mediation adapter.
+  public var mediationInitLatencyMedian: Duration = .milliseconds(800)
+  /// Probability that a mediation adapter initializes successfully.
+  public var mediationAdapterReadyRate = 0.97
+  /// Probability that the Google SDK itself initializes (it practically always does).
+  public var sdkReadyRate = 1.0
+  /// After this long the SDK calls the start handler anyway (10 s in the real SDK); adapters that
+  /// are still starting are reported `.notReady`.
+  public var initTimeout: Duration = .seconds(10)
+
+  // MARK: Loading
+
+  /// Probability that a request that did not error gets an ad.
+  public var fillRate = 0.8
+  /// Probability that a request fails with ``GADErrorCode/timeout`` (code 5).
+  public var timeoutRate = 0.01
+  /// Probability that a request fails with ``GADErrorCode/networkError`` (code 2).
+  public var networkErrorRate = 0.01
+  /// Median load latency (log-normal).
+  public var loadLatencyMedian: Duration = .milliseconds(900)
+  /// Spread of the load latency (sigma of the underlying normal).
+  public var loadLatencySigma = 0.5
+  /// How long a request takes to fail with a timeout.
+  public var timeoutLatency: Duration = .seconds(10)
+  /// Spread of the price around the line item's eCPM (log-normal noise, median 1).
+  public var priceSigma = 0.25
+  /// eCPM (USD) of an ad unit with no simulated line item configured.
+  public var defaultECPM = 10.0
+  /// Reward type of an ad unit with no simulated configuration.
+  public var defaultRewardType = "coins"
+  /// Reward amount of an ad unit with no simulated configuration.
+  public var defaultRewardAmount: Decimal = 10
+  /// How long a loaded ad can be presented (one hour in the real SDK).
+  public var adLifetime: Duration = .seconds(3600)
+
+  // MARK: Presenting
+
+  /// Probability that presenting fails with ``GADPresentationErrorCode/internal`` (code 17).
+  public var presentFailureRate = 0.005
+  /// Delay between `adWillPresentFullScreenContent` and `adDidRecordImpression`.
+  public var impressionDelay: ClosedRange<Duration> = .milliseconds(100) ... .milliseconds(500)
+  /// Length of the video (uniform).
+  public var watchDuration: ClosedRange<Duration> = .seconds(15) ... .seconds(30)
+  /// Time on the end card after the video, before the user closes the ad.
+  public var endCardDuration: ClosedRange<Duration> = .seconds(1) ... .seconds(4)
+  /// Time between `adWillDismissFullScreenContent` and `adDidDismissFullScreenContent`.
+  public var dismissAnimation: Duration = .milliseconds(300)
+  /// Probability that the user closes the ad before earning the reward.
+  public var skipRate = 0.12
+  /// Probability that the user taps the ad.
+  public var clickRate = 0.04
+
+  // MARK: Quirks
+
+  /// Probability that the reward handler runs after `adDidDismissFullScreenContent` (mediated
+  /// demand whose SDK reports the reward late).
+  public var rewardAfterDismissRate = 0.04
+  /// How long after the dismissal a late reward arrives.
+  public var lateRewardDelay: ClosedRange<Duration> = .milliseconds(200) ... .seconds(2)
+  /// Probability that the reward handler runs twice for one impression.
+  public var duplicateRewardRate = 0.01
+  /// Time between the two calls of a duplicated reward.
+  public var duplicateRewardDelay: ClosedRange<Duration> = .milliseconds(10) ... .milliseconds(500)
+
+  /// The realistic default profile.
+  public static let `default` = GoogleBehaviorProfile()
+
+  /// Creates the default profile; change its properties to taste.
+  public init() {}
+}

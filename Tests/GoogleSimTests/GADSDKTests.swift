@@ -1,0 +1,326 @@
+import Foundation
+import GoogleSim
+import MediationKit
+import Testing
+
+@Suite("Simulated Google Mobile Ads SDK")
+struct GADSDKTests {
+  // MARK: Initialization
+
+  @Test func startReportsEveryAdapterStatus() {
+    let (scheduler, mobileAds) = makeMobileAds()
+    #expect(
+      mobileAds.initializationStatus.adapterStatusesByClassName.values.allSatisfy { $0.state == .notReady })
+    var reported: GADInitializationStatus?
+    mobileAds.start { reported = $0 }
+    scheduler.run()
+    let statuses = try! #require(reported).adapterStatusesByClassName
+    #expect(
+      Set(statuses.keys) == ["GADMobileAds", "GADMediationAdapterAppLovin", "GADMediationAdapterUnity"])
+    #expect(statuses.values.allSatisfy { $0.state == .ready && $0.latency > 0 && $0.description == "Ready." })
+    #expect(mobileAds.initializationStatus.adapterStatusesByClassName["GADMobileAds"]?.state == .ready)
+    #expect(scheduler.now.seconds == statuses.values.map(\.latency).max()!.rounded(toPlaces: 3))
+  }
+
+  @Test func startReportsAdaptersThatFailOrTimeOut() {
+    let profile = GoogleBehaviorProfile.quiet.with {
+      $0.mediationAdapterReadyRate = 0
+      $0.mediationInitLatencyMedian = .seconds(60)  // every mediation adapter exceeds the 10 s timeout
+      $0.mediationAdapterClassNames = ["GADMediationAdapterSlow"]
+    }
+    let (scheduler, mobileAds) = makeMobileAds(profile)
+    var reported: GADInitializationStatus?
+    mobileAds.start { reported = $0 }
+    scheduler.run()
+    let slow = reported?.adapterStatusesByClassName["GADMediationAdapterSlow"]
+    #expect(slow?.state == .notReady)
+    #expect(slow?.description == "Timeout.")
+    #expect(reported?.adapterStatusesByClassName["GADMobileAds"]?.state == .ready)
+    #expect(scheduler.now == .seconds(10))
+  }
+
+  @Test func startTwiceReportsTheSameStatusToEveryHandler() {
+    let (scheduler, mobileAds) = makeMobileAds()
+    var calls: [GADInitializationStatus] = []
+    mobileAds.start { calls.append($0) }
+    mobileAds.start { calls.append($0) }
+    scheduler.run()
+    mobileAds.start { calls.append($0) }
+    scheduler.run()
+    #expect(calls.count == 3)
+    #expect(calls.allSatisfy { $0 === calls[0] })
+  }
+
+  // MARK: Loading
+
+  @Test func completionLoadDeliversAnAdWithItsRewardReadableRightAway() throws {
+    let (scheduler, mobileAds) = makeMobileAds()
+    mobileAds.setSimulatedAdUnit(
+      GADSimulatedAdUnit(ecpm: 20, rewardType: "gems", rewardAmount: 25), forAdUnitID: "unit-a")
+    let (ad, error) = loadAd(mobileAds, on: scheduler, adUnitID: "unit-a")
+    let loaded = try #require(ad)
+    #expect(error == nil)
+    #expect(loaded.adUnitID == "unit-a")
+    #expect(loaded.adReward.type == "gems")
+    #expect(loaded.adReward.amount == NSDecimalNumber(value: 25))
+    #expect(loaded.responseInfo.responseIdentifier?.count == 36)
+    #expect(scheduler.now > .zero)
+    try loaded.canPresent(fromRootViewController: nil)
+  }
+
+  @Test func unconfiguredAdUnitsUseTheProfileReward() throws {
+    let (scheduler, mobileAds) = makeMobileAds()
+    let ad = try #require(loadAd(mobileAds, on: scheduler).0)
+    #expect(ad.adReward.type == "coins")
+    #expect(ad.adReward.amount.intValue == 10)
+  }
+
+  @Test(arguments: [
+    (GoogleBehaviorProfile.quiet.with { $0.fillRate = 0 }, GADErrorNoFill),
+    (GoogleBehaviorProfile.quiet.with { $0.timeoutRate = 1 }, GADErrorTimeout),
+    (GoogleBehaviorProfile.quiet.with { $0.networkErrorRate = 1 }, GADErrorNetworkError),
+  ])
+  func completionLoadReportsGADErrors(profile: GoogleBehaviorProfile, code: Int) {
+    let (scheduler, mobileAds) = makeMobileAds(profile)
+    let (ad, error) = loadAd(mobileAds, on: scheduler)
+    #expect(ad == nil)
+    #expect(error?.domain == GADErrorDomain)
+    #expect(error?.code == code)
+  }
+
+  @Test func emptyAdUnitIDIsAnInvalidRequest() {
+    let (scheduler, mobileAds) = makeMobileAds()
+    let (_, error) = loadAd(mobileAds, on: scheduler, adUnitID: "")
+    #expect(error?.code == GADErrorInvalidRequest)
+  }
+
+  @Test func timeoutTakesTheTimeoutLatency() {
+    let (scheduler, mobileAds) = makeMobileAds(.quiet.with { $0.timeoutRate = 1 })
+    _ = loadAd(mobileAds, on: scheduler)
+    #expect(scheduler.now == .seconds(10))
+  }
+
+  @Test func asyncLoadCompletesUnderVirtualTime() async throws {
+    let scheduler = SignallingScheduler()
+    let mobileAds = GADMobileAds(scheduler: scheduler, random: SeededRandom(seed: 7), profile: .quiet)
+    let ad = try await scheduler.driving {
+      try await GADRewardedAd.load(withAdUnitID: "unit-async", request: GADRequest(), mobileAds: mobileAds)
+    }
+    #expect(ad.adUnitID == "unit-async")
+    #expect(scheduler.now > .zero)
+
+    // Same seed, completion form: the same ad at the same virtual time.
+    let (twinScheduler, twin) = makeMobileAds(.quiet, seed: 7)
+    let twinAd = try #require(loadAd(twin, on: twinScheduler, adUnitID: "unit-async").0)
+    #expect(twinScheduler.now == scheduler.now)
+    #expect(twinAd.responseInfo.responseIdentifier == ad.responseInfo.responseIdentifier)
+  }
+
+  @Test func asyncLoadThrowsTheGADError() async throws {
+    let scheduler = SignallingScheduler()
+    let mobileAds = GADMobileAds(
+      scheduler: scheduler, random: SeededRandom(seed: 7), profile: .quiet.with { $0.fillRate = 0 })
+    let error = await #expect(throws: NSError.self) {
+      try await scheduler.driving {
+        try await GADRewardedAd.load(withAdUnitID: "unit", request: GADRequest(), mobileAds: mobileAds)
+      }
+    }
+    #expect(error?.domain == GADErrorDomain)
+    #expect(error?.code == GADErrorNoFill)
+  }
+
+  // MARK: Presenting
+
+  @Test func presentRunsTheFullLifecycleInOrder() throws {
+    let (scheduler, mobileAds) = makeMobileAds()
+    let ad = try #require(loadAd(mobileAds, on: scheduler).0)
+    let recorder = CallbackRecorder(scheduler: scheduler)
+    ad.fullScreenContentDelegate = recorder
+    let start = scheduler.now
+    ad.present(fromRootViewController: HeadlessPresenter()) { recorder.record("reward") }
+    scheduler.run()
+    #expect(recorder.events == ["willPresent", "impression", "reward", "willDismiss", "didDismiss"])
+    let watched = recorder.times[2] - recorder.times[1]
+    #expect(watched >= .seconds(15) && watched <= .seconds(30))
+    #expect(recorder.times[4] - recorder.times[3] == .milliseconds(300))
+    #expect(recorder.times[0] == start)
+  }
+
+  @Test func clicksAndSkipsFollowTheProfile() throws {
+    let (scheduler, mobileAds) = makeMobileAds(
+      .quiet.with {
+        $0.clickRate = 1; $0.skipRate = 1
+      })
+    let ad = try #require(loadAd(mobileAds, on: scheduler).0)
+    let recorder = CallbackRecorder(scheduler: scheduler)
+    ad.fullScreenContentDelegate = recorder
+    ad.present(fromRootViewController: nil) { recorder.record("reward") }
+    scheduler.run()
+    // A skipped ad never rewards; the click lands while the ad is on screen.
+    #expect(!recorder.events.contains("reward"))
+    #expect(recorder.events == ["willPresent", "impression", "click", "willDismiss", "didDismiss"])
+    #expect(recorder.times[4] - recorder.times[1] < .seconds(30))
+  }
+
+  @Test func paidEventReportsThePriceAtTheImpression() throws {
+    let (scheduler, mobileAds) = makeMobileAds(.quiet.with { $0.priceSigma = 0 })
+    mobileAds.setSimulatedAdUnit(
+      GADSimulatedAdUnit(ecpm: 15, rewardType: "coins", rewardAmount: 1), forAdUnitID: "u")
+    let ad = try #require(loadAd(mobileAds, on: scheduler, adUnitID: "u").0)
+    let recorder = CallbackRecorder(scheduler: scheduler)
+    ad.fullScreenContentDelegate = recorder
+    var values: [GADAdValue] = []
+    ad.paidEventHandler = { value in
+      values.append(value)
+      recorder.record("paid")
+    }
+    ad.present(fromRootViewController: nil) {}
+    scheduler.run()
+    #expect(values.count == 1)
+    #expect(abs(values[0].value.doubleValue - 0.015) < 1e-12)
+    #expect(values[0].precision == .precise)
+    #expect(values[0].currencyCode == "USD")
+    #expect(Array(recorder.events.prefix(3)) == ["willPresent", "impression", "paid"])
+  }
+
+  @Test func aRewardedAdIsSingleUse() throws {
+    let (scheduler, mobileAds) = makeMobileAds()
+    let ad = try #require(loadAd(mobileAds, on: scheduler).0)
+    let recorder = CallbackRecorder(scheduler: scheduler)
+    ad.fullScreenContentDelegate = recorder
+    ad.present(fromRootViewController: nil) { recorder.record("reward") }
+    scheduler.run()
+    ad.present(fromRootViewController: nil) { recorder.record("second reward") }
+    scheduler.run()
+    #expect(recorder.events.suffix(2) == ["didDismiss", "failToPresent(18)"])
+    #expect(recorder.errors.first?.domain == GADErrorDomain)
+    #expect(recorder.errors.first?.code == GADPresentationErrorCodeAdAlreadyUsed)
+    #expect(!recorder.events.contains("second reward"))
+    #expect(throws: NSError.self) { try ad.canPresent(fromRootViewController: nil) }
+  }
+
+  @Test func anAdExpiresOneHourAfterLoadingOnTheSchedulersClock() throws {
+    let (scheduler, mobileAds) = makeMobileAds()
+    let ad = try #require(loadAd(mobileAds, on: scheduler).0)
+    scheduler.advance(by: .seconds(3599))
+    try ad.canPresent(fromRootViewController: nil)
+    scheduler.advance(by: .seconds(1))
+    let error = #expect(throws: NSError.self) { try ad.canPresent(fromRootViewController: nil) }
+    #expect(error?.code == GADPresentationErrorCodeAdNotReady)
+
+    let recorder = CallbackRecorder(scheduler: scheduler)
+    ad.fullScreenContentDelegate = recorder
+    ad.present(fromRootViewController: nil) { recorder.record("reward") }
+    scheduler.run()
+    #expect(recorder.events == ["failToPresent(15)"])
+  }
+
+  @Test func presentFailureIsReportedThroughTheDelegate() throws {
+    let (scheduler, mobileAds) = makeMobileAds(.quiet.with { $0.presentFailureRate = 1 })
+    let ad = try #require(loadAd(mobileAds, on: scheduler).0)
+    let recorder = CallbackRecorder(scheduler: scheduler)
+    ad.fullScreenContentDelegate = recorder
+    ad.present(fromRootViewController: nil) { recorder.record("reward") }
+    scheduler.run()
+    #expect(recorder.events == ["failToPresent(17)"])
+  }
+
+  @Test func theDelegateIsHeldWeakly() throws {
+    let (scheduler, mobileAds) = makeMobileAds()
+    let ad = try #require(loadAd(mobileAds, on: scheduler).0)
+    do {
+      let recorder = CallbackRecorder(scheduler: scheduler)
+      ad.fullScreenContentDelegate = recorder
+      #expect(ad.fullScreenContentDelegate != nil)
+    }
+    #expect(ad.fullScreenContentDelegate == nil)
+  }
+
+  // MARK: Quirks
+
+  @Test func rewardCanArriveAfterTheDismissal() throws {
+    let (scheduler, mobileAds) = makeMobileAds(.quiet.with { $0.rewardAfterDismissRate = 1 })
+    let ad = try #require(loadAd(mobileAds, on: scheduler).0)
+    let recorder = CallbackRecorder(scheduler: scheduler)
+    ad.fullScreenContentDelegate = recorder
+    ad.present(fromRootViewController: nil) { recorder.record("reward") }
+    scheduler.run()
+    #expect(recorder.events == ["willPresent", "impression", "willDismiss", "didDismiss", "reward"])
+    let lateness = recorder.times[4] - recorder.times[3]
+    #expect(lateness >= .milliseconds(200) && lateness <= .seconds(2))
+  }
+
+  @Test func rewardCanArriveTwice() throws {
+    let (scheduler, mobileAds) = makeMobileAds(.quiet.with { $0.duplicateRewardRate = 1 })
+    let ad = try #require(loadAd(mobileAds, on: scheduler).0)
+    let recorder = CallbackRecorder(scheduler: scheduler)
+    ad.fullScreenContentDelegate = recorder
+    ad.present(fromRootViewController: nil) { recorder.record("reward") }
+    scheduler.run()
+    #expect(
+      recorder.events == ["willPresent", "impression", "reward", "reward", "willDismiss", "didDismiss"])
+    // The ad server still sends one server-side verification callback.
+    #expect(mobileAds.simulatedRewardCallbacks.count == 1)
+  }
+
+  @Test func serverSideVerificationOptionsReachTheCallbackAndAreCopied() throws {
+    let (scheduler, mobileAds) = makeMobileAds()
+    let ad = try #require(loadAd(mobileAds, on: scheduler).0)
+    let options = GADServerSideVerificationOptions()
+    options.customRewardString = "SAMPLE_CUSTOM_DATA_STRING"
+    options.userIdentifier = "user-1"
+    ad.serverSideVerificationOptions = options
+    options.customRewardString = "changed after assignment"
+    #expect(ad.serverSideVerificationOptions?.customRewardString == "SAMPLE_CUSTOM_DATA_STRING")
+    ad.present(fromRootViewController: nil) {}
+    scheduler.run()
+    let callback = try #require(mobileAds.simulatedRewardCallbacks.first)
+    #expect(callback.customData == "SAMPLE_CUSTOM_DATA_STRING")
+    #expect(callback.userIdentifier == "user-1")
+    #expect(callback.rewardType == "coins")
+    #expect(callback.transactionID == ad.responseInfo.responseIdentifier)
+  }
+
+  // MARK: Determinism
+
+  @Test func sameSeedSameTimelineByteForByte() {
+    let profile = GoogleBehaviorProfile.default.with {
+      $0.clickRate = 0.3
+      $0.rewardAfterDismissRate = 0.2
+      $0.duplicateRewardRate = 0.2
+    }
+    let first = transcript(profile: profile, seed: 99)
+    #expect(first == transcript(profile: profile, seed: 99))
+    #expect(first != transcript(profile: profile, seed: 100))
+    #expect(first.contains("noFill") || first.contains("error"))
+  }
+
+  /// Loads and shows 60 ads on the default profile and writes down everything that happened.
+  private func transcript(profile: GoogleBehaviorProfile, seed: UInt64) -> String {
+    let (scheduler, mobileAds) = makeMobileAds(profile, seed: seed)
+    var lines: [String] = []
+    for index in 0..<60 {
+      let (ad, error) = loadAd(mobileAds, on: scheduler, adUnitID: "unit-\(index % 3)")
+      guard let ad else {
+        lines.append("\(scheduler.now) error \(error?.code ?? -1)\(error?.code == 1 ? " noFill" : "")")
+        continue
+      }
+      let recorder = CallbackRecorder(scheduler: scheduler)
+      ad.fullScreenContentDelegate = recorder
+      ad.paidEventHandler = { recorder.record("paid \($0.value)") }
+      ad.present(fromRootViewController: nil) { recorder.record("reward") }
+      scheduler.run()
+      lines.append(
+        "\(ad.responseInfo.responseIdentifier ?? "") \(zip(recorder.times, recorder.events).map { "\($0)=\($1)" })"
+      )
+    }
+    return lines.joined(separator: "\n")
+  }
+}
+
+extension Double {
+  fileprivate func rounded(toPlaces places: Int) -> Double {
+    let factor = pow(10, Double(places))
+    return (self * factor).rounded() / factor
+  }
+}
