@@ -1,4 +1,5 @@
 import EmpowerSim
+import GoogleSim
 import MediationKit
 
 /// The networks `mediate` ships with: the simulated Empower, AppLovin MAX and Google AdMob.
@@ -9,7 +10,7 @@ public enum BuiltInNetworks {
   /// A new registry holding every built-in network with its default behaviour profile.
   public static func registry() -> AdapterRegistry {
     let registry = AdapterRegistry()
-    for registration in [EmpowerNetwork.registration()] {
+    for registration in [EmpowerNetwork.registration(), GoogleNetwork.registration()] {
       try! registry.register(registration)  // distinct ids by construction
     }
     return registry
