@@ -1,1 +1,2 @@
+import MaxSim
 import Testing
