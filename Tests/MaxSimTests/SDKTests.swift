@@ -46,7 +46,7 @@ import Testing
     #expect(calls.times.count == 3)
   }
 
-  @Test func loadFillsAfterALogNormalLatencyWithAPriceAroundTheLineItem() {
+  @Test func loadFillsAfterALogNormalLatencyWithAPriceAroundTheLineItem() throws {
     let (scheduler, sdk) = makeSDK()
     let ad = MARewardedAd.shared(withAdUnitIdentifier: "unit-a", sdk: sdk)
     let recorder = CallbackRecorder(clock: scheduler)
@@ -57,13 +57,13 @@ import Testing
     scheduler.run()
     #expect(recorder.calls == ["didLoad"])
     #expect(ad.isReady)
-    let loaded = try! #require(recorder.ads.first)
+    let loaded = try #require(recorder.ads.first)
     #expect(loaded.adUnitIdentifier == "unit-a")
     #expect(loaded.revenuePrecision == "exact")
     #expect(loaded.format === MAAdFormat.rewarded)
     #expect(loaded.revenue > 0.02 / 4 && loaded.revenue < 0.02 * 4)
     #expect(MaxBehaviorProfile.default.networkNames.contains(loaded.networkName))
-    let latency = try! #require(recorder.time(of: "didLoad"))
+    let latency = try #require(recorder.time(of: "didLoad"))
     #expect(latency > .milliseconds(50) && latency < .seconds(10))
   }
 

@@ -33,8 +33,10 @@ public final class MaxAdapter: RewardedAdapter {
   /// How long MediationKit may keep a loaded MAX ad (MAX reloads older ones itself).
   public static let adLifetime: Duration = .seconds(4 * 60 * 60)
 
+  /// The network and versions this adapter drives (``MaxNetwork/info`` by default).
   public let info: AdapterInfo
-  /// The SDK instance this adapter drives (never the process default).
+  /// The SDK instance this adapter drives; ``MaxNetwork/registration(profile:)`` makes one per
+  /// mediator, never the process default.
   public let sdk: ALSdk
   private let routers = Mutex<[String: MaxAdUnitRouter]>([:])
 
