@@ -339,6 +339,41 @@ import Testing
     return recorder.log + "\n" + revenues
   }
 
+  @Test func defaultProfileQuirksAreRareButNotNever() {
+    let (scheduler, sdk) = makeSDK(.default, seed: 2024)
+    let ad = MARewardedAd.shared(withAdUnitIdentifier: "unit-a", sdk: sdk)
+    var counts: [String: Int] = [:]
+    let cycles = 4000
+    for _ in 0..<cycles {
+      let recorder = CallbackRecorder(clock: scheduler)
+      ad.delegate = recorder
+      ad.revenueDelegate = recorder
+      ad.load()
+      scheduler.run()
+      guard ad.isReady else {
+        counts["noFill", default: 0] += 1
+        continue
+      }
+      ad.show()
+      scheduler.run()
+      let show = recorder.calls
+      let rewards = show.filter { $0 == "didRewardUser" }.count
+      if show.contains("didFailToDisplay(-4205)") { counts["displayFailed", default: 0] += 1 }
+      if rewards == 2 { counts["duplicateReward", default: 0] += 1 }
+      if show.last == "didRewardUser" { counts["rewardAfterHide", default: 0] += 1 }
+      if show.contains("didClick") { counts["click", default: 0] += 1 }
+      if show.contains("didHide") && rewards == 0 { counts["skip", default: 0] += 1 }
+    }
+    func rate(_ key: String) -> Double { Double(counts[key, default: 0]) / Double(cycles) }
+    #expect(abs(rate("noFill") - 0.1) < 0.03)
+    #expect(abs(rate("skip") - 0.9 * 0.99 * 0.1) < 0.03)
+    #expect(abs(rate("click") - 0.9 * 0.99 * 0.05) < 0.02)
+    #expect(abs(rate("rewardAfterHide") - 0.9 * 0.99 * 0.9 * 0.05) < 0.02)
+    #expect(counts["rewardAfterHide", default: 0] > 0)
+    #expect(counts["duplicateReward", default: 0] > 0)
+    #expect(counts["displayFailed", default: 0] > 0)
+  }
+
   @Test func sameSeedSameBehaviourByteForByte() {
     #expect(timeline(seed: 7) == timeline(seed: 7))
     #expect(timeline(seed: 7) != timeline(seed: 8))
