@@ -1,0 +1,270 @@
+import MediationKit
+import Synchronization
+
+/// AppLovin MAX in MediationKit: registration and info.
+public enum MaxNetwork {
+  /// The network id line items use: `"max"`.
+  public static let id: NetworkID = "max"
+
+  /// The adapter's network, versions and capabilities.
+  public static let info = AdapterInfo(
+    id: id, displayName: "AppLovin MAX", adapterVersion: "1.0.0", sdkVersion: ALSdk.version,
+    capabilities: [.rewarded, .impressionRevenue, .serverSideReward])
+
+  /// A registration whose factory gives each mediator a ``MaxAdapter`` with its own ``ALSdk``
+  /// instance on the mediator's scheduler and random stream.
+  ///
+  /// - Parameter profile: How the simulated MAX network behaves.
+  /// - Returns: The registration to add to an ``AdapterRegistry``.
+  public static func registration(profile: MaxBehaviorProfile = .default) -> AdapterRegistration {
+    AdapterRegistration(info: info) { environment in
+      MaxAdapter(sdk: ALSdk(scheduler: environment.scheduler, random: environment.random, profile: profile))
+    }
+  }
+}
+
+/// Translates the (simulated) AppLovin MAX SDK into MediationKit's adapter protocol.
+///
+/// MAX keeps one shared `MARewardedAd` per ad unit, so the adapter keeps one router per ad
+/// unit: it is that instance's delegate, answers every pending load of the ad unit when it
+/// loads or fails, and routes display callbacks to the show of the `MAAd` they carry. It only
+/// translates: duplicate and late callbacks are forwarded as they come.
+public final class MaxAdapter: RewardedAdapter {
+  /// How long MediationKit may keep a loaded MAX ad (MAX reloads older ones itself).
+  public static let adLifetime: Duration = .seconds(4 * 60 * 60)
+
+  /// The network and versions this adapter drives (``MaxNetwork/info`` by default).
+  public let info: AdapterInfo
+  /// The SDK instance this adapter drives; ``MaxNetwork/registration(profile:)`` makes one per
+  /// mediator, never the process default.
+  public let sdk: ALSdk
+  private let routers = Mutex<[String: MaxAdUnitRouter]>([:])
+
+  /// Creates an adapter driving `sdk`.
+  public init(sdk: ALSdk, info: AdapterInfo = MaxNetwork.info) {
+    self.sdk = sdk
+    self.info = info
+  }
+
+  /// Initializes the SDK, warming up the request's ad units.
+  public func start(
+    _ request: AdapterStartRequest, completion: @escaping @Sendable (Result<Void, AdapterError>) -> Void
+  ) {
+    let configuration = ALSdkInitializationConfiguration(sdkKey: "mediationkit-sim") { builder in
+      builder.mediationProvider = "mediationkit"
+      builder.adUnitIdentifiers = request.placementIDs
+    }
+    sdk.initialize(with: configuration) { _ in completion(.success(())) }
+  }
+
+  /// Loads the ad unit `request.placementID` through its shared `MARewardedAd`.
+  public func load(
+    _ request: AdapterLoadRequest,
+    completion: @escaping @Sendable (Result<AdapterLoadedAd, AdapterError>) -> Void
+  ) -> Cancellable {
+    router(for: request.placementID).load(request, completion: completion)
+  }
+
+  private func router(for adUnitIdentifier: String) -> MaxAdUnitRouter {
+    let (router, isNew) = routers.withLock { routers -> (MaxAdUnitRouter, Bool) in
+      if let existing = routers[adUnitIdentifier] { return (existing, false) }
+      let made = MaxAdUnitRouter(
+        rewardedAd: MARewardedAd.shared(withAdUnitIdentifier: adUnitIdentifier, sdk: sdk))
+      routers[adUnitIdentifier] = made
+      return (made, true)
+    }
+    if isNew { router.attach() }
+    return router
+  }
+
+  /// The adapter error for a MAX load failure: `204` → no fill, `-1001` → timeout, …; the MAX
+  /// code is kept as `vendorCode`.
+  public static func loadError(_ error: MAError) -> AdapterError {
+    let kind: AdapterError.Kind =
+      switch error.code {
+      case MAErrorCode.noFill: .noFill
+      case MAErrorCode.networkTimeout, -5101, -5102: .timeout
+      case MAErrorCode.networkError, MAErrorCode.noNetwork: .networkError
+      case MAErrorCode.invalidAdUnitIdentifier: .invalidRequest
+      default: .internalError
+      }
+    return AdapterError(kind, vendorCode: error.code, message: error.message)
+  }
+
+  /// The adapter error for a MAX display failure: `-23` → another ad showing, `-24` → not ready,
+  /// …; the MAX code is kept as `vendorCode`.
+  public static func displayError(_ error: MAError) -> AdapterError {
+    let kind: AdapterError.Kind =
+      switch error.code {
+      case MAErrorCode.fullscreenAdAlreadyShowing: .anotherAdShowing
+      case MAErrorCode.fullscreenAdNotReady: .notReady
+      case MAErrorCode.fullscreenAdInvalidViewController: .invalidRequest
+      default: .internalError
+      }
+    return AdapterError(kind, vendorCode: error.code, message: error.message)
+  }
+
+  /// MediationKit's precision for a MAX `revenuePrecision` string (`"undefined"` counts as
+  /// estimated).
+  public static func precision(_ revenuePrecision: String) -> RevenuePrecision {
+    switch revenuePrecision {
+    case "exact": .exact
+    case "publisher_defined": .publisherDefined
+    default: .estimated
+    }
+  }
+}
+
+/// The delegate of one ad unit's shared `MARewardedAd`: routes its callbacks to the loads and
+/// shows of that ad unit.
+final class MaxAdUnitRouter: MARewardedAdDelegate, MAAdRevenueDelegate, Sendable {
+  typealias LoadCompletion = @Sendable (Result<AdapterLoadedAd, AdapterError>) -> Void
+
+  private struct ShowRoute {
+    let ad: MAAd
+    let signals: AdapterSignalSink
+    var awaitingStart = true
+    var failed = false
+  }
+
+  private struct State {
+    var nextTicket: UInt64 = 0
+    var pendingLoads: [(ticket: UInt64, completion: LoadCompletion)] = []
+    /// The ad of the latest `didLoad`: the one the `MARewardedAd` holds, unless already shown.
+    var loadedAd: MAAd?
+    /// Recent shows, newest last; kept after dismissal so late callbacks still reach their show.
+    var shows: [ShowRoute] = []
+  }
+
+  /// How many finished shows keep their route for late callbacks.
+  private static let showHistory = 16
+
+  let rewardedAd: MARewardedAd
+  private let state = Mutex(State())
+
+  init(rewardedAd: MARewardedAd) {
+    self.rewardedAd = rewardedAd
+  }
+
+  func attach() {
+    rewardedAd.delegate = self
+    rewardedAd.revenueDelegate = self
+  }
+
+  func load(_ request: AdapterLoadRequest, completion: @escaping LoadCompletion) -> Cancellable {
+    rewardedAd.setExtraParameter(forKey: MARewardedAd.simulatedECPMKey, value: String(request.ecpm))
+    rewardedAd.setExtraParameter(forKey: MARewardedAd.simulatedRewardLabelKey, value: request.reward.type)
+    rewardedAd.setExtraParameter(
+      forKey: MARewardedAd.simulatedRewardAmountKey, value: String(Int(request.reward.amount.rounded())))
+    let ticket = state.withLock { state in
+      let ticket = state.nextTicket
+      state.nextTicket += 1
+      state.pendingLoads.append((ticket, completion))
+      return ticket
+    }
+    rewardedAd.load()
+    return Cancellable { [weak self] in
+      self?.state.withLock { state in state.pendingLoads.removeAll { $0.ticket == ticket } }
+    }
+  }
+
+  func show(_ ad: MAAd, request: AdapterShowRequest, presenter: any AdPresenting, signals: AdapterSignalSink)
+  {
+    let replaced = state.withLock { state -> Bool in
+      if let loaded = state.loadedAd, loaded !== ad { return true }
+      state.shows.append(ShowRoute(ad: ad, signals: signals))
+      if state.shows.count > Self.showHistory {
+        state.shows.removeFirst(state.shows.count - Self.showHistory)
+      }
+      return false
+    }
+    if replaced {
+      // The shared MARewardedAd now holds a newer ad; showing would display that one instead.
+      signals.send(
+        .showFailed(
+          AdapterError(
+            .notReady, vendorCode: MAErrorCode.fullscreenAdNotReady,
+            message: "MAX ad unit \(ad.adUnitIdentifier) no longer holds this ad")))
+      return
+    }
+    rewardedAd.show(forPlacement: request.zoneID, customData: request.customData, viewController: presenter)
+  }
+
+  /// The show `ad`'s callbacks belong to: the latest show of that ad that did not fail; a
+  /// placeholder ad (a `-24` failure) goes to the latest show not yet started.
+  private func signals(for ad: MAAd, starting: Bool = false, failing: Bool = false) -> AdapterSignalSink? {
+    state.withLock { state in
+      let index =
+        state.shows.lastIndex { $0.ad === ad && !$0.failed }
+        ?? state.shows.lastIndex { $0.awaitingStart }
+      guard let index else { return nil }
+      if starting { state.shows[index].awaitingStart = false }
+      if failing { state.shows[index].failed = true }
+      return state.shows[index].signals
+    }
+  }
+
+  // MARK: MAAdDelegate
+
+  func didLoad(_ ad: MAAd) {
+    let waiting = state.withLock { state in
+      state.loadedAd = ad
+      defer { state.pendingLoads = [] }
+      return state.pendingLoads
+    }
+    let ecpm = ad.revenue > 0 ? ad.revenue * 1000 : nil
+    for load in waiting {
+      let adapterAd = MaxAdapterAd(ad: ad, router: self)
+      load.completion(.success(AdapterLoadedAd(ad: adapterAd, ecpm: ecpm, lifetime: MaxAdapter.adLifetime)))
+    }
+  }
+
+  func didFailToLoadAd(forAdUnitIdentifier adUnitIdentifier: String, withError error: MAError) {
+    let waiting = state.withLock { state in
+      defer { state.pendingLoads = [] }
+      return state.pendingLoads
+    }
+    for load in waiting { load.completion(.failure(MaxAdapter.loadError(error))) }
+  }
+
+  func didDisplay(_ ad: MAAd) { signals(for: ad, starting: true)?.send(.displayed) }
+
+  func didClick(_ ad: MAAd) { signals(for: ad)?.send(.clicked) }
+
+  func didHide(_ ad: MAAd) { signals(for: ad, starting: true)?.send(.dismissed) }
+
+  func didFail(toDisplay ad: MAAd, withError error: MAError) {
+    signals(for: ad, starting: true, failing: true)?.send(.showFailed(MaxAdapter.displayError(error)))
+  }
+
+  // MARK: MARewardedAdDelegate
+
+  func didRewardUser(for ad: MAAd, with reward: MAReward) {
+    signals(for: ad)?.send(.rewarded(NetworkReward(type: reward.label, amount: Double(reward.amount))))
+  }
+
+  // MARK: MAAdRevenueDelegate
+
+  func didPayRevenue(for ad: MAAd) {
+    signals(for: ad)?.send(
+      .revenuePaid(ImpressionRevenue(usd: ad.revenue, precision: MaxAdapter.precision(ad.revenuePrecision))))
+  }
+}
+
+/// One loaded MAX ad, handed to the core. Single-use: the core shows it at most once.
+final class MaxAdapterAd: AdapterAd {
+  let ad: MAAd
+  private let router: MaxAdUnitRouter
+
+  init(ad: MAAd, router: MaxAdUnitRouter) {
+    self.ad = ad
+    self.router = router
+  }
+
+  func show(_ request: AdapterShowRequest, from presenter: any AdPresenting, signals: AdapterSignalSink) {
+    router.show(ad, request: request, presenter: presenter, signals: signals)
+  }
+
+  /// Nothing to release: the shared `MARewardedAd` keeps an unshown ad for the ad unit's next load.
+  func discard() {}
+}

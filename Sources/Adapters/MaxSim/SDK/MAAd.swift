@@ -1,0 +1,142 @@
+import Synchronization
+
+/// The format of a MAX ad (the simulated SDK serves rewarded ads only).
+public final class MAAdFormat: Sendable, CustomStringConvertible {
+  /// The format's label, e.g. `"REWARDED"`.
+  public let label: String
+
+  private init(label: String) { self.label = label }
+
+  /// A full-screen rewarded ad.
+  public static let rewarded = MAAdFormat(label: "REWARDED")
+
+  public var description: String { label }
+}
+
+/// An ad that MAX served for an ad unit, passed to every delegate callback.
+///
+/// Mirrors the vendor's `MAAd`: which network filled, what the impression is worth, and the
+/// placement the show was tied to.
+public final class MAAd: Sendable, CustomStringConvertible {
+  /// The ad's format (always ``MAAdFormat/rewarded`` here).
+  public let format: MAAdFormat
+  /// The ad unit this ad was loaded for.
+  public let adUnitIdentifier: String
+  /// The mediated network that filled, e.g. `"AppLovin"` or `"Google AdMob"`.
+  public let networkName: String
+  /// The mediated network's own placement for this ad.
+  public let networkPlacement: String
+  /// The creative's identifier, if the network shares one.
+  public let creativeIdentifier: String?
+  /// What this impression earns, in US dollars (the eCPM divided by 1000); 0 when unknown.
+  public let revenue: Double
+  /// How exact ``revenue`` is: `"exact"`, `"publisher_defined"`, `"estimated"` or `"undefined"`.
+  public let revenuePrecision: String
+
+  private let placementStorage = Mutex<String?>(nil)
+
+  /// The placement passed to `show(forPlacement:customData:)`, once the ad is shown.
+  public var placement: String? { placementStorage.withLock { $0 } }
+
+  init(
+    adUnitIdentifier: String, networkName: String, networkPlacement: String, creativeIdentifier: String?,
+    revenue: Double, revenuePrecision: String
+  ) {
+    self.format = .rewarded
+    self.adUnitIdentifier = adUnitIdentifier
+    self.networkName = networkName
+    self.networkPlacement = networkPlacement
+    self.creativeIdentifier = creativeIdentifier
+    self.revenue = revenue
+    self.revenuePrecision = revenuePrecision
+  }
+
+  /// The stand-in the SDK passes to `didFail(toDisplay:withError:)` when there is no loaded ad.
+  static func placeholder(adUnitIdentifier: String) -> MAAd {
+    MAAd(
+      adUnitIdentifier: adUnitIdentifier, networkName: "", networkPlacement: "", creativeIdentifier: nil,
+      revenue: 0, revenuePrecision: "undefined")
+  }
+
+  func setPlacement(_ placement: String?) {
+    placementStorage.withLock { $0 = placement }
+  }
+
+  public var description: String {
+    "MAAd(\(format) \(adUnitIdentifier) \(networkName) revenue: \(revenue) \(revenuePrecision))"
+  }
+}
+
+/// The reward a rewarded ad grants, as configured for the ad unit.
+public final class MAReward: Sendable, CustomStringConvertible {
+  /// The default amount when the ad unit has no reward configured.
+  public static let defaultAmount = 0
+  /// The default label when the ad unit has no reward configured.
+  public static let defaultLabel = ""
+
+  /// How many units the user earned.
+  public let amount: Int
+  /// The reward's currency or item name.
+  public let label: String
+
+  /// Creates a reward of `amount` units of `label`.
+  public init(amount: Int, label: String) {
+    self.amount = amount
+    self.label = label
+  }
+
+  public var description: String { "MAReward(\(amount) \(label))" }
+}
+
+/// MAX's error codes, as the vendor's `MAErrorCode` lists them.
+///
+/// The simulated ``MAError/code`` is a plain `Int`, so these are `Int` constants rather than an
+/// enum: compare with `error.code == MAErrorCode.noFill`.
+public enum MAErrorCode {
+  /// An error that fits no other code; see the message.
+  public static let unspecified = -1
+  /// No mediated network had an eligible ad for this device.
+  public static let noFill = 204
+  /// Networks returned ads but every one failed to load.
+  public static let adLoadFailed = -5001
+  /// The ad failed to display.
+  public static let adDisplayFailed = -4205
+  /// A generic network error.
+  public static let networkError = -1000
+  /// The ad request timed out (slow connection).
+  public static let networkTimeout = -1001
+  /// The device is offline.
+  public static let noNetwork = -1009
+  /// `show` was called while another full-screen ad is on screen.
+  public static let fullscreenAdAlreadyShowing = -23
+  /// `show` was called before an ad loaded.
+  public static let fullscreenAdNotReady = -24
+  /// `show` was given a presenter that cannot present.
+  public static let fullscreenAdInvalidViewController = -25
+  /// The ad unit identifier is not valid.
+  public static let invalidAdUnitIdentifier = -5603
+}
+
+/// A MAX load or display error: a code from ``MAErrorCode`` and a message.
+public final class MAError: Sendable, CustomStringConvertible {
+  /// The error's code, one of ``MAErrorCode``.
+  public let code: Int
+  /// What went wrong.
+  public let message: String
+  /// The mediated network's own code, for display failures; 0 otherwise.
+  public let mediatedNetworkErrorCode: Int
+  /// The mediated network's own message, for display failures; empty otherwise.
+  public let mediatedNetworkErrorMessage: String
+
+  /// Creates an error.
+  public init(
+    code: Int, message: String, mediatedNetworkErrorCode: Int = 0, mediatedNetworkErrorMessage: String = ""
+  ) {
+    self.code = code
+    self.message = message
+    self.mediatedNetworkErrorCode = mediatedNetworkErrorCode
+    self.mediatedNetworkErrorMessage = mediatedNetworkErrorMessage
+  }
+
+  public var description: String { "MAError(\(code): \(message))" }
+}

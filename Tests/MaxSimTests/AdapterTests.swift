@@ -1,0 +1,294 @@
+import Dispatch
+import MaxSim
+import MediationKit
+import Testing
+
+@Suite struct AdapterTests {
+  @Test func registrationDescribesMaxAndBuildsAnAdapterWithItsOwnSDK() {
+    let registration = MaxNetwork.registration()
+    #expect(registration.info.id == "max")
+    #expect(MaxNetwork.id == "max")
+    #expect(
+      registration.info.capabilities.isSuperset(of: [.rewarded, .impressionRevenue, .serverSideReward]))
+    let (_, first) = makeAdapter()
+    let (_, second) = makeAdapter()
+    #expect(first.sdk !== second.sdk)
+    #expect(
+      MARewardedAd.shared(withAdUnitIdentifier: "unit-a", sdk: first.sdk)
+        !== MARewardedAd.shared(withAdUnitIdentifier: "unit-a", sdk: second.sdk))
+  }
+
+  @Test func startInitializesTheSDK() {
+    let (scheduler, adapter) = makeAdapter()
+    let done = CallCounter()
+    adapter.start(AdapterStartRequest(placementIDs: ["unit-a"])) { result in
+      if case .success = result { done.increment(at: scheduler.now) }
+    }
+    scheduler.run()
+    #expect(done.times == [.milliseconds(250)])
+    #expect(adapter.sdk.isInitialized)
+  }
+
+  @Test func didLoadBecomesALoadedAdPricedFromRevenue() throws {
+    let (scheduler, adapter) = makeAdapter()
+    let box = LoadBox()
+    _ = adapter.load(loadRequest(ecpm: 20), completion: box.completion)
+    scheduler.run()
+    let loaded = try #require(box.ad)
+    let ecpm = try #require(loaded.ecpm)
+    #expect(ecpm > 20 / 4 && ecpm < 20 * 4)
+    #expect(loaded.lifetime == .seconds(4 * 3600))
+    #expect(box.results.count == 1)
+  }
+
+  @Test func didFailToLoadBecomesNoFillWithTheVendorCode() throws {
+    var profile = MaxBehaviorProfile.wellBehaved
+    profile.fillRate = 0
+    profile.loadErrorShare = 0
+    let (scheduler, adapter) = makeAdapter(profile)
+    let box = LoadBox()
+    _ = adapter.load(loadRequest(), completion: box.completion)
+    scheduler.run()
+    let error = try #require(box.error)
+    #expect(error.kind == .noFill)
+    #expect(error.vendorCode == 204)
+  }
+
+  @Test(arguments: [
+    (204, AdapterError.Kind.noFill), (-1001, .timeout), (-5101, .timeout), (-1000, .networkError),
+    (-1009, .networkError), (-5603, .invalidRequest), (-5001, .internalError), (-1, .internalError),
+  ])
+  func loadErrorCodesMapToKinds(code: Int, kind: AdapterError.Kind) {
+    let error = MaxAdapter.loadError(MAError(code: code, message: "m"))
+    #expect(error.kind == kind)
+    #expect(error.vendorCode == code)
+    #expect(error.message == "m")
+  }
+
+  @Test(arguments: [
+    (-23, AdapterError.Kind.anotherAdShowing), (-24, .notReady), (-25, .invalidRequest),
+    (-4205, .internalError), (-1, .internalError),
+  ])
+  func displayErrorCodesMapToKinds(code: Int, kind: AdapterError.Kind) {
+    let error = MaxAdapter.displayError(MAError(code: code, message: "m"))
+    #expect(error.kind == kind)
+    #expect(error.vendorCode == code)
+  }
+
+  @Test func revenuePrecisionStringsMap() {
+    #expect(MaxAdapter.precision("exact") == .exact)
+    #expect(MaxAdapter.precision("publisher_defined") == .publisherDefined)
+    #expect(MaxAdapter.precision("estimated") == .estimated)
+    #expect(MaxAdapter.precision("undefined") == .estimated)
+  }
+
+  /// Loads one ad through the adapter and shows it; returns the signals.
+  private func showOnce(_ profile: MaxBehaviorProfile, seed: UInt64 = 42) throws -> (
+    SignalRecorder, AdapterLoadedAd
+  ) {
+    let (scheduler, adapter) = makeAdapter(profile, seed: seed)
+    let box = LoadBox()
+    _ = adapter.load(loadRequest(), completion: box.completion)
+    scheduler.run()
+    let loaded = try #require(box.ad)
+    let recorder = SignalRecorder(clock: scheduler)
+    loaded.ad.show(AdapterShowRequest(zoneID: "zone-1"), from: HeadlessPresenter(), signals: recorder.sink)
+    scheduler.run()
+    return (recorder, loaded)
+  }
+
+  @Test func aShowIsTranslatedCallbackByCallback() throws {
+    let (recorder, loaded) = try showOnce(.wellBehaved)
+    let usd = try #require(loaded.ecpm) / 1000
+    #expect(
+      recorder.signals == [
+        .displayed, .revenuePaid(ImpressionRevenue(usd: usd, precision: .exact)),
+        .rewarded(NetworkReward(type: "coins", amount: 10)), .dismissed,
+      ])
+  }
+
+  @Test func clickBecomesClicked() throws {
+    var profile = MaxBehaviorProfile.wellBehaved
+    profile.clickRate = 1
+    let (recorder, _) = try showOnce(profile)
+    #expect(recorder.signals.map(\.name) == ["displayed", "revenuePaid", "clicked", "rewarded", "dismissed"])
+  }
+
+  @Test func skipIsForwardedAsDismissalWithoutReward() throws {
+    var profile = MaxBehaviorProfile.wellBehaved
+    profile.skipRate = 1
+    let (recorder, _) = try showOnce(profile)
+    #expect(recorder.signals.map(\.name) == ["displayed", "revenuePaid", "dismissed"])
+  }
+
+  @Test func rewardAfterHideIsForwardedAsItComes() throws {
+    var profile = MaxBehaviorProfile.wellBehaved
+    profile.rewardAfterHideRate = 1
+    let (recorder, _) = try showOnce(profile)
+    #expect(recorder.signals.map(\.name) == ["displayed", "revenuePaid", "dismissed", "rewarded"])
+  }
+
+  @Test func duplicateRewardIsForwardedTwice() throws {
+    var profile = MaxBehaviorProfile.wellBehaved
+    profile.duplicateRewardRate = 1
+    let (recorder, _) = try showOnce(profile)
+    #expect(
+      recorder.signals.map(\.name) == ["displayed", "revenuePaid", "rewarded", "rewarded", "dismissed"])
+  }
+
+  @Test func lateHideIsForwardedLate() throws {
+    var profile = MaxBehaviorProfile.wellBehaved
+    let (onTime, _) = try showOnce(profile)
+    profile.lateHideRate = 1
+    let (late, _) = try showOnce(profile)
+    #expect(late.signals.map(\.name) == onTime.signals.map(\.name))
+    let delay =
+      try #require(late.time { $0 == .dismissed }) - (try #require(onTime.time { $0 == .dismissed }))
+    #expect(delay >= .seconds(3))
+  }
+
+  @Test func displayFailureBecomesShowFailed() throws {
+    var profile = MaxBehaviorProfile.wellBehaved
+    profile.displayFailureRate = 1
+    let (recorder, _) = try showOnce(profile)
+    guard case .showFailed(let error)? = recorder.signals.first else {
+      Issue.record("expected showFailed, got \(recorder.signals)")
+      return
+    }
+    #expect(recorder.signals.count == 1)
+    #expect(error.kind == .internalError)
+    #expect(error.vendorCode == -4205)
+  }
+
+  @Test func anotherAdShowingIsMinus23() throws {
+    let (scheduler, adapter) = makeAdapter()
+    let first = LoadBox()
+    let second = LoadBox()
+    _ = adapter.load(loadRequest("unit-a"), completion: first.completion)
+    _ = adapter.load(loadRequest("unit-b"), completion: second.completion)
+    scheduler.run()
+    let firstSignals = SignalRecorder(clock: scheduler)
+    let secondSignals = SignalRecorder(clock: scheduler)
+    try #require(first.ad).ad.show(
+      AdapterShowRequest(zoneID: "z"), from: HeadlessPresenter(), signals: firstSignals.sink)
+    scheduler.advance(by: .seconds(3))
+    try #require(second.ad).ad.show(
+      AdapterShowRequest(zoneID: "z"), from: HeadlessPresenter(), signals: secondSignals.sink)
+    scheduler.run()
+    #expect(secondSignals.signals.map(\.name) == ["showFailed(-23)"])
+    #expect(
+      secondSignals.signals.first
+        == .showFailed(
+          MaxAdapter.displayError(
+            MAError(
+              code: -23, message: "Attempting to show ad when another fullscreen ad is already showing"))))
+    #expect(firstSignals.signals.last == .dismissed)
+  }
+
+  @Test func concurrentLoadsOfOneAdUnitShareItsAdAndTheSecondShowIsNotReady() throws {
+    let (scheduler, adapter) = makeAdapter()
+    let first = LoadBox()
+    let second = LoadBox()
+    _ = adapter.load(loadRequest(), completion: first.completion)
+    _ = adapter.load(loadRequest(), completion: second.completion)
+    scheduler.run()
+    let firstAd = try #require(first.ad)
+    let secondAd = try #require(second.ad)
+    #expect(firstAd.ad !== secondAd.ad, "one AdapterAd per load")
+    let firstSignals = SignalRecorder(clock: scheduler)
+    let secondSignals = SignalRecorder(clock: scheduler)
+    firstAd.ad.show(AdapterShowRequest(zoneID: "z"), from: HeadlessPresenter(), signals: firstSignals.sink)
+    scheduler.run()
+    secondAd.ad.show(AdapterShowRequest(zoneID: "z"), from: HeadlessPresenter(), signals: secondSignals.sink)
+    scheduler.run()
+    #expect(firstSignals.signals.last == .dismissed)
+    let failure = try #require(secondSignals.signals.first)
+    #expect(secondSignals.signals.count == 1)
+    #expect(failure.name == "showFailed(-24)")
+    if case .showFailed(let error) = failure { #expect(error.kind == .notReady) }
+  }
+
+  @Test func cancelledLoadNeverCompletesAndTheAdServesTheNextLoad() throws {
+    let (scheduler, adapter) = makeAdapter()
+    let cancelled = LoadBox()
+    let handle = adapter.load(loadRequest(), completion: cancelled.completion)
+    scheduler.advance(by: .milliseconds(1))
+    handle.cancel()
+    scheduler.run()
+    #expect(cancelled.results.isEmpty)
+    let next = LoadBox()
+    let before = scheduler.now
+    _ = adapter.load(loadRequest(), completion: next.completion)
+    scheduler.run()
+    #expect(next.ad != nil)
+    #expect(scheduler.now == before, "MAX still held the ad, so it is ready at once")
+  }
+
+  @Test func lateRewardOfAnEarlierShowReachesThatShowNotTheNextOne() throws {
+    var profile = MaxBehaviorProfile.wellBehaved
+    profile.rewardAfterHideRate = 1
+    profile.lateRewardDelay = .seconds(10) ... .seconds(10)
+    profile.loadLatencyMedian = .zero
+    let (scheduler, adapter) = makeAdapter(profile)
+    let first = LoadBox()
+    _ = adapter.load(loadRequest(), completion: first.completion)
+    scheduler.run()
+    let firstSignals = SignalRecorder(clock: scheduler)
+    try #require(first.ad).ad.show(
+      AdapterShowRequest(zoneID: "z"), from: HeadlessPresenter(), signals: firstSignals.sink)
+    while firstSignals.signals.last != .dismissed { scheduler.advance(by: .milliseconds(100)) }
+    let second = LoadBox()
+    _ = adapter.load(loadRequest(), completion: second.completion)
+    scheduler.advance(by: .milliseconds(1))
+    let secondSignals = SignalRecorder(clock: scheduler)
+    try #require(second.ad).ad.show(
+      AdapterShowRequest(zoneID: "z"), from: HeadlessPresenter(), signals: secondSignals.sink)
+    scheduler.advance(by: .seconds(10))
+    #expect(firstSignals.signals.map(\.name) == ["displayed", "revenuePaid", "dismissed", "rewarded"])
+    #expect(secondSignals.signals.map(\.name) == ["displayed", "revenuePaid"])
+    scheduler.run()
+    #expect(secondSignals.signals.map(\.name) == ["displayed", "revenuePaid", "dismissed", "rewarded"])
+  }
+
+  @Test func callbacksFromAnotherThreadAreForwarded() throws {
+    let queue = DispatchQueue(label: "max-sim.adapter-callbacks")
+    var profile = MaxBehaviorProfile.wellBehaved
+    profile.offThreadCallbacks = .init(probability: 1, queue: queue)
+    let (scheduler, adapter) = makeAdapter(profile)
+    let box = LoadBox()
+    _ = adapter.load(loadRequest(), completion: box.completion)
+    scheduler.run()
+    queue.sync {}
+    let recorder = SignalRecorder(clock: scheduler)
+    try #require(box.ad).ad.show(
+      AdapterShowRequest(zoneID: "z"), from: HeadlessPresenter(), signals: recorder.sink)
+    scheduler.run()
+    queue.sync {}
+    #expect(recorder.signals.map(\.name) == ["displayed", "revenuePaid", "rewarded", "dismissed"])
+  }
+
+  /// Runs `cycles` load/show cycles through the adapter with the default profile.
+  private func adapterTimeline(seed: UInt64, cycles: Int = 30) -> [String] {
+    let (scheduler, adapter) = makeAdapter(.default, seed: seed)
+    var log: [String] = []
+    for _ in 0..<cycles {
+      let box = LoadBox()
+      _ = adapter.load(loadRequest(), completion: box.completion)
+      scheduler.run()
+      guard let loaded = box.ad else {
+        log.append("\(scheduler.now.milliseconds) failed \(box.error?.vendorCode ?? 0)")
+        continue
+      }
+      let recorder = SignalRecorder(clock: scheduler)
+      loaded.ad.show(AdapterShowRequest(zoneID: "z"), from: HeadlessPresenter(), signals: recorder.sink)
+      scheduler.run()
+      log.append("\(scheduler.now.milliseconds) \(loaded.ecpm ?? 0) \(recorder.signals.map(\.name))")
+    }
+    return log
+  }
+
+  @Test func adapterRunsAreDeterministicPerSeed() {
+    #expect(adapterTimeline(seed: 3) == adapterTimeline(seed: 3))
+    #expect(adapterTimeline(seed: 3) != adapterTimeline(seed: 4))
+  }
+}
