@@ -21,10 +21,12 @@ let package = Package(
     .target(name: "MediateCLI", dependencies: ["MediationKit", "EmpowerSim", "MaxSim", "GoogleSim"]),
     .executableTarget(name: "mediate", dependencies: ["MediateCLI"]),
     .testTarget(name: "MediationKitTests", dependencies: ["MediationKit", "MediationKitTesting"]),
-    .testTarget(name: "EmpowerSimTests", dependencies: ["EmpowerSim", "MediationKit", "MediationKitTesting"]),
+    .testTarget(
+      name: "EmpowerSimTests", dependencies: ["EmpowerSim", "MediationKit", "MediationKitTesting"]),
     .testTarget(name: "MaxSimTests", dependencies: ["MaxSim", "MediationKit", "MediationKitTesting"]),
     .testTarget(name: "GoogleSimTests", dependencies: ["GoogleSim", "MediationKit", "MediationKitTesting"]),
-    .testTarget(name: "MediateCLITests", dependencies: ["MediateCLI", "MediationKit", "MediationKitTesting"]),
+    .testTarget(
+      name: "MediateCLITests", dependencies: ["MediateCLI", "MediationKit", "MediationKitTesting"]),
   ],
   swiftLanguageModes: [.v6]
 )

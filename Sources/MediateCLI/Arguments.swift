@@ -27,12 +27,17 @@ struct OptionSpec {
   let valueName: String?
   let help: String
 
-  static let zone = OptionSpec(name: "--zone", valueName: "ZONE", help: "The zone to load and show (default: the config's first zone).")
+  static let zone = OptionSpec(
+    name: "--zone", valueName: "ZONE", help: "The zone to load and show (default: the config's first zone).")
   static let networks = OptionSpec(
-    name: "--networks", valueName: "LIST", help: "Comma-separated network ids taking part (default: all registered).")
-  static let seed = OptionSpec(name: "--seed", valueName: "N", help: "Seed of every random draw; same seed, same output (default: 1).")
-  static let config = OptionSpec(name: "--config", valueName: "FILE", help: "A JSON zone configuration (default: the built-in one).")
-  static let json = OptionSpec(name: "--json", valueName: nil, help: "Print JSON for machines instead of text.")
+    name: "--networks", valueName: "LIST",
+    help: "Comma-separated network ids taking part (default: all registered).")
+  static let seed = OptionSpec(
+    name: "--seed", valueName: "N", help: "Seed of every random draw; same seed, same output (default: 1).")
+  static let config = OptionSpec(
+    name: "--config", valueName: "FILE", help: "A JSON zone configuration (default: the built-in one).")
+  static let json = OptionSpec(
+    name: "--json", valueName: nil, help: "Print JSON for machines instead of text.")
   static let help = OptionSpec(name: "--help", valueName: nil, help: "Show help for the command.")
 
   static func options(for command: Command) -> [OptionSpec] {

@@ -1,5 +1,6 @@
 import EmpowerSim
 import GoogleSim
+import MaxSim
 import MediationKit
 
 /// The networks `mediate` ships with: the simulated Empower, AppLovin MAX and Google AdMob.
@@ -10,7 +11,9 @@ public enum BuiltInNetworks {
   /// A new registry holding every built-in network with its default behaviour profile.
   public static func registry() -> AdapterRegistry {
     let registry = AdapterRegistry()
-    for registration in [EmpowerNetwork.registration(), GoogleNetwork.registration()] {
+    for registration in [
+      EmpowerNetwork.registration(), MaxNetwork.registration(), GoogleNetwork.registration(),
+    ] {
       try! registry.register(registration)  // distinct ids by construction
     }
     return registry

@@ -3,7 +3,9 @@ import Foundation
 /// One JSON object on one line, keys sorted so the same input gives the same bytes.
 enum JSONLine {
   static func encode(_ object: [String: Any]) -> String {
-    guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]),
+    guard
+      let data = try? JSONSerialization.data(
+        withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]),
       let line = String(data: data, encoding: .utf8)
     else { return "{}" }
     return line

@@ -10,7 +10,10 @@ public struct CLIOutput: Sendable {
   /// Whether standard error is a terminal (progress is shown only then).
   public var stderrIsTerminal: Bool
 
-  public init(out: @escaping @Sendable (String) -> Void, err: @escaping @Sendable (String) -> Void, stderrIsTerminal: Bool) {
+  public init(
+    out: @escaping @Sendable (String) -> Void, err: @escaping @Sendable (String) -> Void,
+    stderrIsTerminal: Bool
+  ) {
     self.out = out
     self.err = err
     self.stderrIsTerminal = stderrIsTerminal
@@ -74,7 +77,8 @@ public enum MediateCLI {
     if command == .run && !explicitCommand {
       lines += ["  --version         Show the version.", "", "COMMANDS:"]
       for command in Command.allCases {
-        lines.append("  " + command.rawValue.padding(toLength: 18, withPad: " ", startingAt: 0) + command.summary)
+        lines.append(
+          "  " + command.rawValue.padding(toLength: 18, withPad: " ", startingAt: 0) + command.summary)
       }
       lines += ["", "See 'mediate COMMAND --help' for a command's options."]
     }
@@ -93,10 +97,14 @@ struct CommandContext {
   /// The configuration in use: `--config FILE` or the built-in default.
   func loadConfig() throws(CLIError) -> (MediationConfig, source: String) {
     let known = registry.networkIDs
-    if let path = arguments.value(.config) { return (try Self.loadConfig(path: path, knownNetworks: known), path) }
+    if let path = arguments.value(.config) {
+      return (try Self.loadConfig(path: path, knownNetworks: known), path)
+    }
     do {
       let data = Data(DefaultConfig.json.utf8)
-      return (try ConfigLoader.load(data, source: "built-in default", knownNetworks: known), "built-in default")
+      return (
+        try ConfigLoader.load(data, source: "built-in default", knownNetworks: known), "built-in default"
+      )
     } catch {
       throw .data(error.description)
     }

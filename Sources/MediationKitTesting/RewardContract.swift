@@ -20,11 +20,15 @@ public enum RewardContract {
   /// event; after it, only `diagnostic` (or the next load's events) may follow.
   /// - Parameter requireFinished: Also require that no show is still open at the end.
   /// - Throws: ``RewardContractViolation`` at the first broken rule.
-  public static func verify(_ events: [RewardedAdEvent], requireFinished: Bool = true) throws(RewardContractViolation) {
+  public static func verify(_ events: [RewardedAdEvent], requireFinished: Bool = true)
+    throws(RewardContractViolation)
+  {
     var inShow = false
     var rewarded = false
     for (index, event) in events.enumerated() {
-      func violation(_ rule: String) -> RewardContractViolation { RewardContractViolation(index: index, rule: rule) }
+      func violation(_ rule: String) -> RewardContractViolation {
+        RewardContractViolation(index: index, rule: rule)
+      }
       switch event {
       case .shown:
         if inShow { throw violation("shown while a show is still open") }
@@ -57,7 +61,9 @@ public enum RewardContract {
   }
 
   /// Verifies every zone's events in `events` separately.
-  public static func verify(_ events: [ZoneEvent], requireFinished: Bool = true) throws(RewardContractViolation) {
+  public static func verify(_ events: [ZoneEvent], requireFinished: Bool = true)
+    throws(RewardContractViolation)
+  {
     var byZone: [String: [RewardedAdEvent]] = [:]
     for event in events { byZone[event.zoneID, default: []].append(event.event) }
     for zone in byZone.keys.sorted() { try verify(byZone[zone]!, requireFinished: requireFinished) }

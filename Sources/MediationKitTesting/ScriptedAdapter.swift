@@ -54,7 +54,8 @@ public final class ScriptedAdapter: RewardedAdapter {
   public init(
     id: NetworkID, scheduler: any Scheduler, loads: [String: [LoadScript]], show: ShowScript = .completes
   ) {
-    self.info = AdapterInfo(id: id, displayName: "Scripted \(id)", adapterVersion: "1.0.0", sdkVersion: "test")
+    self.info = AdapterInfo(
+      id: id, displayName: "Scripted \(id)", adapterVersion: "1.0.0", sdkVersion: "test")
     self.scheduler = scheduler
     self.state = Mutex(State(loadScripts: loads, showScript: show))
   }
@@ -82,12 +83,15 @@ public final class ScriptedAdapter: RewardedAdapter {
   /// Replaces the show script for later shows.
   public func setShowScript(_ script: ShowScript) { state.withLock { $0.showScript = script } }
 
-  public func start(_ request: AdapterStartRequest, completion: @escaping @Sendable (Result<Void, AdapterError>) -> Void) {
+  public func start(
+    _ request: AdapterStartRequest, completion: @escaping @Sendable (Result<Void, AdapterError>) -> Void
+  ) {
     completion(.success(()))
   }
 
   public func load(
-    _ request: AdapterLoadRequest, completion: @escaping @Sendable (Result<AdapterLoadedAd, AdapterError>) -> Void
+    _ request: AdapterLoadRequest,
+    completion: @escaping @Sendable (Result<AdapterLoadedAd, AdapterError>) -> Void
   ) -> Cancellable {
     let script = state.withLock { state -> LoadScript in
       state.loadRequests.append(request)

@@ -1,4 +1,6 @@
 import Foundation
 import MediateCLI
 
-exit(MediateCLI.run(Array(CommandLine.arguments.dropFirst()), registry: BuiltInNetworks.registry(), output: .standard))
+exit(
+  MediateCLI.run(
+    Array(CommandLine.arguments.dropFirst()), registry: BuiltInNetworks.registry(), output: .standard))

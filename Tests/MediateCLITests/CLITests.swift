@@ -12,13 +12,20 @@ final class Captured: Sendable {
   var err: [String] { lines.withLock { $0.err } }
   var output: CLIOutput {
     CLIOutput(
-      out: { line in self.lines.withLock { $0.out.append(contentsOf: line.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)) } },
+      out: { line in
+        self.lines.withLock {
+          $0.out.append(
+            contentsOf: line.split(separator: "\n", omittingEmptySubsequences: false).map(String.init))
+        }
+      },
       err: { line in self.lines.withLock { $0.err.append(line) } }, stderrIsTerminal: false)
   }
 }
 
 /// Runs `mediate` in-process over scripted networks named like the built-in ones.
-func mediate(_ arguments: [String], registry: AdapterRegistry = scriptedRegistry()) -> (code: Int32, out: [String], err: [String]) {
+func mediate(_ arguments: [String], registry: AdapterRegistry = scriptedRegistry()) -> (
+  code: Int32, out: [String], err: [String]
+) {
   let captured = Captured()
   let code = MediateCLI.run(arguments, registry: registry, output: captured.output)
   return (code, captured.out, captured.err)
@@ -41,12 +48,17 @@ func scriptedRegistry(fill: Bool = true) -> AdapterRegistry {
 enum ScriptedNetwork {
   static func make(id: NetworkID, scheduler: any Scheduler, fill: Bool) -> ScriptedAdapter {
     let placements = [
-      "emp-level-complete-high", "b3f1c0d2e4a59687", "ca-app-pub-3940256099942544/1712485313", "emp-level-complete-floor",
+      "emp-level-complete-high", "b3f1c0d2e4a59687", "ca-app-pub-3940256099942544/1712485313",
+      "emp-level-complete-floor",
       "7c2e9a41d0b36f58", "ca-app-pub-3940256099942544/5224354917", "emp-daily-bonus",
     ]
     let script: ScriptedAdapter.LoadScript =
-      fill ? .fill(after: .milliseconds(500)) : .fail(after: .milliseconds(200), AdapterError(.noFill, vendorCode: 204, message: "no fill"))
-    return ScriptedAdapter(id: id, scheduler: scheduler, loads: Dictionary(uniqueKeysWithValues: placements.map { ($0, [script]) }))
+      fill
+      ? .fill(after: .milliseconds(500))
+      : .fail(after: .milliseconds(200), AdapterError(.noFill, vendorCode: 204, message: "no fill"))
+    return ScriptedAdapter(
+      id: id, scheduler: scheduler, loads: Dictionary(uniqueKeysWithValues: placements.map { ($0, [script]) })
+    )
   }
 }
 
@@ -71,7 +83,9 @@ struct CLITests {
   @Test func jsonLinesCarryTheRequiredKeys() throws {
     let result = mediate(["--zone", "level_complete", "--networks", "empower", "--json", "--seed", "9"])
     #expect(result.code == 0)
-    let objects = try result.out.map { try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+    let objects = try result.out.map {
+      try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+    }
     #expect(objects.map { $0["event"] as? String } == ["loading", "ready", "shown", "rewarded", "closed"])
     for object in objects {
       #expect(object["t_ms"] is Int)
@@ -98,7 +112,9 @@ struct CLITests {
   @Test func unknownZoneListsKnownOnesAndExits64() {
     let result = mediate(["--zone", "nope"])
     #expect(result.code == 64)
-    #expect(result.err[0] == "Error: unknown zone 'nope'; known: level_complete, daily_bonus, extra_life, store_coins")
+    #expect(
+      result.err[0]
+        == "Error: unknown zone 'nope'; known: level_complete, daily_bonus, extra_life, store_coins")
     #expect(result.err[1].hasPrefix("Usage: mediate [run]"))
     #expect(result.err[2] == "See 'mediate --help'.")
     #expect(result.out.isEmpty)
@@ -116,7 +132,10 @@ struct CLITests {
       (["--zone"], "Error: option '--zone' needs a value (ZONE)"),
       (["--frobnicate"], "Error: unknown option '--frobnicate' for 'run'"),
       (["launch"], "Error: unknown command 'launch'; commands: run, networks, zones, validate"),
-      (["--networks", "max,,google"], "Error: --networks has an empty entry; registered: empower, google, max"),
+      (
+        ["--networks", "max,,google"],
+        "Error: --networks has an empty entry; registered: empower, google, max"
+      ),
       (["validate"], "Error: missing FILE to validate"),
       (["--json=yes"], "Error: option '--json' takes no value"),
     ] {
@@ -127,13 +146,21 @@ struct CLITests {
   }
 
   @Test func badConfigDataExits65NamingFileAndPath() {
-    let path = temporaryFile(#"{"zones": [{"id": "z", "reward": {"type": "coins", "amount": 1}, "loadTimeoutSeconds": 30, "adExpirySeconds": 60, "rewardGraceSeconds": 1, "autoReload": false, "lineItems": [{"network": "max", "placementId": "a", "priority": 0, "ecpm": -3, "timeoutSeconds": 5}]}]}"#)
+    let path = temporaryFile(
+      #"{"zones": [{"id": "z", "reward": {"type": "coins", "amount": 1}, "loadTimeoutSeconds": 30, "adExpirySeconds": 60, "rewardGraceSeconds": 1, "autoReload": false, "lineItems": [{"network": "max", "placementId": "a", "priority": 0, "ecpm": -3, "timeoutSeconds": 5}]}]}"#
+    )
     let run = mediate(["--config", path])
     #expect(run.code == 65)
-    #expect(run.err == ["Error: \(path): zones[0].lineItems[0].ecpm: must be a finite number ≥ 0 and ≤ 10000, found -3"])
+    #expect(
+      run.err == [
+        "Error: \(path): zones[0].lineItems[0].ecpm: must be a finite number ≥ 0 and ≤ 10000, found -3"
+      ])
     let validate = mediate(["validate", path])
     #expect(validate.code == 65)
-    #expect(validate.err == ["\(path): zones[0].lineItems[0].ecpm: must be a finite number ≥ 0 and ≤ 10000, found -3"])
+    #expect(
+      validate.err == [
+        "\(path): zones[0].lineItems[0].ecpm: must be a finite number ≥ 0 and ≤ 10000, found -3"
+      ])
   }
 
   @Test func invalidJSONExits65() {
@@ -150,7 +177,9 @@ struct CLITests {
   }
 
   @Test func validateAcceptsAGoodFile() {
-    let path = temporaryFile(#"{"zones": [{"id": "z", "reward": {"type": "coins", "amount": 1}, "loadTimeoutSeconds": 30, "adExpirySeconds": 60, "rewardGraceSeconds": 1, "autoReload": false, "lineItems": [{"network": "max", "placementId": "a", "priority": 0, "ecpm": 3, "timeoutSeconds": 5}]}]}"#)
+    let path = temporaryFile(
+      #"{"zones": [{"id": "z", "reward": {"type": "coins", "amount": 1}, "loadTimeoutSeconds": 30, "adExpirySeconds": 60, "rewardGraceSeconds": 1, "autoReload": false, "lineItems": [{"network": "max", "placementId": "a", "priority": 0, "ecpm": 3, "timeoutSeconds": 5}]}]}"#
+    )
     let result = mediate(["validate", path])
     #expect(result.code == 0)
     #expect(result.out == ["\(path): valid — 1 zones, 1 line items"])
@@ -160,8 +189,12 @@ struct CLITests {
   @Test func networksAndZonesList() throws {
     let networks = mediate(["networks", "--json"])
     #expect(networks.code == 0)
-    let object = try #require(JSONSerialization.jsonObject(with: Data(networks.out[0].utf8)) as? [String: Any])
-    #expect((object["networks"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == ["empower", "google", "max"])
+    let object = try #require(
+      JSONSerialization.jsonObject(with: Data(networks.out[0].utf8)) as? [String: Any])
+    #expect(
+      (object["networks"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == [
+        "empower", "google", "max",
+      ])
     let zones = mediate(["zones"])
     #expect(zones.code == 0)
     #expect(zones.out.contains { $0.hasPrefix("level_complete — reward 100 coins") })

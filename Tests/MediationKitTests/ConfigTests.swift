@@ -26,7 +26,8 @@ struct ConfigTests {
   static let item = #"{"network": "max", "placementId": "a", "priority": 0, "ecpm": 3, "timeoutSeconds": 5}"#
 
   @Test func validConfigLoads() throws {
-    let config = try ConfigLoader.load(Data(Self.zone(Self.item).utf8), source: "t", knownNetworks: Self.known)
+    let config = try ConfigLoader.load(
+      Data(Self.zone(Self.item).utf8), source: "t", knownNetworks: Self.known)
     #expect(config.zones[0].lineItems[0].network == "max")
   }
 
@@ -37,7 +38,9 @@ struct ConfigTests {
   }
 
   @Test func wrongTypeNamesPathAndExpectation() {
-    let issues = Self.issues(Self.zone(#"{"network": "max", "placementId": "a", "priority": 0, "ecpm": "high", "timeoutSeconds": 5}"#))
+    let issues = Self.issues(
+      Self.zone(
+        #"{"network": "max", "placementId": "a", "priority": 0, "ecpm": "high", "timeoutSeconds": 5}"#))
     #expect(issues == ["zones[0].lineItems[0].ecpm: expected a number, found a string"])
   }
 
@@ -48,12 +51,16 @@ struct ConfigTests {
 
   @Test func negativeECPMReportsPathFoundAndExpected() {
     let issues = Self.issues(
-      Self.zone(Self.item + #", {"network": "google", "placementId": "b", "priority": 1, "ecpm": -3, "timeoutSeconds": 5}"#))
+      Self.zone(
+        Self.item
+          + #", {"network": "google", "placementId": "b", "priority": 1, "ecpm": -3, "timeoutSeconds": 5}"#))
     #expect(issues == ["zones[0].lineItems[1].ecpm: must be a finite number ≥ 0 and ≤ 10000, found -3"])
   }
 
   @Test func nonFiniteECPMIsRejected() {
-    let issues = Self.issues(Self.zone(#"{"network": "max", "placementId": "a", "priority": 0, "ecpm": "NaN", "timeoutSeconds": 5}"#))
+    let issues = Self.issues(
+      Self.zone(#"{"network": "max", "placementId": "a", "priority": 0, "ecpm": "NaN", "timeoutSeconds": 5}"#)
+    )
     #expect(issues == ["zones[0].lineItems[0].ecpm: must be a finite number ≥ 0 and ≤ 10000, found NaN"])
   }
 
@@ -63,13 +70,15 @@ struct ConfigTests {
   }
 
   @Test func unknownNetworkListsKnownOnes() {
-    let issues = Self.issues(Self.zone(#"{"network": "maxx", "placementId": "a", "priority": 0, "ecpm": 3, "timeoutSeconds": 5}"#))
+    let issues = Self.issues(
+      Self.zone(#"{"network": "maxx", "placementId": "a", "priority": 0, "ecpm": 3, "timeoutSeconds": 5}"#))
     #expect(issues == ["zones[0].lineItems[0].network: unknown network 'maxx'; known: empower, google, max"])
   }
 
   @Test func emptyZonesAndLineItemsAreRejected() {
     #expect(Self.issues(#"{"zones": []}"#) == ["zones: must list at least one zone, found none"])
-    #expect(Self.issues(Self.zone("")) == ["zones[0].lineItems: must list at least one line item, found none"])
+    #expect(
+      Self.issues(Self.zone("")) == ["zones[0].lineItems: must list at least one line item, found none"])
   }
 
   @Test func absurdTimeoutsAreRejected() {
@@ -104,7 +113,8 @@ struct ConfigTests {
   }
 
   @Test func errorDescriptionPrefixesTheSource() {
-    let error = ConfigError(source: "zones.json", issues: [ConfigIssue(path: "zones[1].lineItems[0].ecpm", message: "bad")])
+    let error = ConfigError(
+      source: "zones.json", issues: [ConfigIssue(path: "zones[1].lineItems[0].ecpm", message: "bad")])
     #expect(error.description == "zones.json: zones[1].lineItems[0].ecpm: bad")
   }
 

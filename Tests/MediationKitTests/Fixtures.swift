@@ -22,7 +22,8 @@ struct Harness {
       try registry.register(adapter.registration)
     }
     self.adapters = adapters
-    mediator = try Mediator(config: MediationConfig(zones: zones), registry: registry, scheduler: scheduler, options: options)
+    mediator = try Mediator(
+      config: MediationConfig(zones: zones), registry: registry, scheduler: scheduler, options: options)
     recorder = EventRecorder(mediator)
   }
 
@@ -37,11 +38,14 @@ func zone(
   autoReload: Bool = false
 ) -> ZoneConfig {
   ZoneConfig(
-    id: id, reward: RewardConfig(type: "coins", amount: 100), lineItems: items, loadTimeoutSeconds: loadTimeout,
+    id: id, reward: RewardConfig(type: "coins", amount: 100), lineItems: items,
+    loadTimeoutSeconds: loadTimeout,
     adExpirySeconds: expiry, rewardGraceSeconds: grace, autoReload: autoReload)
 }
 
-func item(_ network: NetworkID, _ placement: String, priority: Int = 0, ecpm: Double, timeout: Double = 10) -> LineItem {
+func item(_ network: NetworkID, _ placement: String, priority: Int = 0, ecpm: Double, timeout: Double = 10)
+  -> LineItem
+{
   LineItem(network: network, placementId: placement, priority: priority, ecpm: ecpm, timeoutSeconds: timeout)
 }
 

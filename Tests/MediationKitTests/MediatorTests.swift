@@ -8,7 +8,8 @@ struct MediatorTests {
   static let presenter = HeadlessPresenter()
 
   static func single(
-    show: ScriptedAdapter.ShowScript = .completes, grace: Double = 5, expiry: Double = 3600, autoReload: Bool = false,
+    show: ScriptedAdapter.ShowScript = .completes, grace: Double = 5, expiry: Double = 3600,
+    autoReload: Bool = false,
     options: MediatorOptions = MediatorOptions()
   ) throws -> (Harness, RewardedAd) {
     let harness = try Harness(
@@ -41,7 +42,9 @@ struct MediatorTests {
   }
 
   @Test func rewardAfterDismissInsideGraceStillGrantsBeforeClose() throws {
-    let script = ScriptedAdapter.ShowScript([(.zero, .displayed), (.seconds(20), .dismissed), (.seconds(23), .rewarded(nil))])
+    let script = ScriptedAdapter.ShowScript([
+      (.zero, .displayed), (.seconds(20), .dismissed), (.seconds(23), .rewarded(nil)),
+    ])
     let (harness, ad) = try Self.single(show: script, grace: 5)
     try ad.show(from: Self.presenter)
     harness.settle()
@@ -50,7 +53,9 @@ struct MediatorTests {
   }
 
   @Test func rewardAfterGraceIsReportedAsDiagnosticAndNotGranted() throws {
-    let script = ScriptedAdapter.ShowScript([(.zero, .displayed), (.seconds(20), .dismissed), (.seconds(26), .rewarded(nil))])
+    let script = ScriptedAdapter.ShowScript([
+      (.zero, .displayed), (.seconds(20), .dismissed), (.seconds(26), .rewarded(nil)),
+    ])
     let (harness, ad) = try Self.single(show: script, grace: 5)
     try ad.show(from: Self.presenter)
     harness.settle()
@@ -61,7 +66,8 @@ struct MediatorTests {
 
   @Test func doubleRewardIsGrantedOnce() throws {
     let script = ScriptedAdapter.ShowScript([
-      (.zero, .displayed), (.seconds(30), .rewarded(nil)), (.seconds(30), .rewarded(nil)), (.seconds(31), .dismissed),
+      (.zero, .displayed), (.seconds(30), .rewarded(nil)), (.seconds(30), .rewarded(nil)),
+      (.seconds(31), .dismissed),
     ])
     let (harness, ad) = try Self.single(show: script)
     try ad.show(from: Self.presenter)
@@ -70,12 +76,15 @@ struct MediatorTests {
   }
 
   @Test func showingWhatIsNotThereFailsAtOnceWithATypedError() throws {
-    let harness = try Harness(zones: [zone([item("a", "a1", ecpm: 1)])], scripts: ["a": ["a1": [.fill(after: .seconds(1))]]])
+    let harness = try Harness(
+      zones: [zone([item("a", "a1", ecpm: 1)])], scripts: ["a": ["a1": [.fill(after: .seconds(1))]]])
     let ad = try harness.mediator.rewardedAd(zone: "z")
     #expect(throws: MediationError(.notReady, "zone 'z': no ad loaded")) { try ad.show(from: Self.presenter) }
     ad.load()
     harness.scheduler.runUntilIdle()
-    #expect(throws: MediationError(.notReady, "zone 'z': still loading")) { try ad.show(from: Self.presenter) }
+    #expect(throws: MediationError(.notReady, "zone 'z': still loading")) {
+      try ad.show(from: Self.presenter)
+    }
     harness.settle()
     try ad.show(from: Self.presenter)
     let used = #expect(throws: MediationError.self) { try ad.show(from: Self.presenter) }
@@ -132,7 +141,8 @@ struct MediatorTests {
   }
 
   @Test func aNetworkThatNeverDisplaysTimesOutTheShow() throws {
-    let (harness, ad) = try Self.single(show: ScriptedAdapter.ShowScript([]), options: MediatorOptions(displayTimeout: .seconds(7)))
+    let (harness, ad) = try Self.single(
+      show: ScriptedAdapter.ShowScript([]), options: MediatorOptions(displayTimeout: .seconds(7)))
     try ad.show(from: Self.presenter)
     harness.settle()
     #expect(harness.names() == ["loading", "ready", "show_failed"])
@@ -142,7 +152,9 @@ struct MediatorTests {
   }
 
   @Test func unknownZoneListsTheKnownOnes() throws {
-    let harness = try Harness(zones: [zone([item("a", "a1", ecpm: 1)], id: "b"), zone([item("a", "a1", ecpm: 1)], id: "a")], scripts: [:])
+    let harness = try Harness(
+      zones: [zone([item("a", "a1", ecpm: 1)], id: "b"), zone([item("a", "a1", ecpm: 1)], id: "a")],
+      scripts: [:])
     #expect(throws: MediationError(.unknownZone, "unknown zone 'c'; known: b, a")) {
       try harness.mediator.rewardedAd(zone: "c")
     }
@@ -151,7 +163,9 @@ struct MediatorTests {
   @Test func delegateAndAsyncStreamSeeTheSameEvents() async throws {
     final class Delegate: RewardedAdDelegate {
       let names = Mutex<[String]>([])
-      func rewardedAd(_ ad: RewardedAd, didReceive event: RewardedAdEvent) { names.withLock { $0.append(event.name) } }
+      func rewardedAd(_ ad: RewardedAd, didReceive event: RewardedAdEvent) {
+        names.withLock { $0.append(event.name) }
+      }
     }
     let (harness, ad) = try Self.single()
     let delegate = Delegate()
@@ -173,7 +187,9 @@ struct MediatorTests {
       let (harness, ad) = try Self.single(options: MediatorOptions(seed: seed))
       try ad.show(from: Self.presenter)
       harness.settle()
-      return harness.recorder.events(zone: "z").compactMap { if case .rewarded(let r) = $0 { r.transactionID } else { nil } }
+      return harness.recorder.events(zone: "z").compactMap {
+        if case .rewarded(let r) = $0 { r.transactionID } else { nil }
+      }
     }
     #expect(try ids(seed: 7) == ids(seed: 7))
     #expect(try ids(seed: 7) != ids(seed: 8))
@@ -183,7 +199,12 @@ struct MediatorTests {
     let zones = (0..<10_000).map { zone([item("a", "p\($0 % 7)", ecpm: 1)], id: "z\($0)") }
     let harness = try Harness(
       zones: zones,
-      scripts: ["a": Dictionary(uniqueKeysWithValues: (0..<7).map { ("p\($0)", [ScriptedAdapter.LoadScript.fill(after: .milliseconds(Int64($0 * 100)))]) })])
+      scripts: [
+        "a": Dictionary(
+          uniqueKeysWithValues: (0..<7).map {
+            ("p\($0)", [ScriptedAdapter.LoadScript.fill(after: .milliseconds(Int64($0 * 100)))])
+          })
+      ])
     for index in 0..<10_000 { try harness.mediator.rewardedAd(zone: "z\(index)").load() }
     harness.settle()
     let ready = harness.recorder.events.filter { $0.event.name == "ready" }

@@ -4,7 +4,8 @@ import Testing
 @MainActor
 @Suite("RewardedAdModel")
 struct RewardedAdModelTests {
-  static let info = AdInfo(zoneID: "z", network: "a", placementID: "p", ecpm: 3, responses: [], latency: .seconds(1))
+  static let info = AdInfo(
+    zoneID: "z", network: "a", placementID: "p", ecpm: 3, responses: [], latency: .seconds(1))
 
   @Test func followsTheEventFlow() {
     let model = RewardedAdModel()

@@ -38,7 +38,8 @@ struct ShowStateMachineTests {
 
   @Test func happyPath() {
     let events = Self.events([
-      .signal(.displayed), .signal(.clicked), .signal(.revenuePaid(Self.revenue)), .signal(.rewarded(Self.reward)),
+      .signal(.displayed), .signal(.clicked), .signal(.revenuePaid(Self.revenue)),
+      .signal(.rewarded(Self.reward)),
       .signal(.dismissed),
     ])
     #expect(Self.names(events) == ["shown", "clicked", "revenue", "rewarded", "closed"])
@@ -64,7 +65,9 @@ struct ShowStateMachineTests {
   }
 
   @Test func rewardAfterGraceWindowIsADiagnosticNotAGrant() {
-    let events = Self.events([.signal(.displayed), .signal(.dismissed), .graceWindowEnded, .signal(.rewarded(nil))])
+    let events = Self.events([
+      .signal(.displayed), .signal(.dismissed), .graceWindowEnded, .signal(.rewarded(nil)),
+    ])
     #expect(Self.names(events) == ["shown", "skipped", "diag:late_reward"])
   }
 
@@ -75,18 +78,24 @@ struct ShowStateMachineTests {
 
   @Test func doubleRewardIsGrantedOnce() {
     let events = Self.events([
-      .signal(.displayed), .signal(.rewarded(nil)), .signal(.rewarded(nil)), .signal(.dismissed), .signal(.rewarded(nil)),
+      .signal(.displayed), .signal(.rewarded(nil)), .signal(.rewarded(nil)), .signal(.dismissed),
+      .signal(.rewarded(nil)),
     ])
-    #expect(Self.names(events) == ["shown", "rewarded", "diag:duplicate_reward", "closed", "diag:duplicate_reward"])
+    #expect(
+      Self.names(events) == ["shown", "rewarded", "diag:duplicate_reward", "closed", "diag:duplicate_reward"])
   }
 
   @Test func showFailureBeforeDisplayIsTerminal() {
-    let events = Self.events([.signal(.showFailed(Self.failure)), .signal(.displayed), .signal(.rewarded(nil))])
+    let events = Self.events([
+      .signal(.showFailed(Self.failure)), .signal(.displayed), .signal(.rewarded(nil)),
+    ])
     #expect(Self.names(events) == ["showFailed", "diag:signal_after_terminal", "diag:late_reward"])
   }
 
   @Test func showFailureCodesMapToMediationErrors() {
-    let another = Self.events([.signal(.showFailed(AdapterError(.anotherAdShowing, vendorCode: -23, message: "x")))])
+    let another = Self.events([
+      .signal(.showFailed(AdapterError(.anotherAdShowing, vendorCode: -23, message: "x")))
+    ])
     guard case .showFailed(let error) = another.first else {
       Issue.record("expected showFailed")
       return
@@ -95,7 +104,9 @@ struct ShowStateMachineTests {
   }
 
   @Test func showFailureAfterDisplayCountsAsDismissal() {
-    let events = Self.events([.signal(.displayed), .signal(.rewarded(nil)), .signal(.showFailed(Self.failure))])
+    let events = Self.events([
+      .signal(.displayed), .signal(.rewarded(nil)), .signal(.showFailed(Self.failure)),
+    ])
     #expect(Self.names(events) == ["shown", "rewarded", "diag:duplicate_signal", "closed"])
   }
 
@@ -106,7 +117,9 @@ struct ShowStateMachineTests {
   }
 
   @Test func displayTimeoutAfterDisplayIsIgnored() {
-    let events = Self.events([.signal(.displayed), .displayTimeoutEnded, .signal(.dismissed), .graceWindowEnded])
+    let events = Self.events([
+      .signal(.displayed), .displayTimeoutEnded, .signal(.dismissed), .graceWindowEnded,
+    ])
     #expect(Self.names(events) == ["shown", "skipped"])
   }
 
@@ -123,7 +136,9 @@ struct ShowStateMachineTests {
   }
 
   @Test func duplicateDismissalDuringGraceIsADiagnostic() {
-    let events = Self.events([.signal(.displayed), .signal(.dismissed), .signal(.dismissed), .graceWindowEnded])
+    let events = Self.events([
+      .signal(.displayed), .signal(.dismissed), .signal(.dismissed), .graceWindowEnded,
+    ])
     #expect(Self.names(events) == ["shown", "diag:duplicate_signal", "skipped"])
   }
 
@@ -135,7 +150,9 @@ struct ShowStateMachineTests {
       .signal(.dismissed), .signal(.showFailed(Self.failure)), .graceWindowEnded, .displayTimeoutEnded,
     ]
     var checked = 0
-    func visit(_ prefix: [Input], _ machine: ShowStateMachine, _ events: [Event], rewardBeforeFinal: Bool) throws {
+    func visit(_ prefix: [Input], _ machine: ShowStateMachine, _ events: [Event], rewardBeforeFinal: Bool)
+      throws
+    {
       checked += 1
       let appEvents = events.map(Self.appEvent)
       try RewardContract.verify(appEvents, requireFinished: false)
@@ -167,7 +184,8 @@ struct ShowStateMachineTests {
     case .shown: return .shown(info)
     case .clicked: return .clicked
     case .revenuePaid(let r):
-      return .revenuePaid(AdRevenue(network: "n", zoneID: "z", placementID: "p", usd: r.usd, precision: r.precision))
+      return .revenuePaid(
+        AdRevenue(network: "n", zoneID: "z", placementID: "p", usd: r.usd, precision: r.precision))
     case .rewarded: return .rewarded(Reward(type: "coins", amount: 1, transactionID: "t", network: "n"))
     case .closed: return .closed
     case .skipped: return .skipped

@@ -33,7 +33,11 @@ struct TimeAndRandomTests {
     let scheduler = VirtualScheduler()
     let count = Mutex(0)
     @Sendable func tick() {
-      if count.withLock({ $0 += 1; return $0 }) < 5 { scheduler.schedule(after: .seconds(1), tick) }
+      if count.withLock({
+        $0 += 1; return $0
+      }) < 5 {
+        scheduler.schedule(after: .seconds(1), tick)
+      }
     }
     scheduler.execute(tick)
     scheduler.run()

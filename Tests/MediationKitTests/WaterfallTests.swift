@@ -17,7 +17,9 @@ struct WaterfallTests {
 
   @Test func firstFillWinsAndEveryTryIsRecorded() throws {
     let harness = try Harness(
-      zones: [zone([item("a", "a1", ecpm: 10), item("b", "b1", ecpm: 8), item("c", "c1", priority: 1, ecpm: 20)])],
+      zones: [
+        zone([item("a", "a1", ecpm: 10), item("b", "b1", ecpm: 8), item("c", "c1", priority: 1, ecpm: 20)])
+      ],
       scripts: [
         "a": ["a1": [.fail(after: .milliseconds(300), noFill)]],
         "b": ["b1": [.fill(after: .milliseconds(500))]],
@@ -55,7 +57,9 @@ struct WaterfallTests {
 
   @Test func theZoneBudgetBoundsTheWholeLoad() throws {
     let harness = try Harness(
-      zones: [zone([item("a", "a1", ecpm: 10, timeout: 8), item("b", "b1", ecpm: 5, timeout: 8)], loadTimeout: 10)],
+      zones: [
+        zone([item("a", "a1", ecpm: 10, timeout: 8), item("b", "b1", ecpm: 5, timeout: 8)], loadTimeout: 10)
+      ],
       scripts: ["a": ["a1": [.never]], "b": ["b1": [.never]]])
     try harness.mediator.rewardedAd(zone: "z").load()
     harness.settle()
@@ -72,7 +76,9 @@ struct WaterfallTests {
   @Test func noFillAnywhereFailsWithEveryResponse() throws {
     let harness = try Harness(
       zones: [zone([item("a", "a1", ecpm: 10), item("b", "b1", ecpm: 5)])],
-      scripts: ["a": ["a1": [.fail(after: .milliseconds(100), noFill)]], "b": ["b1": [.fail(after: .zero, noFill)]]])
+      scripts: [
+        "a": ["a1": [.fail(after: .milliseconds(100), noFill)]], "b": ["b1": [.fail(after: .zero, noFill)]],
+      ])
     try harness.mediator.rewardedAd(zone: "z").load()
     harness.settle()
     guard case .failed(let error) = harness.recorder.events(zone: "z").last else {
@@ -108,7 +114,8 @@ struct WaterfallTests {
   }
 
   @Test func loadsCoalesceAndAReadyAdIsReportedAgain() throws {
-    let harness = try Harness(zones: [zone([item("a", "a1", ecpm: 1)])], scripts: ["a": ["a1": [.fill(after: .seconds(1))]]])
+    let harness = try Harness(
+      zones: [zone([item("a", "a1", ecpm: 1)])], scripts: ["a": ["a1": [.fill(after: .seconds(1))]]])
     let ad = try harness.mediator.rewardedAd(zone: "z")
     ad.load()
     ad.load()

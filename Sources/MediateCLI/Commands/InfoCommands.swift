@@ -66,7 +66,8 @@ struct ZonesCommand {
       context.output.out("")
       context.output.out(
         "\(zone.id) — reward \(zone.reward.amount) \(zone.reward.type); load budget \(Int(zone.loadTimeoutSeconds)) s, "
-          + "expiry \(Int(zone.adExpirySeconds)) s, grace \(zone.rewardGraceSeconds) s, auto-reload \(zone.autoReload ? "on" : "off")")
+          + "expiry \(Int(zone.adExpirySeconds)) s, grace \(zone.rewardGraceSeconds) s, auto-reload \(zone.autoReload ? "on" : "off")"
+      )
       for item in WaterfallOrder.sorted(zone.lineItems) {
         context.output.out(
           "  prio \(item.priority)  " + String(format: "$%6.2f", item.ecpm) + "  "
@@ -85,7 +86,9 @@ struct ValidateCommand {
   init(_ context: CommandContext) { self.context = context }
 
   func run() throws(CLIError) -> Int32 {
-    guard let path = context.arguments.positional.first else { throw .usage("missing FILE to validate", .validate) }
+    guard let path = context.arguments.positional.first else {
+      throw .usage("missing FILE to validate", .validate)
+    }
     if context.arguments.positional.count > 1 {
       throw .usage("unexpected argument '\(context.arguments.positional[1])'", .validate)
     }
@@ -94,7 +97,8 @@ struct ValidateCommand {
       let config = try ConfigLoader.load(data, source: path, knownNetworks: context.registry.networkIDs)
       let items = config.zones.reduce(0) { $0 + $1.lineItems.count }
       if context.json {
-        context.output.out(JSONLine.encode(["file": path, "valid": true, "zones": config.zones.count, "line_items": items]))
+        context.output.out(
+          JSONLine.encode(["file": path, "valid": true, "zones": config.zones.count, "line_items": items]))
       } else {
         context.output.out("\(path): valid — \(config.zones.count) zones, \(items) line items")
       }

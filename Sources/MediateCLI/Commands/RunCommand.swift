@@ -89,7 +89,10 @@ struct RunCommand {
             try ad.show(from: presenter)
           } catch {
             recorded.withLock {
-              $0.append(ZoneEvent(time: scheduler.now, zoneID: event.zoneID, network: event.network, event: .showFailed(error)))
+              $0.append(
+                ZoneEvent(
+                  time: scheduler.now, zoneID: event.zoneID, network: event.network, event: .showFailed(error)
+                ))
             }
           }
         }

@@ -56,7 +56,8 @@ enum TimelineFormatter {
     let zone = settings.zone
     var lines = [
       "Zone '\(zone.id)' · reward \(zone.reward.amount) \(zone.reward.type) · networks "
-        + settings.networks.map(\.rawValue).joined(separator: ", ") + " · seed \(settings.seed) · config: \(settings.source)",
+        + settings.networks.map(\.rawValue).joined(separator: ", ")
+        + " · seed \(settings.seed) · config: \(settings.source)",
       "",
     ]
     let waterfall: [NetworkResponse] =
@@ -67,7 +68,8 @@ enum TimelineFormatter {
         default: nil
         }
       }.first ?? []
-    lines.append("Waterfall (tiers by ascending priority; by descending eCPM within a tier; ties in config order)")
+    lines.append(
+      "Waterfall (tiers by ascending priority; by descending eCPM within a tier; ties in config order)")
     lines.append(row(["#", "network", "placement", "prio", "eCPM", "result", "latency", "note"]))
     for (index, response) in waterfall.enumerated() {
       lines.append(
@@ -101,17 +103,26 @@ enum TimelineFormatter {
 
   private static func outcome(_ events: [ZoneEvent]) -> String {
     let names = events.map(\.event)
-    guard let filled = names.lazy.compactMap({ event -> AdInfo? in if case .ready(let info) = event { info } else { nil } }).first
+    guard
+      let filled = names.lazy.compactMap({ event -> AdInfo? in
+        if case .ready(let info) = event { info } else { nil }
+      }).first
     else {
-      if case .failed(let error)? = names.first(where: { $0.name == "failed" }) { return "no fill — \(error)" }
+      if case .failed(let error)? = names.first(where: { $0.name == "failed" }) {
+        return "no fill — \(error)"
+      }
       return "no result"
     }
     let head = "\(filled.network) filled at \(money(filled.ecpm)) eCPM; "
-    if let reward = names.lazy.compactMap({ event -> Reward? in if case .rewarded(let r) = event { r } else { nil } }).first {
+    if let reward = names.lazy.compactMap({ event -> Reward? in
+      if case .rewarded(let r) = event { r } else { nil }
+    }).first {
       return head + "reward granted once: \(reward.amount) \(reward.type)"
     }
     if names.contains(.skipped) { return head + "the user skipped; no reward" }
-    if case .showFailed(let error)? = names.first(where: { $0.name == "show_failed" }) { return head + "show failed: \(error)" }
+    if case .showFailed(let error)? = names.first(where: { $0.name == "show_failed" }) {
+      return head + "show failed: \(error)"
+    }
     return head + "the show did not end"
   }
 
@@ -124,7 +135,10 @@ enum TimelineFormatter {
     for (index, cell) in cells.enumerated() {
       if index < widths.count {
         let width = widths[index]
-        line += " " + ([0, 3, 4, 6].contains(index) ? cell.leftPadded(to: width) : cell.padding(toLength: width, withPad: " ", startingAt: 0))
+        line +=
+          " "
+          + ([0, 3, 4, 6].contains(index)
+            ? cell.leftPadded(to: width) : cell.padding(toLength: width, withPad: " ", startingAt: 0))
       } else {
         line += "  " + cell
       }

@@ -19,13 +19,12 @@
 /// 5. **No global state.** Everything an adapter needs comes from the ``AdapterEnvironment`` it
 ///    was made with; two mediators in one process must not see each other's ads.
 ///
-/// A minimal test to copy into an adapter's own test target:
+/// A test to copy into an adapter's own test target (`MediationKitTesting` runs full cycles
+/// through a real mediator on virtual time and checks the reward contract on each):
 /// ```swift
 /// @Test func keepsTheRewardContract() throws {
-///   let scheduler = VirtualScheduler()
-///   let harness = try AdapterHarness(registration: MyNetwork.registration, scheduler: scheduler)
-///   let events = harness.runCycle(placementID: "my-placement")
-///   try RewardContract.verify(events)
+///   let report = try AdapterConformance.run(MyNetwork.registration(), placementID: "my-placement")
+///   #expect(report.fills > 0)
 /// }
 /// ```
 public protocol RewardedAdapter: AnyObject, Sendable {
@@ -37,7 +36,8 @@ public protocol RewardedAdapter: AnyObject, Sendable {
   /// - Parameters:
   ///   - request: What the network needs to start.
   ///   - completion: Called once, from any thread, with the outcome.
-  func start(_ request: AdapterStartRequest, completion: @escaping @Sendable (Result<Void, AdapterError>) -> Void)
+  func start(
+    _ request: AdapterStartRequest, completion: @escaping @Sendable (Result<Void, AdapterError>) -> Void)
 
   /// Loads one rewarded ad.
   ///

@@ -51,7 +51,9 @@ struct WaterfallAuction {
 
   mutating func loaded(attempt: Int, ad: AdapterLoadedAd, now: Duration) -> [Action] {
     guard !isFinished, let current, current.index == attempt else {
-      return [.discard(ad, Diagnostic(.lateLoad, "ad from attempt \(attempt) arrived after it ended; discarded"))]
+      return [
+        .discard(ad, Diagnostic(.lateLoad, "ad from attempt \(attempt) arrived after it ended; discarded"))
+      ]
     }
     let item = items[attempt]
     responses[attempt] = response(item, .loaded, latency: now - current.startedAt, ecpm: ad.ecpm ?? item.ecpm)
@@ -62,7 +64,8 @@ struct WaterfallAuction {
 
   mutating func failed(attempt: Int, error: AdapterError, now: Duration) -> [Action] {
     guard !isFinished, let current, current.index == attempt else { return [] }
-    responses[attempt] = response(items[attempt], .failed, latency: now - current.startedAt, error: "\(error)")
+    responses[attempt] = response(
+      items[attempt], .failed, latency: now - current.startedAt, error: "\(error)")
     self.current = nil
     return advance(now: now)
   }
@@ -87,7 +90,9 @@ struct WaterfallAuction {
       actions.append(.cancel(attempt: current.index))
       self.current = nil
     }
-    return actions + fail(MediationError(.loadTimeout, "no fill within the zone's \(Self.format(deadline - startedAt)) budget"))
+    return actions
+      + fail(
+        MediationError(.loadTimeout, "no fill within the zone's \(Self.format(deadline - startedAt)) budget"))
   }
 
   private mutating func advance(now: Duration) -> [Action] {

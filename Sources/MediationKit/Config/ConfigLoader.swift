@@ -112,7 +112,9 @@ public enum ConfigLoader {
     for (marker, kind) in [
       ("string", "a string"), ("number", "a number"), ("bool", "true or false"), ("array", "an array"),
       ("dictionary", "an object"), ("null", "null"),
-    ] where text.lowercased().contains("found \(marker)") || text.lowercased().contains("but found a \(marker)") {
+    ]
+    where text.lowercased().contains("found \(marker)") || text.lowercased().contains("but found a \(marker)")
+    {
       return kind
     }
     return "something else (\(text))"

@@ -35,14 +35,19 @@ extension MediationConfig {
   /// - Parameter knownNetworks: The network ids line items may use; `nil` skips that check.
   public func validate(knownNetworks: [NetworkID]? = nil) -> [ConfigIssue] {
     var issues: [ConfigIssue] = []
-    if zones.isEmpty { issues.append(ConfigIssue(path: "zones", message: "must list at least one zone, found none")) }
+    if zones.isEmpty {
+      issues.append(ConfigIssue(path: "zones", message: "must list at least one zone, found none"))
+    }
     var seenZones: [String: Int] = [:]
     for (index, zone) in zones.enumerated() {
       let path = "zones[\(index)]"
       if zone.id.trimmingCharacters(in: .whitespaces).isEmpty {
-        issues.append(ConfigIssue(path: "\(path).id", message: "must be a non-empty string, found \"\(zone.id)\""))
+        issues.append(
+          ConfigIssue(path: "\(path).id", message: "must be a non-empty string, found \"\(zone.id)\""))
       } else if let first = seenZones[zone.id] {
-        issues.append(ConfigIssue(path: "\(path).id", message: "duplicate zone id '\(zone.id)', first used by zones[\(first)]"))
+        issues.append(
+          ConfigIssue(
+            path: "\(path).id", message: "duplicate zone id '\(zone.id)', first used by zones[\(first)]"))
       } else {
         seenZones[zone.id] = index
       }
@@ -56,18 +61,23 @@ extension ZoneConfig {
   fileprivate func validate(path: String, knownNetworks: [NetworkID]?) -> [ConfigIssue] {
     var issues: [ConfigIssue] = []
     if reward.type.trimmingCharacters(in: .whitespaces).isEmpty {
-      issues.append(ConfigIssue(path: "\(path).reward.type", message: "must be a non-empty string, found \"\""))
+      issues.append(
+        ConfigIssue(path: "\(path).reward.type", message: "must be a non-empty string, found \"\""))
     }
     if reward.amount <= 0 {
-      issues.append(ConfigIssue(path: "\(path).reward.amount", message: "must be > 0, found \(reward.amount)"))
+      issues.append(
+        ConfigIssue(path: "\(path).reward.amount", message: "must be > 0, found \(reward.amount)"))
     }
     issues += [
-      Self.rangeIssue("\(path).loadTimeoutSeconds", loadTimeoutSeconds, 0...ConfigLimits.maxLoadTimeout, lowerOpen: true),
-      Self.rangeIssue("\(path).adExpirySeconds", adExpirySeconds, 0...ConfigLimits.maxAdExpiry, lowerOpen: true),
+      Self.rangeIssue(
+        "\(path).loadTimeoutSeconds", loadTimeoutSeconds, 0...ConfigLimits.maxLoadTimeout, lowerOpen: true),
+      Self.rangeIssue(
+        "\(path).adExpirySeconds", adExpirySeconds, 0...ConfigLimits.maxAdExpiry, lowerOpen: true),
       Self.rangeIssue("\(path).rewardGraceSeconds", rewardGraceSeconds, 0...ConfigLimits.maxRewardGrace),
     ].compactMap { $0 }
     if lineItems.isEmpty {
-      issues.append(ConfigIssue(path: "\(path).lineItems", message: "must list at least one line item, found none"))
+      issues.append(
+        ConfigIssue(path: "\(path).lineItems", message: "must list at least one line item, found none"))
     }
     var seen: [String: Int] = [:]
     for (index, item) in lineItems.enumerated() {
@@ -75,28 +85,33 @@ extension ZoneConfig {
       if let knownNetworks, !knownNetworks.contains(item.network) {
         let list = knownNetworks.map(\.rawValue).joined(separator: ", ")
         issues.append(
-          ConfigIssue(path: "\(itemPath).network", message: "unknown network '\(item.network)'; known: \(list)"))
+          ConfigIssue(
+            path: "\(itemPath).network", message: "unknown network '\(item.network)'; known: \(list)"))
       }
       if item.placementId.trimmingCharacters(in: .whitespaces).isEmpty {
-        issues.append(ConfigIssue(path: "\(itemPath).placementId", message: "must be a non-empty string, found \"\""))
+        issues.append(
+          ConfigIssue(path: "\(itemPath).placementId", message: "must be a non-empty string, found \"\""))
       }
       let key = "\(item.network)/\(item.placementId)"
       if let first = seen[key] {
         issues.append(
           ConfigIssue(
             path: itemPath,
-            message: "duplicate line item \(item.network) '\(item.placementId)', first at lineItems[\(first)]"))
+            message: "duplicate line item \(item.network) '\(item.placementId)', first at lineItems[\(first)]"
+          ))
       } else {
         seen[key] = index
       }
       if item.priority < 0 || item.priority > 1000 {
         issues.append(
-          ConfigIssue(path: "\(itemPath).priority", message: "must be between 0 and 1000, found \(item.priority)"))
+          ConfigIssue(
+            path: "\(itemPath).priority", message: "must be between 0 and 1000, found \(item.priority)"))
       }
       issues += [
         Self.rangeIssue("\(itemPath).ecpm", item.ecpm, 0...ConfigLimits.maxECPM),
         Self.rangeIssue(
-          "\(itemPath).timeoutSeconds", item.timeoutSeconds, 0...ConfigLimits.maxLineItemTimeout, lowerOpen: true),
+          "\(itemPath).timeoutSeconds", item.timeoutSeconds, 0...ConfigLimits.maxLineItemTimeout,
+          lowerOpen: true),
       ].compactMap { $0 }
     }
     return issues
@@ -112,7 +127,8 @@ extension ZoneConfig {
     let low = lowerOpen ? "> \(format(range.lowerBound))" : "≥ \(format(range.lowerBound))"
     return ConfigIssue(
       path: path,
-      message: "must be a finite number \(low) and ≤ \(format(range.upperBound))\(unit), found \(format(value))")
+      message:
+        "must be a finite number \(low) and ≤ \(format(range.upperBound))\(unit), found \(format(value))")
   }
 
   static func format(_ value: Double) -> String {

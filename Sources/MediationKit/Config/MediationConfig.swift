@@ -76,7 +76,9 @@ public struct LineItem: Codable, Sendable, Equatable {
   /// How long to wait for this network before moving on.
   public var timeoutSeconds: Double
 
-  public init(network: NetworkID, placementId: String, priority: Int, ecpm: Double, timeoutSeconds: Double = 10) {
+  public init(
+    network: NetworkID, placementId: String, priority: Int, ecpm: Double, timeoutSeconds: Double = 10
+  ) {
     self.network = network
     self.placementId = placementId
     self.priority = priority

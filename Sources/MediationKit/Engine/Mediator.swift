@@ -35,7 +35,8 @@ public final class Mediator: Sendable {
     let random = SeededRandom(seed: options.seed)
     var adapters: [NetworkID: any RewardedAdapter] = [:]
     for registration in registry.all {
-      let environment = AdapterEnvironment(scheduler: scheduler, random: random.derived(registration.info.id.rawValue))
+      let environment = AdapterEnvironment(
+        scheduler: scheduler, random: random.derived(registration.info.id.rawValue))
       adapters[registration.info.id] = registration.makeAdapter(environment)
     }
     self.config = config

@@ -119,7 +119,11 @@ final class ZoneController: Sendable {
     let handle = adapter.load(request) { [self] result in
       scheduler.execute { [self] in answer(result, attempt: attempt, loadID: loadID) }
     }
-    state.withLock { $0.inFlight[attempt] = Cancellable { timer.cancel(); handle.cancel() } }
+    state.withLock {
+      $0.inFlight[attempt] = Cancellable {
+        timer.cancel(); handle.cancel()
+      }
+    }
   }
 
   private func answer(_ result: Result<AdapterLoadedAd, AdapterError>, attempt: Int, loadID: Int) {
@@ -128,7 +132,9 @@ final class ZoneController: Sendable {
       let late = WaterfallAuction.Action.discard(
         loaded, Diagnostic(.lateLoad, "an ad arrived after its load ended; discarded"))
       state.withLock { $0.inFlight.removeValue(forKey: attempt) }?.cancel()
-      withAuction(loadID, stale: [late]) { auction, now in auction.loaded(attempt: attempt, ad: loaded, now: now) }
+      withAuction(loadID, stale: [late]) { auction, now in
+        auction.loaded(attempt: attempt, ad: loaded, now: now)
+      }
     case .failure(let error):
       withAuction(loadID) { auction, now in auction.failed(attempt: attempt, error: error, now: now) }
     }
@@ -147,7 +153,8 @@ final class ZoneController: Sendable {
       if let own = loaded.lifetime { lifetime = min(lifetime, own) }
       let info = state.withLock { state -> AdInfo in
         let info = AdInfo(
-          zoneID: zone.id, network: item.network, placementID: item.placementId, ecpm: loaded.ecpm ?? item.ecpm,
+          zoneID: zone.id, network: item.network, placementID: item.placementId,
+          ecpm: loaded.ecpm ?? item.ecpm,
           responses: responses, latency: now - state.loadStartedAt)
         state.inFlight.removeAll()
         state.ready = ReadyAd(id: loadID, info: info, loaded: loaded, expiresAt: now + lifetime)
@@ -182,7 +189,8 @@ final class ZoneController: Sendable {
     let ready = try state.withLock { state throws(MediationError) -> ReadyAd in
       guard let ready = state.ready else {
         switch state.lastAd {
-        case .shown: throw MediationError(.alreadyUsed, "zone '\(zone.id)': its ad was already shown; load a new one")
+        case .shown:
+          throw MediationError(.alreadyUsed, "zone '\(zone.id)': its ad was already shown; load a new one")
         case .expired: throw MediationError(.expired, "zone '\(zone.id)': its ad expired before it was shown")
         case .none:
           let detail = state.auction != nil ? "still loading" : "no ad loaded"

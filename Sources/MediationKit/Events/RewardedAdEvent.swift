@@ -95,7 +95,9 @@ public struct AdRevenue: Sendable, Equatable {
   public var usd: Double
   public var precision: RevenuePrecision
 
-  public init(network: NetworkID, zoneID: String, placementID: String, usd: Double, precision: RevenuePrecision) {
+  public init(
+    network: NetworkID, zoneID: String, placementID: String, usd: Double, precision: RevenuePrecision
+  ) {
     self.network = network
     self.zoneID = zoneID
     self.placementID = placementID

@@ -70,6 +70,7 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
     let hex = String(format: "%016llX%016llX", high, low)
     let chars = Array(hex)
     func part(_ range: Range<Int>) -> String { String(chars[range]) }
-    return "\(part(0..<8))-\(part(8..<12))-4\(part(13..<16))-\(["8", "9", "A", "B"][Int(low >> 62)])\(part(17..<20))-\(part(20..<32))"
+    return
+      "\(part(0..<8))-\(part(8..<12))-4\(part(13..<16))-\(["8", "9", "A", "B"][Int(low >> 62)])\(part(17..<20))-\(part(20..<32))"
   }
 }

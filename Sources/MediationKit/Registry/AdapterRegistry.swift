@@ -7,7 +7,8 @@ public struct AdapterRegistration: Sendable {
   /// Makes an adapter for a mediator's environment.
   public var makeAdapter: @Sendable (AdapterEnvironment) -> any RewardedAdapter
 
-  public init(info: AdapterInfo, makeAdapter: @escaping @Sendable (AdapterEnvironment) -> any RewardedAdapter) {
+  public init(info: AdapterInfo, makeAdapter: @escaping @Sendable (AdapterEnvironment) -> any RewardedAdapter)
+  {
     self.info = info
     self.makeAdapter = makeAdapter
   }

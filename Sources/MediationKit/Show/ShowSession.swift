@@ -36,7 +36,8 @@ final class ShowSession: Sendable {
     let sink = AdapterSignalSink { [self] signal in
       scheduler.execute { [self] in receive(.signal(signal)) }
     }
-    ready.loaded.ad.show(AdapterShowRequest(zoneID: zone.id, customData: customData), from: presenter, signals: sink)
+    ready.loaded.ad.show(
+      AdapterShowRequest(zoneID: zone.id, customData: customData), from: presenter, signals: sink)
   }
 
   private func receive(_ input: ShowStateMachine.Input) {
@@ -57,7 +58,9 @@ final class ShowSession: Sendable {
       }
     }
     if finished {
-      state.withLock { state in [state.graceTimer.take(), state.displayTimer.take()] }.forEach { $0?.cancel() }
+      state.withLock { state in [state.graceTimer.take(), state.displayTimer.take()] }.forEach {
+        $0?.cancel()
+      }
       onFinish()
     }
   }

@@ -99,7 +99,8 @@ public struct ShowStateMachine: Sendable, Equatable {
       return [.cancelDisplayTimer, .emit(.showFailed(Self.showError(error)))]
     case (.awaitingDisplay, .signal(let signal)):
       phase = .displayed
-      let implied = Diagnostic(.impliedDisplay, "\(Self.name(of: signal)) arrived before the display; shown implied")
+      let implied = Diagnostic(
+        .impliedDisplay, "\(Self.name(of: signal)) arrived before the display; shown implied")
       return [.cancelDisplayTimer, .emit(.shown), .emit(.diagnostic(implied))] + handle(input)
     case (.awaitingDisplay, .graceWindowEnded):
       return []
@@ -140,7 +141,8 @@ public struct ShowStateMachine: Sendable, Equatable {
     case .dismissed:
       return dismiss(note: nil)
     case .showFailed(let error):
-      return dismiss(note: Diagnostic(.duplicateSignal, "show failed after display (\(error)); treated as dismissal"))
+      return dismiss(
+        note: Diagnostic(.duplicateSignal, "show failed after display (\(error)); treated as dismissal"))
     }
   }
 
