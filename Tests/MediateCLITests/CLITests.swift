@@ -64,7 +64,7 @@ enum ScriptedNetwork {
 
 func temporaryFile(_ contents: String) -> String {
   let path = NSTemporaryDirectory() + "mediate-test-\(UUID().uuidString).json"
-  FileManager.default.createFile(atPath: path, contents: Data(contents.utf8))
+  _ = FileManager.default.createFile(atPath: path, contents: Data(contents.utf8))
   return path
 }
 
