@@ -14,7 +14,11 @@ public enum BuiltInNetworks {
     for registration in [
       EmpowerNetwork.registration(), MaxNetwork.registration(), GoogleNetwork.registration(),
     ] {
-      try! registry.register(registration)  // distinct ids by construction
+      do {
+        try registry.register(registration)
+      } catch {
+        preconditionFailure("built-in network ids are distinct: \(error)")
+      }
     }
     return registry
   }

@@ -1,6 +1,7 @@
 import Foundation
 import GoogleSim
 import MediationKit
+import MediationKitTesting
 import Synchronization
 import Testing
 
@@ -71,13 +72,6 @@ final class CallbackRecorder: GADFullScreenContentDelegate {
   func adWillPresentFullScreenContent(_ ad: any GADFullScreenPresentingAd) { record("willPresent") }
   func adWillDismissFullScreenContent(_ ad: any GADFullScreenPresentingAd) { record("willDismiss") }
   func adDidDismissFullScreenContent(_ ad: any GADFullScreenPresentingAd) { record("didDismiss") }
-}
-
-/// A thread-safe collector of adapter signals.
-final class SignalRecorder: Sendable {
-  private let storage = Mutex<[AdapterSignal]>([])
-  var signals: [AdapterSignal] { storage.withLock { $0 } }
-  var sink: AdapterSignalSink { AdapterSignalSink { signal in self.storage.withLock { $0.append(signal) } } }
 }
 
 /// A thread-safe single value, for completions.

@@ -1,6 +1,7 @@
 import Dispatch
 import MaxSim
 import MediationKit
+import MediationKitTesting
 import Testing
 
 @Suite struct AdapterTests {
@@ -31,7 +32,7 @@ import Testing
 
   @Test func didLoadBecomesALoadedAdPricedFromRevenue() throws {
     let (scheduler, adapter) = makeAdapter()
-    let box = LoadBox()
+    let box = LoadRecorder()
     _ = adapter.load(loadRequest(ecpm: 20), completion: box.completion)
     scheduler.run()
     let loaded = try #require(box.ad)
@@ -46,7 +47,7 @@ import Testing
     profile.fillRate = 0
     profile.loadErrorShare = 0
     let (scheduler, adapter) = makeAdapter(profile)
-    let box = LoadBox()
+    let box = LoadRecorder()
     _ = adapter.load(loadRequest(), completion: box.completion)
     scheduler.run()
     let error = try #require(box.error)
@@ -87,7 +88,7 @@ import Testing
     SignalRecorder, AdapterLoadedAd
   ) {
     let (scheduler, adapter) = makeAdapter(profile, seed: seed)
-    let box = LoadBox()
+    let box = LoadRecorder()
     _ = adapter.load(loadRequest(), completion: box.completion)
     scheduler.run()
     let loaded = try #require(box.ad)
@@ -162,8 +163,8 @@ import Testing
 
   @Test func anotherAdShowingIsMinus23() throws {
     let (scheduler, adapter) = makeAdapter()
-    let first = LoadBox()
-    let second = LoadBox()
+    let first = LoadRecorder()
+    let second = LoadRecorder()
     _ = adapter.load(loadRequest("unit-a"), completion: first.completion)
     _ = adapter.load(loadRequest("unit-b"), completion: second.completion)
     scheduler.run()
@@ -187,8 +188,8 @@ import Testing
 
   @Test func concurrentLoadsOfOneAdUnitShareItsAdAndTheSecondShowIsNotReady() throws {
     let (scheduler, adapter) = makeAdapter()
-    let first = LoadBox()
-    let second = LoadBox()
+    let first = LoadRecorder()
+    let second = LoadRecorder()
     _ = adapter.load(loadRequest(), completion: first.completion)
     _ = adapter.load(loadRequest(), completion: second.completion)
     scheduler.run()
@@ -210,13 +211,13 @@ import Testing
 
   @Test func cancelledLoadNeverCompletesAndTheAdServesTheNextLoad() throws {
     let (scheduler, adapter) = makeAdapter()
-    let cancelled = LoadBox()
+    let cancelled = LoadRecorder()
     let handle = adapter.load(loadRequest(), completion: cancelled.completion)
     scheduler.advance(by: .milliseconds(1))
     handle.cancel()
     scheduler.run()
     #expect(cancelled.results.isEmpty)
-    let next = LoadBox()
+    let next = LoadRecorder()
     let before = scheduler.now
     _ = adapter.load(loadRequest(), completion: next.completion)
     scheduler.run()
@@ -230,14 +231,14 @@ import Testing
     profile.lateRewardDelay = .seconds(10) ... .seconds(10)
     profile.loadLatencyMedian = .zero
     let (scheduler, adapter) = makeAdapter(profile)
-    let first = LoadBox()
+    let first = LoadRecorder()
     _ = adapter.load(loadRequest(), completion: first.completion)
     scheduler.run()
     let firstSignals = SignalRecorder(clock: scheduler)
     try #require(first.ad).ad.show(
       AdapterShowRequest(zoneID: "z"), from: HeadlessPresenter(), signals: firstSignals.sink)
     while firstSignals.signals.last != .dismissed { scheduler.advance(by: .milliseconds(100)) }
-    let second = LoadBox()
+    let second = LoadRecorder()
     _ = adapter.load(loadRequest(), completion: second.completion)
     scheduler.advance(by: .milliseconds(1))
     let secondSignals = SignalRecorder(clock: scheduler)
@@ -255,7 +256,7 @@ import Testing
     var profile = MaxBehaviorProfile.wellBehaved
     profile.offThreadCallbacks = .init(probability: 1, queue: queue)
     let (scheduler, adapter) = makeAdapter(profile)
-    let box = LoadBox()
+    let box = LoadRecorder()
     _ = adapter.load(loadRequest(), completion: box.completion)
     scheduler.run()
     queue.sync {}
@@ -272,7 +273,7 @@ import Testing
     let (scheduler, adapter) = makeAdapter(.default, seed: seed)
     var log: [String] = []
     for _ in 0..<cycles {
-      let box = LoadBox()
+      let box = LoadRecorder()
       _ = adapter.load(loadRequest(), completion: box.completion)
       scheduler.run()
       guard let loaded = box.ad else {

@@ -1,6 +1,7 @@
 import Foundation
 import MaxSim
 import MediationKit
+import MediationKitTesting
 import Synchronization
 
 /// Records every delegate call of a `MARewardedAd`, with the virtual time it arrived at.
@@ -57,43 +58,6 @@ final class CallbackRecorder: MARewardedAdDelegate, MAAdRevenueDelegate, Sendabl
     record("didRewardUser", ad)
   }
   func didPayRevenue(for ad: MAAd) { record("didPayRevenue", ad) }
-}
-
-/// Collects the signals an adapter sends for one show.
-final class SignalRecorder: Sendable {
-  private let storage = Mutex<[(time: Duration, signal: AdapterSignal)]>([])
-  private let clock: any Scheduler
-
-  init(clock: any Scheduler) { self.clock = clock }
-
-  var sink: AdapterSignalSink {
-    AdapterSignalSink { [self] signal in
-      let now = clock.now
-      storage.withLock { $0.append((now, signal)) }
-    }
-  }
-
-  var signals: [AdapterSignal] { storage.withLock { $0.map(\.signal) } }
-  func time(of predicate: (AdapterSignal) -> Bool) -> Duration? {
-    storage.withLock { $0.first { predicate($0.signal) }?.time }
-  }
-}
-
-/// The outcome of an adapter load, captured from its completion.
-final class LoadBox: Sendable {
-  private let storage = Mutex<[Result<AdapterLoadedAd, AdapterError>]>([])
-  var results: [Result<AdapterLoadedAd, AdapterError>] { storage.withLock { $0 } }
-  var completion: @Sendable (Result<AdapterLoadedAd, AdapterError>) -> Void {
-    { [self] result in storage.withLock { $0.append(result) } }
-  }
-  var ad: AdapterLoadedAd? {
-    guard case .success(let loaded)? = results.first else { return nil }
-    return loaded
-  }
-  var error: AdapterError? {
-    guard case .failure(let error)? = results.first else { return nil }
-    return error
-  }
 }
 
 extension AdapterSignal {
