@@ -65,3 +65,18 @@ struct TimeAndRandomTests {
     #expect(abs(mean - 0.5) < 0.02)
   }
 }
+
+@Suite("SeededRandom keyed streams")
+struct KeyedRandomTests {
+  @Test func keyedStreamsDependOnlyOnTheirKey() {
+    let base = SeededRandom(seed: 9)
+    var a = base.derived("placement-1", 7)
+    var b = base.derived("placement-1", 7)
+    var c = base.derived("placement-1", 8)
+    var d = base.derived("placement-2", 7)
+    let first = a.next()
+    #expect(first == b.next())
+    #expect(first != c.next())
+    #expect(first != d.next())
+  }
+}

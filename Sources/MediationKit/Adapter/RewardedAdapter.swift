@@ -49,6 +49,32 @@ public protocol RewardedAdapter: AnyObject, Sendable {
     _ request: AdapterLoadRequest,
     completion: @escaping @Sendable (Result<AdapterLoadedAd, AdapterError>) -> Void
   ) -> Cancellable
+
+  /// Asks the network for a bid (real-time bidding). Only called on adapters whose
+  /// ``AdapterInfo/capabilities`` contain ``AdapterCapability/bidding``.
+  ///
+  /// Answer with the price the network commits to, or an error for no bid (a child-directed
+  /// user, no demand). The core runs the auction; if this bid wins, it calls
+  /// ``load(_:completion:)`` with the bid in ``AdapterLoadRequest/bid``.
+  /// - Parameters:
+  ///   - request: The placement and auction; ``AdapterLoadRequest/bid`` is `nil`.
+  ///   - completion: Called at most once, from any thread.
+  /// - Returns: A handle the core uses to cancel the bid request when the auction times out.
+  func bid(
+    _ request: AdapterLoadRequest,
+    completion: @escaping @Sendable (Result<AdapterBid, AdapterError>) -> Void
+  ) -> Cancellable
+}
+
+extension RewardedAdapter {
+  /// Networks without bidding answer "no bid" at once.
+  public func bid(
+    _ request: AdapterLoadRequest,
+    completion: @escaping @Sendable (Result<AdapterBid, AdapterError>) -> Void
+  ) -> Cancellable {
+    completion(.failure(AdapterError(.invalidRequest, message: "\(info.id) does not bid")))
+    return .none
+  }
 }
 
 /// A loaded, single-use rewarded ad that an adapter hands to the core.
@@ -92,22 +118,65 @@ public struct AdapterStartRequest: Sendable {
   public init(placementIDs: [String]) { self.placementIDs = placementIDs }
 }
 
-/// What the core passes to ``RewardedAdapter/load(_:completion:)``.
+/// What the core passes to ``RewardedAdapter/load(_:completion:)`` and
+/// ``RewardedAdapter/bid(_:completion:)``.
 public struct AdapterLoadRequest: Sendable {
   /// The MediationKit zone the ad is for.
   public var zoneID: String
   /// The network's own placement id (Empower zone id, MAX ad unit id, AdMob ad unit id).
   public var placementID: String
-  /// The line item's configured eCPM, in USD.
+  /// The line item's configured eCPM, in USD (for a bidder: the centre of its expected bids).
   public var ecpm: Double
   /// The reward the zone grants, which networks with a server-side reward echo back.
   public var reward: NetworkReward
+  /// Identifies the auction (one per zone load); the same in every request of that auction.
+  public var auctionID: UInt64
+  /// The user's privacy signals; every network must honour them.
+  public var privacy: PrivacySettings
+  /// For a load after a bidding auction: the winning bid to load. `nil` in a waterfall.
+  public var bid: AdapterBid?
 
-  public init(zoneID: String, placementID: String, ecpm: Double, reward: NetworkReward) {
+  public init(
+    zoneID: String, placementID: String, ecpm: Double, reward: NetworkReward, auctionID: UInt64 = 0,
+    privacy: PrivacySettings = PrivacySettings(), bid: AdapterBid? = nil
+  ) {
     self.zoneID = zoneID
     self.placementID = placementID
     self.ecpm = ecpm
     self.reward = reward
+    self.auctionID = auctionID
+    self.privacy = privacy
+    self.bid = bid
+  }
+}
+
+/// A network's bid for one impression.
+public struct AdapterBid: Sendable, Equatable {
+  /// The price the network commits to, in USD per thousand impressions.
+  public var price: Double
+  /// The network's token for loading the ad it bid for (passed back in ``AdapterLoadRequest/bid``).
+  public var token: String
+
+  public init(price: Double, token: String) {
+    self.price = price
+    self.token = token
+  }
+}
+
+/// The user's privacy signals, set once on the ``Mediator`` and forwarded to every adapter in each
+/// request.
+public struct PrivacySettings: Sendable, Equatable, Codable {
+  /// GDPR: whether the user consented to personalized ads; `nil` when not asked (not in scope).
+  public var hasUserConsent: Bool?
+  /// CCPA: whether the user opted out of the sale of personal information; `nil` when unknown.
+  public var doNotSell: Bool?
+  /// COPPA / age-restricted: the user is a child or the app is child-directed.
+  public var isChildDirected: Bool
+
+  public init(hasUserConsent: Bool? = nil, doNotSell: Bool? = nil, isChildDirected: Bool = false) {
+    self.hasUserConsent = hasUserConsent
+    self.doNotSell = doNotSell
+    self.isChildDirected = isChildDirected
   }
 }
 

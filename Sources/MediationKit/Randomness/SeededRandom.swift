@@ -34,6 +34,13 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
     return SeededRandom(seed: mixer.next())
   }
 
+  /// A new, independent generator keyed by `label` and `index`, e.g. a placement and an auction
+  /// id: the stream for one request, whatever was drawn before it.
+  public func derived(_ label: String, _ index: UInt64) -> SeededRandom {
+    var keyed = derived(label)
+    return SeededRandom(seed: keyed.next() ^ (index &* 0x9E37_79B9_7F4A_7C15))
+  }
+
   /// A uniform draw in `0..<1`.
   public mutating func nextUnit() -> Double {
     Double(next() >> 11) * 0x1.0p-53
