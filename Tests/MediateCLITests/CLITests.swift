@@ -86,14 +86,14 @@ struct CLITests {
     let objects = try result.out.map {
       try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
     }
-    #expect(objects.map { $0["event"] as? String } == ["loading", "ready", "shown", "rewarded", "closed"])
+    #expect(objects.map { $0["event"] as? String } == ["loading", "ready", "shown", "revenue_paid", "rewarded", "closed"])
     for object in objects {
       #expect(object["t_ms"] is Int)
       #expect(object["zone"] as? String == "level_complete")
       #expect(object.keys.contains("network"))
     }
-    #expect(objects[3]["reward_type"] as? String == "coins")
-    #expect(objects[3]["reward_amount"] as? Int == 100)
+    #expect(objects[4]["reward_type"] as? String == "coins")
+    #expect(objects[4]["reward_amount"] as? Int == 100)
     #expect((objects[1]["waterfall"] as? [[String: Any]])?.first?["state"] as? String == "loaded")
   }
 

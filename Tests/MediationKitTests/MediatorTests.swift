@@ -25,7 +25,7 @@ struct MediatorTests {
     let (harness, ad) = try Self.single()
     try ad.show(from: Self.presenter)
     harness.settle()
-    #expect(harness.names() == ["loading", "ready", "shown", "rewarded", "closed"])
+    #expect(harness.names() == ["loading", "ready", "shown", "revenue_paid", "rewarded", "closed"])
     guard case .rewarded(let reward) = harness.recorder.events(zone: "z")[3] else { return }
     #expect(reward.type == "coins")
     #expect(reward.amount == 100)
@@ -38,7 +38,7 @@ struct MediatorTests {
     let (harness, ad) = try Self.single(show: .skips)
     try ad.show(from: Self.presenter)
     harness.settle()
-    #expect(harness.names() == ["loading", "ready", "shown", "skipped"])
+    #expect(harness.names() == ["loading", "ready", "shown", "revenue_paid", "skipped"])
   }
 
   @Test func rewardAfterDismissInsideGraceStillGrantsBeforeClose() throws {
@@ -48,7 +48,7 @@ struct MediatorTests {
     let (harness, ad) = try Self.single(show: script, grace: 5)
     try ad.show(from: Self.presenter)
     harness.settle()
-    #expect(harness.names() == ["loading", "ready", "shown", "rewarded", "closed"])
+    #expect(harness.names() == ["loading", "ready", "shown", "revenue_paid", "rewarded", "closed"])
     #expect(harness.recorder.events.last?.time == harness.recorder.events[2].time + .seconds(23))
   }
 
@@ -59,7 +59,7 @@ struct MediatorTests {
     let (harness, ad) = try Self.single(show: script, grace: 5)
     try ad.show(from: Self.presenter)
     harness.settle()
-    #expect(harness.names() == ["loading", "ready", "shown", "skipped", "diagnostic"])
+    #expect(harness.names() == ["loading", "ready", "shown", "revenue_paid", "skipped", "diagnostic"])
     guard case .diagnostic(let diagnostic) = harness.recorder.events(zone: "z").last else { return }
     #expect(diagnostic.kind == .lateReward)
   }
@@ -72,7 +72,7 @@ struct MediatorTests {
     let (harness, ad) = try Self.single(show: script)
     try ad.show(from: Self.presenter)
     harness.settle()
-    #expect(harness.names() == ["loading", "ready", "shown", "rewarded", "diagnostic", "closed"])
+    #expect(harness.names() == ["loading", "ready", "shown", "revenue_paid", "rewarded", "diagnostic", "closed"])
   }
 
   @Test func showingWhatIsNotThereFailsAtOnceWithATypedError() throws {
@@ -117,7 +117,7 @@ struct MediatorTests {
     #expect(harness.names() == ["loading", "ready", "expired", "loading", "ready"])
     try ad.show(from: Self.presenter)
     harness.settle(.seconds(40))
-    #expect(harness.names().suffix(5) == ["shown", "rewarded", "closed", "loading", "ready"])
+    #expect(harness.names().suffix(6) == ["shown", "revenue_paid", "rewarded", "closed", "loading", "ready"])
   }
 
   @Test func onlyOneFullScreenAdAcrossZones() throws {
@@ -178,8 +178,8 @@ struct MediatorTests {
       streamed.append(event.name)
       if event.isTerminal { break }
     }
-    #expect(streamed == ["shown", "rewarded", "closed"])
-    #expect(delegate.names.withLock { $0 } == ["shown", "rewarded", "closed"])
+    #expect(streamed == ["shown", "revenue_paid", "rewarded", "closed"])
+    #expect(delegate.names.withLock { $0 } == ["shown", "revenue_paid", "rewarded", "closed"])
   }
 
   @Test func sameSeedSameTransactionIDs() throws {

@@ -5,12 +5,17 @@
 public enum WaterfallOrder {
   /// The line items in the order they are tried.
   public static func sorted(_ lineItems: [LineItem]) -> [LineItem] {
-    lineItems.enumerated()
-      .sorted { lhs, rhs in
-        if lhs.element.priority != rhs.element.priority { return lhs.element.priority < rhs.element.priority }
-        if lhs.element.ecpm != rhs.element.ecpm { return lhs.element.ecpm > rhs.element.ecpm }
-        return lhs.offset < rhs.offset
-      }
-      .map(\.element)
+    sortedIndices(lineItems).map { lineItems[$0] }
+  }
+
+  /// The indices of `lineItems` in the order they are tried.
+  public static func sortedIndices(_ lineItems: [LineItem]) -> [Int] {
+    lineItems.indices.sorted { lhs, rhs in
+      let left = lineItems[lhs]
+      let right = lineItems[rhs]
+      if left.priority != right.priority { return left.priority < right.priority }
+      if left.ecpm != right.ecpm { return left.ecpm > right.ecpm }
+      return lhs < rhs
+    }
   }
 }

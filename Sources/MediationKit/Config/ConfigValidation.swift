@@ -25,6 +25,8 @@ public enum ConfigLimits {
   public static let maxAdExpiry = 86_400.0
   /// Longest reward grace window, in seconds.
   public static let maxRewardGrace = 60.0
+  /// Longest bidding auction, in seconds.
+  public static let maxAuctionTimeout = 60.0
   /// Highest eCPM, in USD.
   public static let maxECPM = 10_000.0
 }
@@ -109,6 +111,7 @@ extension ZoneConfig {
       }
       issues += [
         Self.rangeIssue("\(itemPath).ecpm", item.ecpm, 0...ConfigLimits.maxECPM),
+        Self.rangeIssue("\(itemPath).bidFloor", item.bidFloor, 0...ConfigLimits.maxECPM),
         Self.rangeIssue(
           "\(itemPath).timeoutSeconds", item.timeoutSeconds, 0...ConfigLimits.maxLineItemTimeout,
           lowerOpen: true),

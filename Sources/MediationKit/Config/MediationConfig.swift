@@ -4,9 +4,14 @@
 /// ```json
 /// { "zones": [ { "id": "level_complete", "reward": { "type": "coins", "amount": 100 },
 ///     "loadTimeoutSeconds": 30, "adExpirySeconds": 3600, "rewardGraceSeconds": 5, "autoReload": true,
+///     "strategy": "hybrid", "auctionTimeoutSeconds": 3,
+///     "caps": { "maxPerHour": 6, "maxPerDay": 30, "minIntervalSeconds": 60 },
 ///     "lineItems": [ { "network": "empower", "placementId": "emp-1", "priority": 0,
-///                      "ecpm": 12.5, "timeoutSeconds": 8 } ] } ] }
+///                      "ecpm": 12.5, "timeoutSeconds": 8 },
+///                    { "network": "max", "placementId": "a1b2", "priority": 0, "ecpm": 15,
+///                      "timeoutSeconds": 8, "bidding": true, "bidFloor": 5 } ] } ] }
 /// ```
+/// `strategy`, `auctionTimeoutSeconds`, `caps`, `bidding` and `bidFloor` may be left out.
 public struct MediationConfig: Codable, Sendable, Equatable {
   /// The zones, in the order the file lists them.
   public var zones: [ZoneConfig]
@@ -19,6 +24,19 @@ public struct MediationConfig: Codable, Sendable, Equatable {
     if let zone = zones.first(where: { $0.id == id }) { return zone }
     throw MediationError.unknownZone(id, known: zones.map(\.id))
   }
+}
+
+/// How a zone chooses the network that serves it.
+public enum AuctionStrategy: String, Codable, Sendable, CaseIterable {
+  /// Line items one at a time: tiers by ascending priority, by descending eCPM within a tier;
+  /// the first fill wins.
+  case waterfall
+  /// Bidding line items asked in parallel within the auction timeout; the highest bid at or above
+  /// its floor wins.
+  case bidding
+  /// Bidding first; the best bid then competes with the waterfall: waterfall items priced at or
+  /// above it are tried first, those priced below it are skipped.
+  case hybrid
 }
 
 /// One ad placement in the app, and the networks that can fill it.
@@ -35,12 +53,20 @@ public struct ZoneConfig: Codable, Sendable, Equatable {
   public var adExpirySeconds: Double
   /// How long a reward-less dismissal waits for a late reward before it is final.
   public var rewardGraceSeconds: Double
-  /// Whether to load the next ad after each show and after expiry.
+  /// Whether to preload: load the next ad after each show and after expiry, and retry failed
+  /// loads with exponential backoff.
   public var autoReload: Bool
+  /// How the zone chooses a network; `waterfall` when left out.
+  public var strategy: AuctionStrategy
+  /// How long bidders have to answer, for `bidding` and `hybrid`; 5 s when left out.
+  public var auctionTimeoutSeconds: Double
+  /// Frequency caps and pacing; none when left out.
+  public var caps: FrequencyCaps?
 
   public init(
     id: String, reward: RewardConfig, lineItems: [LineItem], loadTimeoutSeconds: Double = 30,
-    adExpirySeconds: Double = 3600, rewardGraceSeconds: Double = 5, autoReload: Bool = true
+    adExpirySeconds: Double = 3600, rewardGraceSeconds: Double = 5, autoReload: Bool = true,
+    strategy: AuctionStrategy = .waterfall, auctionTimeoutSeconds: Double = 5, caps: FrequencyCaps? = nil
   ) {
     self.id = id
     self.reward = reward
@@ -49,6 +75,53 @@ public struct ZoneConfig: Codable, Sendable, Equatable {
     self.adExpirySeconds = adExpirySeconds
     self.rewardGraceSeconds = rewardGraceSeconds
     self.autoReload = autoReload
+    self.strategy = strategy
+    self.auctionTimeoutSeconds = auctionTimeoutSeconds
+    self.caps = caps
+  }
+
+  private enum CodingKeys: String, CodingKey {
+    case id, reward, lineItems, loadTimeoutSeconds, adExpirySeconds, rewardGraceSeconds, autoReload, strategy
+    case auctionTimeoutSeconds, caps
+  }
+
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    id = try container.decode(String.self, forKey: .id)
+    reward = try container.decode(RewardConfig.self, forKey: .reward)
+    lineItems = try container.decode([LineItem].self, forKey: .lineItems)
+    loadTimeoutSeconds = try container.decode(Double.self, forKey: .loadTimeoutSeconds)
+    adExpirySeconds = try container.decode(Double.self, forKey: .adExpirySeconds)
+    rewardGraceSeconds = try container.decode(Double.self, forKey: .rewardGraceSeconds)
+    autoReload = try container.decode(Bool.self, forKey: .autoReload)
+    if let name = try container.decodeIfPresent(String.self, forKey: .strategy) {
+      guard let strategy = AuctionStrategy(rawValue: name) else {
+        let names = AuctionStrategy.allCases.map(\.rawValue).joined(separator: ", ")
+        throw DecodingError.dataCorruptedError(
+          forKey: .strategy, in: container, debugDescription: "must be one of \(names), found '\(name)'")
+      }
+      self.strategy = strategy
+    } else {
+      strategy = .waterfall
+    }
+    auctionTimeoutSeconds = try container.decodeIfPresent(Double.self, forKey: .auctionTimeoutSeconds) ?? 5
+    caps = try container.decodeIfPresent(FrequencyCaps.self, forKey: .caps)
+  }
+}
+
+/// Frequency caps and pacing for one zone: a capped show fails at once with `capped`.
+public struct FrequencyCaps: Codable, Sendable, Equatable {
+  /// At most this many shows in any rolling hour.
+  public var maxPerHour: Int?
+  /// At most this many shows in any rolling 24 hours.
+  public var maxPerDay: Int?
+  /// At least this long between two shows.
+  public var minIntervalSeconds: Double?
+
+  public init(maxPerHour: Int? = nil, maxPerDay: Int? = nil, minIntervalSeconds: Double? = nil) {
+    self.maxPerHour = maxPerHour
+    self.maxPerDay = maxPerDay
+    self.minIntervalSeconds = minIntervalSeconds
   }
 }
 
@@ -63,27 +136,50 @@ public struct RewardConfig: Codable, Sendable, Equatable {
   }
 }
 
-/// One network's placement in a zone's waterfall.
+/// One network's placement in a zone.
 public struct LineItem: Codable, Sendable, Equatable {
   /// The network's id, e.g. "empower".
   public var network: NetworkID
   /// The network's own placement id (Empower zone id, MAX ad unit id, AdMob ad unit id).
   public var placementId: String
-  /// The tier: 0 is tried first.
+  /// The tier: 0 is tried first. Also breaks ties between equal bids.
   public var priority: Int
-  /// Expected price in USD per thousand impressions; orders line items within a tier.
+  /// Expected price in USD per thousand impressions; orders line items within a tier. For a
+  /// bidder, the centre of the bids it is expected to make.
   public var ecpm: Double
-  /// How long to wait for this network before moving on.
+  /// How long to wait for this network's ad before moving on.
   public var timeoutSeconds: Double
+  /// Whether the line item takes part in bidding (strategies `bidding` and `hybrid`).
+  public var bidding: Bool
+  /// The lowest bid accepted from this line item, in USD eCPM.
+  public var bidFloor: Double
 
   public init(
-    network: NetworkID, placementId: String, priority: Int, ecpm: Double, timeoutSeconds: Double = 10
+    network: NetworkID, placementId: String, priority: Int, ecpm: Double, timeoutSeconds: Double = 10,
+    bidding: Bool = false, bidFloor: Double = 0
   ) {
     self.network = network
     self.placementId = placementId
     self.priority = priority
     self.ecpm = ecpm
     self.timeoutSeconds = timeoutSeconds
+    self.bidding = bidding
+    self.bidFloor = bidFloor
+  }
+
+  private enum CodingKeys: String, CodingKey {
+    case network, placementId, priority, ecpm, timeoutSeconds, bidding, bidFloor
+  }
+
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    network = try container.decode(NetworkID.self, forKey: .network)
+    placementId = try container.decode(String.self, forKey: .placementId)
+    priority = try container.decode(Int.self, forKey: .priority)
+    ecpm = try container.decode(Double.self, forKey: .ecpm)
+    timeoutSeconds = try container.decode(Double.self, forKey: .timeoutSeconds)
+    bidding = try container.decodeIfPresent(Bool.self, forKey: .bidding) ?? false
+    bidFloor = try container.decodeIfPresent(Double.self, forKey: .bidFloor) ?? 0
   }
 }
 
@@ -91,4 +187,5 @@ extension ZoneConfig {
   var loadTimeout: Duration { .seconds(loadTimeoutSeconds) }
   var adExpiry: Duration { .seconds(adExpirySeconds) }
   var rewardGrace: Duration { .seconds(rewardGraceSeconds) }
+  var auctionTimeout: Duration { .seconds(auctionTimeoutSeconds) }
 }

@@ -1,7 +1,7 @@
 import Synchronization
 
-/// What every zone of one mediator shares: the clock, the adapters, the full-screen gate, the
-/// event hub and the random stream.
+/// What every zone of one mediator shares: the clock, the adapters and their start-up status,
+/// the full-screen gate, the event hub, privacy signals and the random stream.
 final class EngineContext: Sendable {
   let scheduler: any Scheduler
   let options: MediatorOptions
@@ -9,13 +9,17 @@ final class EngineContext: Sendable {
   let hub = EventHub()
   let fullScreen = FullScreenGate()
   private let random: Mutex<SeededRandom>
-  private let startFailures = Mutex<[NetworkID: String]>([:])
+  private let auctionCounter = Atomic<UInt64>(0)
+  private let statuses: Mutex<[NetworkID: AdapterStatus]>
+  private let privacySettings = Mutex(PrivacySettings())
 
   init(scheduler: any Scheduler, options: MediatorOptions, adapters: [NetworkID: any RewardedAdapter]) {
     self.scheduler = scheduler
     self.options = options
     self.adapters = adapters
     self.random = Mutex(SeededRandom(seed: options.seed).derived("mediator"))
+    self.statuses = Mutex(
+      adapters.mapValues { AdapterStatus(network: $0.info.id, state: .notStarted, description: "not started") })
   }
 
   /// A new unique reward transaction id, drawn from the seeded stream.
@@ -23,22 +27,68 @@ final class EngineContext: Sendable {
     random.withLock { $0.uuidString() }
   }
 
-  func recordStartFailure(_ network: NetworkID, _ reason: String) {
-    startFailures.withLock { $0[network] = reason }
+  /// A new auction id: 1, 2, 3… in the order loads start, so the same run gives the same ids.
+  func nextAuctionID() -> UInt64 {
+    auctionCounter.add(1, ordering: .relaxed).newValue
   }
 
-  /// The networks a waterfall cannot ask, with why.
-  func unavailableNetworks(for items: [LineItem]) -> [NetworkID: String] {
-    let failures = startFailures.withLock { $0 }
-    var unavailable: [NetworkID: String] = [:]
-    for item in items {
-      if adapters[item.network] == nil {
-        unavailable[item.network] = "no adapter registered for '\(item.network)'"
-      } else if let reason = failures[item.network] {
-        unavailable[item.network] = "adapter failed to start: \(reason)"
+  var privacy: PrivacySettings {
+    get { privacySettings.withLock { $0 } }
+    set { privacySettings.withLock { $0 = newValue } }
+  }
+
+  // MARK: Adapter start-up
+
+  var adapterStatuses: [AdapterStatus] {
+    statuses.withLock { $0.values.sorted { $0.network < $1.network } }
+  }
+
+  /// Starts every adapter at once, each with the start timeout.
+  func startAdapters(placements: [NetworkID: [String]]) {
+    for (id, adapter) in adapters.sorted(by: { $0.key < $1.key }) {
+      let startedAt = scheduler.now
+      setStatus(id, .initializing, "initializing")
+      let timeout = options.startTimeout
+      scheduler.schedule(after: timeout) { [self] in
+        statuses.withLock { statuses in
+          guard statuses[id]?.state == .initializing else { return }
+          statuses[id] = AdapterStatus(
+            network: id, state: .timedOut, description: "no answer within \(Auction.format(timeout))", latency: timeout)
+        }
+      }
+      adapter.start(AdapterStartRequest(placementIDs: placements[id] ?? [])) { [self] result in
+        scheduler.execute { [self] in
+          let latency = scheduler.now - startedAt
+          switch result {
+          case .success: setStatus(id, .ready, "ready", latency: latency)
+          case .failure(let error): setStatus(id, .failed, "\(error)", latency: latency)
+          }
+        }
       }
     }
-    return unavailable
+  }
+
+  private func setStatus(_ id: NetworkID, _ state: AdapterStatus.State, _ description: String, latency: Duration? = nil) {
+    statuses.withLock { $0[id] = AdapterStatus(network: id, state: state, description: description, latency: latency) }
+  }
+
+  /// The networks an auction cannot ask, with why.
+  func unavailableNetworks(for items: [LineItem]) -> [NetworkID: String] {
+    statuses.withLock { statuses in
+      var unavailable: [NetworkID: String] = [:]
+      for item in items {
+        guard let status = statuses[item.network] else {
+          unavailable[item.network] = "no adapter registered for '\(item.network)'"
+          continue
+        }
+        switch status.state {
+        case .failed: unavailable[item.network] = "adapter failed to start: \(status.description)"
+        case .timedOut: unavailable[item.network] = "adapter start timed out"
+        case .notStarted, .initializing, .ready: break
+        }
+      }
+      return unavailable
+    }
   }
 
   func publish(_ zoneID: String, _ network: NetworkID?, _ event: RewardedAdEvent) {

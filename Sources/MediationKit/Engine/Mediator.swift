@@ -45,12 +45,9 @@ public final class Mediator: Sendable {
     self.context = context
     self.zones = Dictionary(
       uniqueKeysWithValues: config.zones.map { ($0.id, ZoneController(zone: $0, context: context)) })
-    for (id, adapter) in adapters.sorted(by: { $0.key < $1.key }) {
-      let placements = config.zones.flatMap(\.lineItems).filter { $0.network == id }.map(\.placementId)
-      adapter.start(AdapterStartRequest(placementIDs: placements)) { result in
-        if case .failure(let error) = result { context.recordStartFailure(id, "\(error)") }
-      }
-    }
+    var placements: [NetworkID: [String]] = [:]
+    for item in config.zones.flatMap(\.lineItems) { placements[item.network, default: []].append(item.placementId) }
+    context.startAdapters(placements: placements)
   }
 
   /// The scheduler every delay and event of this mediator goes through.
@@ -72,6 +69,20 @@ public final class Mediator: Sendable {
   public func observeEvents(_ handler: @escaping @Sendable (ZoneEvent) -> Void) -> Cancellable {
     context.hub.subscribe(handler)
   }
+
+  /// Each adapter's start-up status, by network id. All adapters start in parallel when the
+  /// mediator is created, each within ``MediatorOptions/startTimeout``.
+  public var adapterStatuses: [AdapterStatus] { context.adapterStatuses }
+
+  /// The user's privacy signals, forwarded to every adapter with each request. Set them before the
+  /// first load (a change applies to loads that start after it).
+  public var privacy: PrivacySettings {
+    get { context.privacy }
+    set { context.privacy = newValue }
+  }
+
+  /// The adapter made for `network`, if it is registered (for diagnostics and simulation).
+  public func adapter(for network: NetworkID) -> (any RewardedAdapter)? { context.adapters[network] }
 
   /// Whether any zone's ad is on screen.
   public var isAnyAdShowing: Bool { context.fullScreen.current != nil }

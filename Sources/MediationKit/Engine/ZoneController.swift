@@ -1,6 +1,7 @@
 import Synchronization
 
-/// Runs one zone: its loads (a waterfall at a time), its one ready ad, expiry, and its shows.
+/// Runs one zone: its loads (one auction at a time), its one ready ad, expiry, preload and retry,
+/// frequency caps, and its shows.
 ///
 /// Public methods may be called from any thread. Every event is published from a scheduler
 /// action, so a zone's events come out in order on the scheduler's executor.
@@ -18,13 +19,19 @@ final class ZoneController: Sendable {
 
   private struct State {
     var loadID = 0
-    var auction: WaterfallAuction?
+    var auction: Auction?
     var loadStartedAt: Duration = .zero
+    /// Open network requests of the current load (bids and loads), by auction entry.
     var inFlight: [Int: Cancellable] = [:]
+    var auctionTimer: Cancellable?
     var ready: ReadyAd?
     var expiryTimer: Cancellable?
-    var showing = false
     var lastAd = LastAd.none
+    /// Consecutive failed loads, for the retry backoff; reset by a fill.
+    var consecutiveFailures = 0
+    var retryTimer: Cancellable?
+    /// Times of recent shows (at most a day's worth), for frequency caps.
+    var showTimes: [Duration] = []
   }
 
   let zone: ZoneConfig
@@ -47,11 +54,14 @@ final class ZoneController: Sendable {
 
   /// Starts a load on the scheduler; see ``RewardedAd/load()`` for the rules.
   func load() {
-    context.scheduler.execute { [self] in beginLoad() }
+    context.scheduler.execute { [self] in
+      state.withLock { $0.retryTimer.take() }?.cancel()
+      beginLoad()
+    }
   }
 
   private func beginLoad() {
-    enum Start { case alreadyLoading, alreadyReady(AdInfo), start(Int, [WaterfallAuction.Action]) }
+    enum Start { case alreadyLoading, alreadyReady(AdInfo), start(Int, [Auction.Action]) }
     let now = context.scheduler.now
     let unavailable = context.unavailableNetworks(for: zone.lineItems)
     let start = state.withLock { state -> Start in
@@ -59,8 +69,7 @@ final class ZoneController: Sendable {
       if let ready = state.ready, ready.expiresAt > now { return .alreadyReady(ready.info) }
       state.loadID += 1
       state.loadStartedAt = now
-      var auction = WaterfallAuction(
-        lineItems: zone.lineItems, unavailable: unavailable, budget: zone.loadTimeout, now: now)
+      var auction = Auction(zone: zone, unavailable: unavailable, now: now)
       let actions = auction.start(now: now)
       state.auction = auction
       return .start(state.loadID, actions)
@@ -72,32 +81,50 @@ final class ZoneController: Sendable {
       context.publish(zone.id, info.network, .ready(info))
     case .start(let loadID, let actions):
       context.publish(zone.id, nil, .loading)
-      perform(actions, loadID: loadID)
+      perform(actions, loadID: loadID, request: baseRequest())
     }
+  }
+
+  /// The request every network call of one load shares: zone, reward, auction id and privacy.
+  private func baseRequest() -> AdapterLoadRequest {
+    AdapterLoadRequest(
+      zoneID: zone.id, placementID: "", ecpm: 0,
+      reward: NetworkReward(type: zone.reward.type, amount: Double(zone.reward.amount)),
+      auctionID: context.nextAuctionID(), privacy: context.privacy)
   }
 
   /// Mutates the auction of load `loadID` under the lock; stale loads get `stale` instead.
   private func withAuction(
-    _ loadID: Int, stale: [WaterfallAuction.Action] = [],
-    _ body: (inout WaterfallAuction, Duration) -> [WaterfallAuction.Action]
+    _ loadID: Int, request: AdapterLoadRequest, stale: [Auction.Action] = [],
+    _ body: (inout Auction, Duration) -> [Auction.Action]
   ) {
     let now = context.scheduler.now
-    let actions = state.withLock { state -> [WaterfallAuction.Action] in
+    let actions = state.withLock { state -> [Auction.Action] in
       guard state.loadID == loadID, var auction = state.auction else { return stale }
       let actions = body(&auction, now)
       state.auction = auction.isFinished ? nil : auction
       return actions
     }
-    perform(actions, loadID: loadID)
+    perform(actions, loadID: loadID, request: request)
   }
 
-  private func perform(_ actions: [WaterfallAuction.Action], loadID: Int) {
+  private func perform(_ actions: [Auction.Action], loadID: Int, request: AdapterLoadRequest) {
     for action in actions {
       switch action {
-      case .load(let attempt, let item, let timeout):
-        startAttempt(attempt, item: item, timeout: timeout, loadID: loadID)
-      case .cancel(let attempt):
-        state.withLock { $0.inFlight.removeValue(forKey: attempt) }?.cancel()
+      case .requestBid(let entry, let item):
+        requestBid(entry, item: item, loadID: loadID, request: request)
+      case .startAuctionTimer(let duration):
+        let timer = context.scheduler.schedule(after: duration) { [self] in
+          withAuction(loadID, request: request) { auction, now in auction.auctionTimedOut(now: now) }
+        }
+        state.withLock { $0.auctionTimer = timer }
+      case .cancelBids(let entries):
+        let handles = state.withLock { state in entries.compactMap { state.inFlight.removeValue(forKey: $0) } }
+        handles.forEach { $0.cancel() }
+      case .load(let entry, let item, let bid, let timeout):
+        startLoad(entry, item: item, bid: bid, timeout: timeout, loadID: loadID, request: request)
+      case .cancel(let entry):
+        state.withLock { $0.inFlight.removeValue(forKey: entry) }?.cancel()
       case .discard(let loaded, let diagnostic):
         loaded.ad.discard()
         context.publish(zone.id, nil, .diagnostic(diagnostic))
@@ -107,64 +134,94 @@ final class ZoneController: Sendable {
     }
   }
 
-  private func startAttempt(_ attempt: Int, item: LineItem, timeout: Duration, loadID: Int) {
+  private func requestBid(_ entry: Int, item: LineItem, loadID: Int, request: AdapterLoadRequest) {
     guard let adapter = context.adapters[item.network] else { return }
-    let request = AdapterLoadRequest(
-      zoneID: zone.id, placementID: item.placementId, ecpm: item.ecpm,
-      reward: NetworkReward(type: zone.reward.type, amount: Double(zone.reward.amount)))
+    let request = request.for(item)
+    let scheduler = context.scheduler
+    let handle = adapter.bid(request) { [self] result in
+      scheduler.execute { [self] in
+        state.withLock { _ = $0.inFlight.removeValue(forKey: entry) }
+        withAuction(loadID, request: request) { auction, now in auction.bidAnswered(entry: entry, result: result, now: now) }
+      }
+    }
+    state.withLock { $0.inFlight[entry] = handle }
+  }
+
+  private func startLoad(
+    _ entry: Int, item: LineItem, bid: AdapterBid?, timeout: Duration, loadID: Int, request: AdapterLoadRequest
+  ) {
+    guard let adapter = context.adapters[item.network] else { return }
+    let request = request.for(item, bid: bid)
     let scheduler = context.scheduler
     let timer = scheduler.schedule(after: timeout) { [self] in
-      withAuction(loadID) { auction, now in auction.timedOut(attempt: attempt, now: now) }
+      withAuction(loadID, request: request) { auction, now in auction.timedOut(entry: entry, now: now) }
     }
     let handle = adapter.load(request) { [self] result in
-      scheduler.execute { [self] in answer(result, attempt: attempt, loadID: loadID) }
+      scheduler.execute { [self] in answer(result, entry: entry, loadID: loadID, request: request) }
     }
-    state.withLock {
-      $0.inFlight[attempt] = Cancellable {
-        timer.cancel(); handle.cancel()
-      }
-    }
+    state.withLock { $0.inFlight[entry] = Cancellable { timer.cancel(); handle.cancel() } }
   }
 
-  private func answer(_ result: Result<AdapterLoadedAd, AdapterError>, attempt: Int, loadID: Int) {
+  private func answer(
+    _ result: Result<AdapterLoadedAd, AdapterError>, entry: Int, loadID: Int, request: AdapterLoadRequest
+  ) {
     switch result {
     case .success(let loaded):
-      let late = WaterfallAuction.Action.discard(
-        loaded, Diagnostic(.lateLoad, "an ad arrived after its load ended; discarded"))
-      state.withLock { $0.inFlight.removeValue(forKey: attempt) }?.cancel()
-      withAuction(loadID, stale: [late]) { auction, now in
-        auction.loaded(attempt: attempt, ad: loaded, now: now)
+      let late = Auction.Action.discard(loaded, Diagnostic(.lateLoad, "an ad arrived after its load ended; discarded"))
+      state.withLock { $0.inFlight.removeValue(forKey: entry) }?.cancel()
+      withAuction(loadID, request: request, stale: [late]) { auction, now in
+        auction.loaded(entry: entry, ad: loaded, now: now)
       }
     case .failure(let error):
-      withAuction(loadID) { auction, now in auction.failed(attempt: attempt, error: error, now: now) }
+      withAuction(loadID, request: request) { auction, now in auction.failed(entry: entry, error: error, now: now) }
     }
   }
 
-  private func finish(_ outcome: WaterfallAuction.Outcome, loadID: Int) {
+  private func finish(_ outcome: Auction.Outcome, loadID: Int) {
     let now = context.scheduler.now
+    let leftovers = state.withLock { state -> [Cancellable] in
+      defer { state.inFlight.removeAll() }
+      return Array(state.inFlight.values) + [state.auctionTimer.take()].compactMap { $0 }
+    }
+    leftovers.forEach { $0.cancel() }
     switch outcome {
     case .failed(let error, let responses):
       var error = error
       error.waterfall = responses
-      state.withLock { $0.inFlight.removeAll() }
+      let retryDelay = state.withLock { state -> Duration? in
+        state.consecutiveFailures += 1
+        return zone.autoReload ? Self.retryDelay(afterFailures: state.consecutiveFailures) : nil
+      }
       context.publish(zone.id, nil, .failed(error))
-    case .filled(let item, let loaded, let responses):
+      if let retryDelay {
+        let timer = context.scheduler.schedule(after: retryDelay) { [self] in
+          state.withLock { _ = $0.retryTimer.take() }
+          beginLoad()
+        }
+        state.withLock { $0.retryTimer = timer }
+      }
+    case .filled(let item, let loaded, let price, let precision, let responses):
       var lifetime = zone.adExpiry
       if let own = loaded.lifetime { lifetime = min(lifetime, own) }
       let info = state.withLock { state -> AdInfo in
         let info = AdInfo(
-          zoneID: zone.id, network: item.network, placementID: item.placementId,
-          ecpm: loaded.ecpm ?? item.ecpm,
-          responses: responses, latency: now - state.loadStartedAt)
-        state.inFlight.removeAll()
+          zoneID: zone.id, network: item.network, placementID: item.placementId, ecpm: price, responses: responses,
+          latency: now - state.loadStartedAt, precision: precision, strategy: zone.strategy)
         state.ready = ReadyAd(id: loadID, info: info, loaded: loaded, expiresAt: now + lifetime)
         state.lastAd = .none
+        state.consecutiveFailures = 0
         return info
       }
       let timer = context.scheduler.schedule(after: lifetime) { [self] in expire(adID: loadID) }
       state.withLock { $0.expiryTimer = timer }
       context.publish(zone.id, item.network, .ready(info))
     }
+  }
+
+  /// The wait before retrying after `failures` consecutive failed loads: 2^min(6, n) seconds,
+  /// so 2, 4, 8, … and at most 64 s.
+  static func retryDelay(afterFailures failures: Int) -> Duration {
+    .seconds(1 << min(6, max(1, failures)))
   }
 
   private func expire(adID: Int) {
@@ -189,8 +246,7 @@ final class ZoneController: Sendable {
     let ready = try state.withLock { state throws(MediationError) -> ReadyAd in
       guard let ready = state.ready else {
         switch state.lastAd {
-        case .shown:
-          throw MediationError(.alreadyUsed, "zone '\(zone.id)': its ad was already shown; load a new one")
+        case .shown: throw MediationError(.alreadyUsed, "zone '\(zone.id)': its ad was already shown; load a new one")
         case .expired: throw MediationError(.expired, "zone '\(zone.id)': its ad expired before it was shown")
         case .none:
           let detail = state.auction != nil ? "still loading" : "no ad loaded"
@@ -200,6 +256,14 @@ final class ZoneController: Sendable {
       if ready.expiresAt <= now {
         throw MediationError(.expired, "zone '\(zone.id)': its ad expired before it was shown")
       }
+      if let caps = zone.caps {
+        state.showTimes.removeAll { $0 <= now - .seconds(86_400) }
+        if let wait = FrequencyCapCheck.wait(caps: caps, showTimes: state.showTimes, now: now) {
+          throw MediationError(
+            .capped, "zone '\(zone.id)': \(wait.reason); next show allowed in \(Auction.format(wait.duration))",
+            retryAfter: wait.duration)
+        }
+      }
       guard context.fullScreen.acquire(zone.id) else {
         let other = context.fullScreen.current ?? "?"
         throw MediationError(.anotherAdShowing, "zone '\(zone.id)': another ad is showing (zone '\(other)')")
@@ -207,18 +271,62 @@ final class ZoneController: Sendable {
       state.ready = nil
       state.expiryTimer?.cancel()
       state.expiryTimer = nil
-      state.showing = true
       state.lastAd = .shown
+      if zone.caps != nil { state.showTimes.append(now) }
       return ready
     }
-    let session = ShowSession(ready: ready, zone: zone, context: context) { [self] in showEnded(ready) }
+    let reportsRevenue = context.adapters[ready.info.network]?.info.capabilities.contains(.impressionRevenue) ?? false
+    let session = ShowSession(ready: ready, zone: zone, context: context, estimateRevenue: !reportsRevenue) {
+      [self] in showEnded(ready)
+    }
     session.begin(from: presenter, customData: customData)
   }
 
   private func showEnded(_ ready: ReadyAd) {
-    state.withLock { $0.showing = false }
     context.fullScreen.release(zone.id)
     ready.loaded.ad.discard()
     if zone.autoReload { beginLoad() }
+  }
+}
+
+/// Frequency caps and pacing, as a pure function of the recent show times.
+enum FrequencyCapCheck {
+  struct Wait: Equatable {
+    var duration: Duration
+    var reason: String
+  }
+
+  /// How long until a show is allowed, and why; `nil` when it is allowed now.
+  ///
+  /// - Parameters:
+  ///   - caps: The zone's caps.
+  ///   - showTimes: Times of earlier shows, oldest first.
+  ///   - now: The current time.
+  static func wait(caps: FrequencyCaps, showTimes: [Duration], now: Duration) -> Wait? {
+    var waits: [Wait] = []
+    if let interval = caps.minIntervalSeconds, let last = showTimes.last, now - last < .seconds(interval) {
+      waits.append(Wait(duration: last + .seconds(interval) - now, reason: "at least \(Auction.format(.seconds(interval))) between shows"))
+    }
+    for (limit, window, name) in [(caps.maxPerHour, Duration.seconds(3600), "hour"), (caps.maxPerDay, .seconds(86_400), "day")] {
+      guard let limit else { continue }
+      let inWindow = showTimes.filter { $0 > now - window }
+      if inWindow.count >= limit {
+        // The show that must leave the window for one more to fit.
+        let leaving = inWindow[inWindow.count - limit]
+        waits.append(Wait(duration: leaving + window - now, reason: "at most \(limit) shows per \(name)"))
+      }
+    }
+    return waits.max { $0.duration < $1.duration }
+  }
+}
+
+extension AdapterLoadRequest {
+  /// This load's request, aimed at `item` (and its winning `bid`, if any).
+  fileprivate func `for`(_ item: LineItem, bid: AdapterBid? = nil) -> AdapterLoadRequest {
+    var request = self
+    request.placementID = item.placementId
+    request.ecpm = item.ecpm
+    request.bid = bid
+    return request
   }
 }

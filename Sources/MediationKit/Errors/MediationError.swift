@@ -17,6 +17,7 @@ public struct MediationError: Error, Sendable, Equatable, CustomStringConvertibl
     case unknownNetwork = "unknown_network"
     case duplicateNetwork = "duplicate_network"
     case invalidConfiguration = "invalid_configuration"
+    case capped
 
     /// What usually causes this error.
     public var cause: String {
@@ -33,6 +34,7 @@ public struct MediationError: Error, Sendable, Equatable, CustomStringConvertibl
       case .unknownNetwork: "No adapter is registered under that network id."
       case .duplicateNetwork: "Two adapters were registered under one network id."
       case .invalidConfiguration: "The zone configuration breaks a rule."
+      case .capped: "The zone's frequency cap or pacing does not allow another show yet."
       }
     }
 
@@ -51,6 +53,7 @@ public struct MediationError: Error, Sendable, Equatable, CustomStringConvertibl
       case .unknownNetwork: "Register the adapter first, or use one of the registered ids."
       case .duplicateNetwork: "Register each network once."
       case .invalidConfiguration: "Fix the reported fields; `mediate validate FILE` lists them all."
+      case .capped: "Show again after retryAfter, or raise the zone's caps."
       }
     }
   }
@@ -61,12 +64,15 @@ public struct MediationError: Error, Sendable, Equatable, CustomStringConvertibl
   public var message: String
   /// For a failed load: every line item considered and what became of it.
   public var waterfall: [NetworkResponse]
+  /// For `capped`: how long until a show is allowed.
+  public var retryAfter: Duration?
 
   /// Creates an error with `code` and a specific `message`.
-  public init(_ code: Code, _ message: String, waterfall: [NetworkResponse] = []) {
+  public init(_ code: Code, _ message: String, waterfall: [NetworkResponse] = [], retryAfter: Duration? = nil) {
     self.code = code
     self.message = message
     self.waterfall = waterfall
+    self.retryAfter = retryAfter
   }
 
   public var description: String { "\(code.rawValue): \(message)" }

@@ -8,6 +8,11 @@ public struct AdInfo: Sendable, Equatable {
   public var placementID: String
   /// The winning price in USD per thousand impressions.
   public var ecpm: Double
+  /// How exact ``ecpm`` is: `exact` for a bid, `estimated` when the network reported it,
+  /// `publisherDefined` when it is the line item's configured eCPM.
+  public var precision: RevenuePrecision
+  /// The strategy that chose the network.
+  public var strategy: AuctionStrategy
   /// Every line item considered, in the order tried, like MAX's `MANetworkResponseInfo`.
   public var responses: [NetworkResponse]
   /// Time from the start of the load to ready.
@@ -15,8 +20,10 @@ public struct AdInfo: Sendable, Equatable {
 
   public init(
     zoneID: String, network: NetworkID, placementID: String, ecpm: Double, responses: [NetworkResponse],
-    latency: Duration
+    latency: Duration, precision: RevenuePrecision = .publisherDefined, strategy: AuctionStrategy = .waterfall
   ) {
+    self.precision = precision
+    self.strategy = strategy
     self.zoneID = zoneID
     self.network = network
     self.placementID = placementID
@@ -40,6 +47,14 @@ public struct NetworkResponse: Sendable, Equatable {
     case skipped
     /// Not reached: an earlier line item won, or the zone's budget ran out.
     case notAttempted = "not_attempted"
+    /// A bid that was received; the auction has not finished with it yet.
+    case bid
+    /// The network declined to bid.
+    case noBid = "no_bid"
+    /// The bid was below the line item's floor.
+    case belowFloor = "below_floor"
+    /// The bid lost to a higher one (or to the waterfall).
+    case outbid
   }
 
   public var network: NetworkID
@@ -50,13 +65,16 @@ public struct NetworkResponse: Sendable, Equatable {
   public var state: State
   /// How long the network took; `nil` when it was not tried.
   public var latency: Duration?
+  /// The network's bid, for bidders that bid.
+  public var bid: Double?
   /// Why it failed or was skipped.
   public var error: String?
 
   public init(
     network: NetworkID, placementID: String, priority: Int, ecpm: Double, state: State,
-    latency: Duration? = nil, error: String? = nil
+    latency: Duration? = nil, bid: Double? = nil, error: String? = nil
   ) {
+    self.bid = bid
     self.network = network
     self.placementID = placementID
     self.priority = priority

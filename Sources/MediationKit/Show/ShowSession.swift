@@ -13,15 +13,19 @@ final class ShowSession: Sendable {
   private let zone: ZoneConfig
   private let context: EngineContext
   private let onFinish: @Sendable () -> Void
+  private let estimateRevenue: Bool
   private let state: Mutex<State>
 
+  /// - Parameter estimateRevenue: Whether the core reports the impression's revenue from the
+  ///   winning price, for networks that do not report it themselves.
   init(
-    ready: ZoneController.ReadyAd, zone: ZoneConfig, context: EngineContext,
+    ready: ZoneController.ReadyAd, zone: ZoneConfig, context: EngineContext, estimateRevenue: Bool,
     onFinish: @escaping @Sendable () -> Void
   ) {
     self.ready = ready
     self.zone = zone
     self.context = context
+    self.estimateRevenue = estimateRevenue
     self.onFinish = onFinish
     self.state = Mutex(State(machine: ShowStateMachine(graceWindow: zone.rewardGrace)))
   }
@@ -43,7 +47,12 @@ final class ShowSession: Sendable {
   private func receive(_ input: ShowStateMachine.Input) {
     let (actions, finished) = state.withLock { state in
       let wasFinished = state.machine.isFinished
-      return (state.machine.handle(input), !wasFinished && state.machine.isFinished)
+      var actions = state.machine.handle(input)
+      if estimateRevenue && actions.contains(.emit(.shown)) && !state.machine.isFinished {
+        let revenue = ImpressionRevenue(usd: ready.info.ecpm / 1000, precision: ready.info.precision)
+        actions += state.machine.handle(.signal(.revenuePaid(revenue)))
+      }
+      return (actions, !wasFinished && state.machine.isFinished)
     }
     for action in actions {
       switch action {

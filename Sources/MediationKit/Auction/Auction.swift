@@ -1,0 +1,266 @@
+/// One zone load, as a pure state machine: which bidders to ask, which line item to load next and
+/// with what timeout, and what each answer means.
+///
+/// - `waterfall`: every line item, one at a time, in ``WaterfallOrder``; first fill wins.
+/// - `bidding`: every bidding line item is asked at once; when all have answered or the auction
+///   timeout passes, bids are ranked by ``BidRanking`` and loaded best first.
+/// - `hybrid`: the bidding round first; then the waterfall's non-bidding items priced at or above
+///   the best bid, in waterfall order, then the bids. Items priced below the best bid are skipped.
+///
+/// Each load gets its line item's timeout, capped by what is left of the zone's budget; the
+/// auction round is capped the same way. Answers for an attempt that already ended are stale: a
+/// stale ad is handed back to be discarded. When the budget runs out the load fails with
+/// `loadTimeout`.
+struct Auction {
+  enum Action {
+    /// Ask entry `entry`'s network for a bid; feed the answer back with `bidAnswered`.
+    case requestBid(entry: Int, item: LineItem)
+    /// Start the auction timer; feed `auctionTimedOut` when it fires.
+    case startAuctionTimer(Duration)
+    /// Cancel the bid requests still open.
+    case cancelBids([Int])
+    /// Load entry `entry` (with its bid, if any); feed the answer back tagged with `entry`.
+    case load(entry: Int, item: LineItem, bid: AdapterBid?, timeout: Duration)
+    /// Cancel the network request of `entry`.
+    case cancel(entry: Int)
+    /// Release an ad that arrived too late to be used.
+    case discard(AdapterLoadedAd, Diagnostic)
+    /// The load is over.
+    case finish(Outcome)
+  }
+
+  enum Outcome {
+    case filled(item: LineItem, ad: AdapterLoadedAd, price: Double, precision: RevenuePrecision, responses: [NetworkResponse])
+    case failed(MediationError, responses: [NetworkResponse])
+  }
+
+  private struct Entry {
+    let item: LineItem
+    let configIndex: Int
+    let isBidder: Bool
+  }
+
+  private enum Phase { case bidding, loading, finished }
+
+  private let strategy: AuctionStrategy
+  private let entries: [Entry]
+  private let unavailable: [NetworkID: String]
+  private let deadline: Duration
+  private let startedAt: Duration
+  private let auctionTimeout: Duration
+  private var responses: [NetworkResponse?]
+  private var phase = Phase.loading
+  private var pendingBids: [Int: Duration] = [:]
+  private var bids: [Int: AdapterBid] = [:]
+  private var candidates: [Int] = []
+  private var current: (entry: Int, startedAt: Duration)?
+
+  /// - Parameters:
+  ///   - zone: The zone's line items, strategy and timeouts.
+  ///   - unavailable: Networks that cannot be asked, with the reason (not registered, not started).
+  ///   - now: The current time.
+  init(zone: ZoneConfig, unavailable: [NetworkID: String], now: Duration) {
+    let strategy = zone.strategy
+    self.strategy = strategy
+    let items = zone.lineItems
+    let bidders = strategy == .waterfall ? [] : items.indices.filter { items[$0].bidding }
+    let waterfall = WaterfallOrder.sortedIndices(items).filter { index in
+      strategy == .waterfall || (strategy == .hybrid && !items[index].bidding)
+    }
+    entries =
+      bidders.map { Entry(item: items[$0], configIndex: $0, isBidder: true) }
+      + waterfall.map { Entry(item: items[$0], configIndex: $0, isBidder: false) }
+    self.unavailable = unavailable
+    startedAt = now
+    deadline = now + zone.loadTimeout
+    auctionTimeout = zone.auctionTimeout
+    responses = Array(repeating: nil, count: entries.count)
+  }
+
+  var isFinished: Bool { phase == .finished }
+
+  mutating func start(now: Duration) -> [Action] {
+    var actions: [Action] = []
+    for (index, entry) in entries.enumerated() where entry.isBidder {
+      if let reason = unavailable[entry.item.network] {
+        responses[index] = response(index, .skipped, error: reason)
+      } else {
+        pendingBids[index] = now
+        actions.append(.requestBid(entry: index, item: entry.item))
+      }
+    }
+    if pendingBids.isEmpty { return actions + closeAuction(now: now) }
+    phase = .bidding
+    return [.startAuctionTimer(min(auctionTimeout, deadline - now))] + actions
+  }
+
+  mutating func bidAnswered(entry: Int, result: Result<AdapterBid, AdapterError>, now: Duration) -> [Action] {
+    guard phase == .bidding, let askedAt = pendingBids.removeValue(forKey: entry) else { return [] }
+    switch result {
+    case .success(let bid):
+      bids[entry] = bid
+      responses[entry] = response(entry, .bid, latency: now - askedAt, ecpm: bid.price, bid: bid.price)
+    case .failure(let error):
+      responses[entry] = response(entry, .noBid, latency: now - askedAt, error: "\(error)")
+    }
+    return pendingBids.isEmpty ? closeAuction(now: now) : []
+  }
+
+  mutating func auctionTimedOut(now: Duration) -> [Action] {
+    guard phase == .bidding else { return [] }
+    let late = pendingBids.keys.sorted()
+    for entry in late {
+      responses[entry] = response(
+        entry, .timedOut, latency: now - pendingBids[entry]!, error: "no bid within the auction timeout")
+    }
+    pendingBids.removeAll()
+    return [.cancelBids(late)] + closeAuction(now: now)
+  }
+
+  /// Ranks the bids and lines up the loads.
+  private mutating func closeAuction(now: Duration) -> [Action] {
+    phase = .loading
+    let ranked = BidRanking.ranked(
+      bids.map { BidRanking.Entry(item: entries[$0.key].item, configIndex: entries[$0.key].configIndex, price: $0.value.price) })
+    let rankedEntries = ranked.map { rankedBid in
+      bids.keys.first { entries[$0].configIndex == rankedBid.configIndex }!
+    }
+    for (entry, bid) in bids where !rankedEntries.contains(entry) {
+      responses[entry] = response(
+        entry, .belowFloor, ecpm: bid.price, bid: bid.price,
+        error: "bid \(Self.money(bid.price)) below floor \(Self.money(entries[entry].item.bidFloor))")
+    }
+    let bestBid = ranked.first?.price
+    var waterfall: [Int] = []
+    for (index, entry) in entries.enumerated() where !entry.isBidder {
+      if let bestBid, entry.item.ecpm < bestBid {
+        responses[index] = response(index, .skipped, error: "priced below the best bid \(Self.money(bestBid))")
+      } else {
+        waterfall.append(index)
+      }
+    }
+    candidates = waterfall + rankedEntries
+    return advance(now: now)
+  }
+
+  mutating func loaded(entry: Int, ad: AdapterLoadedAd, now: Duration) -> [Action] {
+    guard phase == .loading, let current, current.entry == entry else {
+      return [.discard(ad, Diagnostic(.lateLoad, "ad from attempt \(entry) arrived after it ended; discarded"))]
+    }
+    let item = entries[entry].item
+    let (price, precision): (Double, RevenuePrecision) =
+      if let bid = bids[entry] { (bid.price, .exact) } else if let reported = ad.ecpm { (reported, .estimated) } else {
+        (item.ecpm, .publisherDefined)
+      }
+    responses[entry] = response(entry, .loaded, latency: now - current.startedAt, ecpm: price, bid: bids[entry]?.price)
+    self.current = nil
+    phase = .finished
+    // Bids that were not needed lost to the winner.
+    for other in candidates where responses[other]?.state == .bid {
+      responses[other]?.state = .outbid
+    }
+    return [.finish(.filled(item: item, ad: ad, price: price, precision: precision, responses: finalResponses()))]
+  }
+
+  mutating func failed(entry: Int, error: AdapterError, now: Duration) -> [Action] {
+    guard phase == .loading, let current, current.entry == entry else { return [] }
+    responses[entry] = response(
+      entry, .failed, latency: now - current.startedAt, bid: bids[entry]?.price, error: "\(error)")
+    self.current = nil
+    return advance(now: now)
+  }
+
+  mutating func timedOut(entry: Int, now: Duration) -> [Action] {
+    guard phase == .loading, let current, current.entry == entry else { return [] }
+    if now >= deadline { return budgetEnded(now: now) }
+    let latency = now - current.startedAt
+    responses[entry] = response(
+      entry, .timedOut, latency: latency, bid: bids[entry]?.price, error: "no answer within \(Self.format(latency))")
+    self.current = nil
+    return [.cancel(entry: entry)] + advance(now: now)
+  }
+
+  mutating func budgetEnded(now: Duration) -> [Action] {
+    guard phase != .finished else { return [] }
+    var actions: [Action] = []
+    if phase == .bidding {
+      let late = pendingBids.keys.sorted()
+      for entry in late {
+        responses[entry] = response(entry, .timedOut, latency: now - pendingBids[entry]!, error: "zone load budget ran out")
+      }
+      pendingBids.removeAll()
+      actions.append(.cancelBids(late))
+    }
+    if let current {
+      responses[current.entry] = response(
+        current.entry, .timedOut, latency: now - current.startedAt, bid: bids[current.entry]?.price,
+        error: "zone load budget ran out")
+      actions.append(.cancel(entry: current.entry))
+      self.current = nil
+    }
+    return actions + fail(MediationError(.loadTimeout, "no fill within the zone's \(Self.format(deadline - startedAt)) budget"))
+  }
+
+  private mutating func advance(now: Duration) -> [Action] {
+    while !candidates.isEmpty {
+      let entry = candidates.removeFirst()
+      let item = entries[entry].item
+      if let reason = unavailable[item.network] {
+        responses[entry] = response(entry, .skipped, error: reason)
+        continue
+      }
+      let remaining = deadline - now
+      if remaining <= .zero { return budgetEnded(now: now) }
+      current = (entry, now)
+      return [.load(entry: entry, item: item, bid: bids[entry], timeout: min(.seconds(item.timeoutSeconds), remaining))]
+    }
+    let tried = responses.compactMap { $0 }.filter { ![.skipped, .noBid, .belowFloor].contains($0.state) }.count
+    return fail(MediationError(.noFill, "no fill from \(tried) of \(entries.count) line items"))
+  }
+
+  private mutating func fail(_ error: MediationError) -> [Action] {
+    phase = .finished
+    return [.finish(.failed(error, responses: finalResponses()))]
+  }
+
+  /// Bidders first, best bid first; then the waterfall items in waterfall order.
+  private func finalResponses() -> [NetworkResponse] {
+    let bidderOrder = entries.indices.filter { entries[$0].isBidder }.sorted { lhs, rhs in
+      let left = bids[lhs]?.price ?? -1
+      let right = bids[rhs]?.price ?? -1
+      if left != right { return left > right }
+      if entries[lhs].item.priority != entries[rhs].item.priority {
+        return entries[lhs].item.priority < entries[rhs].item.priority
+      }
+      return entries[lhs].configIndex < entries[rhs].configIndex
+    }
+    let order = bidderOrder + entries.indices.filter { !entries[$0].isBidder }
+    return order.map { responses[$0] ?? response($0, .notAttempted) }
+  }
+
+  private func response(
+    _ entry: Int, _ state: NetworkResponse.State, latency: Duration? = nil, ecpm: Double? = nil, bid: Double? = nil,
+    error: String? = nil
+  ) -> NetworkResponse {
+    let item = entries[entry].item
+    return NetworkResponse(
+      network: item.network, placementID: item.placementId, priority: item.priority, ecpm: ecpm ?? item.ecpm,
+      state: state, latency: latency, bid: bid, error: error)
+  }
+
+  static func format(_ duration: Duration) -> String {
+    let ms = duration.milliseconds
+    return ms % 1000 == 0 ? "\(ms / 1000) s" : "\(ms) ms"
+  }
+
+  static func money(_ value: Double) -> String {
+    let cents = (value * 100).rounded()
+    return "$\(Int(cents) / 100).\(String(Int(cents) % 100).leftPadded(2))"
+  }
+}
+
+extension String {
+  fileprivate func leftPadded(_ width: Int) -> String {
+    count >= width ? self : String(repeating: "0", count: width - count) + self
+  }
+}

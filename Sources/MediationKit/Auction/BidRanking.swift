@@ -1,0 +1,28 @@
+/// How bids are ranked in `bidding` and `hybrid` auctions.
+///
+/// Highest price first; equal prices go to the line item with the lower `priority` number, then
+/// to the one listed first in the configuration. Bids below their line item's `bidFloor` are out.
+public enum BidRanking {
+  /// One bid, with where its line item stands in the zone's configuration.
+  public struct Entry: Sendable, Equatable {
+    public var item: LineItem
+    public var configIndex: Int
+    public var price: Double
+
+    public init(item: LineItem, configIndex: Int, price: Double) {
+      self.item = item
+      self.configIndex = configIndex
+      self.price = price
+    }
+  }
+
+  /// The bids at or above their floors, best first.
+  public static func ranked(_ bids: [Entry]) -> [Entry] {
+    bids.filter { $0.price >= $0.item.bidFloor }
+      .sorted { lhs, rhs in
+        if lhs.price != rhs.price { return lhs.price > rhs.price }
+        if lhs.item.priority != rhs.item.priority { return lhs.item.priority < rhs.item.priority }
+        return lhs.configIndex < rhs.configIndex
+      }
+  }
+}

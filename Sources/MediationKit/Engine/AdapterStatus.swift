@@ -1,0 +1,33 @@
+/// Where one adapter's start-up stands, like AdMob's `GADAdapterStatus` and MAX's
+/// `MAMediatedNetworkInfo`.
+public struct AdapterStatus: Sendable, Equatable {
+  /// The start-up state.
+  public enum State: String, Sendable, Equatable, Codable {
+    /// `start` was not called yet.
+    case notStarted = "not_started"
+    /// `start` was called; no answer yet.
+    case initializing
+    /// Started; loads go to it.
+    case ready
+    /// The adapter reported a failure; its line items are skipped.
+    case failed
+    /// No answer within the start timeout; its line items are skipped until it answers.
+    case timedOut = "timed_out"
+  }
+
+  /// The network.
+  public var network: NetworkID
+  /// The state.
+  public var state: State
+  /// What the adapter said, or why it is in this state.
+  public var description: String
+  /// How long start-up took (or has taken, when it timed out); `nil` before it ended.
+  public var latency: Duration?
+
+  public init(network: NetworkID, state: State, description: String, latency: Duration? = nil) {
+    self.network = network
+    self.state = state
+    self.description = description
+    self.latency = latency
+  }
+}
