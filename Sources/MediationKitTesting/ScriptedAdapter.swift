@@ -17,6 +17,23 @@ public final class ScriptedAdapter: RewardedAdapter {
     case never
   }
 
+  /// How one bid request answers.
+  public enum BidScript: Sendable {
+    /// Bids `price` after `delay`.
+    case bid(after: Duration, price: Double)
+    /// Declines after `delay`.
+    case noBid(after: Duration)
+    /// Never answers.
+    case never
+  }
+
+  /// How the adapter's start answers.
+  public enum StartScript: Sendable {
+    case succeed(after: Duration)
+    case fail(after: Duration, AdapterError)
+    case never
+  }
+
   /// Signals a show sends, each at an offset from the show call.
   public struct ShowScript: Sendable {
     public var steps: [(offset: Duration, signal: AdapterSignal)]
@@ -33,6 +50,9 @@ public final class ScriptedAdapter: RewardedAdapter {
 
   private struct State {
     var loadScripts: [String: [LoadScript]]
+    var bidScripts: [String: [BidScript]]
+    var bidRequests: [AdapterLoadRequest] = []
+    var cancelledBids = 0
     var showScript: ShowScript
     var loadRequests: [AdapterLoadRequest] = []
     var cancelledLoads = 0
@@ -45,19 +65,30 @@ public final class ScriptedAdapter: RewardedAdapter {
   private let scheduler: any Scheduler
   private let state: Mutex<State>
 
+  private let startScript: StartScript
+
   /// Creates a scripted network.
   /// - Parameters:
   ///   - id: The network id to register under.
   ///   - scheduler: The scheduler its delays use (the mediator's).
   ///   - loads: Per placement id, the answers to successive loads; unknown placements fail no-fill.
+  ///   - bids: Per placement id, the answers to successive bid requests; unknown placements decline.
+  ///     Any bid script makes the adapter declare `.bidding`.
   ///   - show: What every show does.
+  ///   - start: How `start` answers.
+  ///   - capabilities: What the adapter declares (add `.impressionRevenue` to report revenue itself).
   public init(
-    id: NetworkID, scheduler: any Scheduler, loads: [String: [LoadScript]], show: ShowScript = .completes
+    id: NetworkID, scheduler: any Scheduler, loads: [String: [LoadScript]], bids: [String: [BidScript]] = [:],
+    show: ShowScript = .completes, start: StartScript = .succeed(after: .zero),
+    capabilities: Set<AdapterCapability> = [.rewarded]
   ) {
+    let capabilities = bids.isEmpty ? capabilities : capabilities.union([.bidding])
     self.info = AdapterInfo(
-      id: id, displayName: "Scripted \(id)", adapterVersion: "1.0.0", sdkVersion: "test")
+      id: id, displayName: "Scripted \(id)", adapterVersion: "1.0.0", sdkVersion: "test",
+      capabilities: capabilities)
     self.scheduler = scheduler
-    self.state = Mutex(State(loadScripts: loads, showScript: show))
+    self.startScript = start
+    self.state = Mutex(State(loadScripts: loads, bidScripts: bids, showScript: show))
   }
 
   /// A registration whose factory returns this very instance.
@@ -67,6 +98,10 @@ public final class ScriptedAdapter: RewardedAdapter {
 
   /// Every load request received, in order.
   public var loadRequests: [AdapterLoadRequest] { state.withLock { $0.loadRequests } }
+  /// Every bid request received, in order.
+  public var bidRequests: [AdapterLoadRequest] { state.withLock { $0.bidRequests } }
+  /// How many bid requests the core cancelled.
+  public var cancelledBids: Int { state.withLock { $0.cancelledBids } }
   /// How many loads the core cancelled.
   public var cancelledLoads: Int { state.withLock { $0.cancelledLoads } }
   /// How many ads the core discarded.
@@ -86,7 +121,43 @@ public final class ScriptedAdapter: RewardedAdapter {
   public func start(
     _ request: AdapterStartRequest, completion: @escaping @Sendable (Result<Void, AdapterError>) -> Void
   ) {
-    completion(.success(()))
+    switch startScript {
+    case .succeed(let delay): scheduler.schedule(after: delay) { completion(.success(())) }
+    case .fail(let delay, let error): scheduler.schedule(after: delay) { completion(.failure(error)) }
+    case .never: break
+    }
+  }
+
+  public func bid(
+    _ request: AdapterLoadRequest, completion: @escaping @Sendable (Result<AdapterBid, AdapterError>) -> Void
+  ) -> Cancellable {
+    let script = state.withLock { state -> BidScript in
+      state.bidRequests.append(request)
+      guard var queue = state.bidScripts[request.placementID], let next = queue.first else {
+        return .noBid(after: .zero)
+      }
+      if queue.count > 1 { queue.removeFirst() }
+      state.bidScripts[request.placementID] = queue
+      return next
+    }
+    let timer: Cancellable
+    switch script {
+    case .never:
+      timer = .none
+    case .noBid(let delay):
+      timer = scheduler.schedule(after: delay) {
+        completion(.failure(AdapterError(.noFill, message: "no bid")))
+      }
+    case .bid(let delay, let price):
+      let token = "\(request.placementID)#\(request.auctionID)"
+      timer = scheduler.schedule(after: delay) {
+        completion(.success(AdapterBid(price: price, token: token)))
+      }
+    }
+    return Cancellable { [self] in
+      state.withLock { $0.cancelledBids += 1 }
+      timer.cancel()
+    }
   }
 
   public func load(

@@ -86,7 +86,10 @@ struct CLITests {
     let objects = try result.out.map {
       try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
     }
-    #expect(objects.map { $0["event"] as? String } == ["loading", "ready", "shown", "revenue_paid", "rewarded", "closed"])
+    #expect(
+      objects.map { $0["event"] as? String } == [
+        "loading", "ready", "shown", "revenue_paid", "rewarded", "closed",
+      ])
     for object in objects {
       #expect(object["t_ms"] is Int)
       #expect(object["zone"] as? String == "level_complete")

@@ -124,3 +124,45 @@ struct ConfigTests {
     }
   }
 }
+
+@Suite("Config: strategies, bidding and caps")
+struct StrategyConfigTests {
+  static func issues(_ json: String) -> [String] { ConfigTests.issues(json) }
+
+  @Test func optionalFieldsDefault() throws {
+    let config = try ConfigLoader.load(Data(ConfigTests.zone(ConfigTests.item).utf8), source: "t")
+    #expect(config.zones[0].strategy == .waterfall)
+    #expect(config.zones[0].auctionTimeoutSeconds == 5)
+    #expect(config.zones[0].caps == nil)
+    #expect(config.zones[0].lineItems[0].bidding == false)
+    #expect(config.zones[0].lineItems[0].bidFloor == 0)
+  }
+
+  @Test func unknownStrategyListsTheKnownOnes() {
+    #expect(
+      Self.issues(ConfigTests.zone(ConfigTests.item, extra: #", "strategy": "auction""#)) == [
+        "zones[0].strategy: must be one of waterfall, bidding, hybrid, found 'auction'"
+      ])
+  }
+
+  @Test func biddingNeedsABidder() {
+    #expect(
+      Self.issues(ConfigTests.zone(ConfigTests.item, extra: #", "strategy": "bidding""#)) == [
+        "zones[0].lineItems: strategy 'bidding' needs at least one line item with \"bidding\": true, found none"
+      ])
+  }
+
+  @Test func badFloorsTimeoutsAndCapsAreReported() {
+    let bidderItem =
+      #"{"network": "max", "placementId": "a", "priority": 0, "ecpm": 3, "timeoutSeconds": 5, "bidding": true, "bidFloor": -1}"#
+    let extra =
+      #", "strategy": "hybrid", "auctionTimeoutSeconds": 0, "caps": {"maxPerHour": 0, "minIntervalSeconds": -5}"#
+    #expect(
+      Self.issues(ConfigTests.zone(bidderItem, extra: extra)) == [
+        "zones[0].auctionTimeoutSeconds: must be a finite number > 0 and ≤ 60 seconds, found 0",
+        "zones[0].caps.maxPerHour: must be > 0, found 0",
+        "zones[0].caps.minIntervalSeconds: must be a finite number ≥ 0 and ≤ 86400 seconds, found -5",
+        "zones[0].lineItems[0].bidFloor: must be a finite number ≥ 0 and ≤ 10000, found -1",
+      ])
+  }
+}

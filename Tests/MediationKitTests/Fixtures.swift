@@ -14,11 +14,20 @@ struct Harness {
     show: ScriptedAdapter.ShowScript = .completes,
     options: MediatorOptions = MediatorOptions()
   ) throws {
+    try self.init(zones: zones, options: options) { scheduler in
+      scripts.map { ScriptedAdapter(id: $0.key, scheduler: scheduler, loads: $0.value, show: show) }
+    }
+  }
+
+  /// A harness over adapters the caller builds on the harness's scheduler.
+  init(
+    zones: [ZoneConfig], options: MediatorOptions = MediatorOptions(),
+    adapters makeAdapters: (VirtualScheduler) -> [ScriptedAdapter]
+  ) throws {
     var adapters: [NetworkID: ScriptedAdapter] = [:]
     let registry = AdapterRegistry()
-    for (id, loads) in scripts {
-      let adapter = ScriptedAdapter(id: id, scheduler: scheduler, loads: loads, show: show)
-      adapters[id] = adapter
+    for adapter in makeAdapters(scheduler) {
+      adapters[adapter.info.id] = adapter
       try registry.register(adapter.registration)
     }
     self.adapters = adapters
@@ -35,12 +44,25 @@ struct Harness {
 
 func zone(
   _ items: [LineItem], id: String = "z", loadTimeout: Double = 30, expiry: Double = 3600, grace: Double = 5,
-  autoReload: Bool = false
+  autoReload: Bool = false, strategy: AuctionStrategy = .waterfall, auctionTimeout: Double = 5,
+  caps: FrequencyCaps? = nil
 ) -> ZoneConfig {
   ZoneConfig(
     id: id, reward: RewardConfig(type: "coins", amount: 100), lineItems: items,
     loadTimeoutSeconds: loadTimeout,
-    adExpirySeconds: expiry, rewardGraceSeconds: grace, autoReload: autoReload)
+    adExpirySeconds: expiry, rewardGraceSeconds: grace, autoReload: autoReload, strategy: strategy,
+    auctionTimeoutSeconds: auctionTimeout, caps: caps)
+}
+
+func bidder(
+  _ network: NetworkID, _ placement: String, priority: Int = 0, ecpm: Double = 10, floor: Double = 0
+)
+  -> LineItem
+{
+  LineItem(
+    network: network, placementId: placement, priority: priority, ecpm: ecpm, timeoutSeconds: 10,
+    bidding: true,
+    bidFloor: floor)
 }
 
 func item(_ network: NetworkID, _ placement: String, priority: Int = 0, ecpm: Double, timeout: Double = 10)

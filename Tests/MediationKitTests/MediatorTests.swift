@@ -72,7 +72,8 @@ struct MediatorTests {
     let (harness, ad) = try Self.single(show: script)
     try ad.show(from: Self.presenter)
     harness.settle()
-    #expect(harness.names() == ["loading", "ready", "shown", "revenue_paid", "rewarded", "diagnostic", "closed"])
+    #expect(
+      harness.names() == ["loading", "ready", "shown", "revenue_paid", "rewarded", "diagnostic", "closed"])
   }
 
   @Test func showingWhatIsNotThereFailsAtOnceWithATypedError() throws {

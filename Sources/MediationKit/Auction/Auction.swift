@@ -30,7 +30,9 @@ struct Auction {
   }
 
   enum Outcome {
-    case filled(item: LineItem, ad: AdapterLoadedAd, price: Double, precision: RevenuePrecision, responses: [NetworkResponse])
+    case filled(
+      item: LineItem, ad: AdapterLoadedAd, price: Double, precision: RevenuePrecision,
+      responses: [NetworkResponse])
     case failed(MediationError, responses: [NetworkResponse])
   }
 
@@ -121,7 +123,10 @@ struct Auction {
   private mutating func closeAuction(now: Duration) -> [Action] {
     phase = .loading
     let ranked = BidRanking.ranked(
-      bids.map { BidRanking.Entry(item: entries[$0.key].item, configIndex: entries[$0.key].configIndex, price: $0.value.price) })
+      bids.map {
+        BidRanking.Entry(
+          item: entries[$0.key].item, configIndex: entries[$0.key].configIndex, price: $0.value.price)
+      })
     let rankedEntries = ranked.map { rankedBid in
       bids.keys.first { entries[$0].configIndex == rankedBid.configIndex }!
     }
@@ -134,7 +139,8 @@ struct Auction {
     var waterfall: [Int] = []
     for (index, entry) in entries.enumerated() where !entry.isBidder {
       if let bestBid, entry.item.ecpm < bestBid {
-        responses[index] = response(index, .skipped, error: "priced below the best bid \(Self.money(bestBid))")
+        responses[index] = response(
+          index, .skipped, error: "priced below the best bid \(Self.money(bestBid))")
       } else {
         waterfall.append(index)
       }
@@ -145,21 +151,28 @@ struct Auction {
 
   mutating func loaded(entry: Int, ad: AdapterLoadedAd, now: Duration) -> [Action] {
     guard phase == .loading, let current, current.entry == entry else {
-      return [.discard(ad, Diagnostic(.lateLoad, "ad from attempt \(entry) arrived after it ended; discarded"))]
+      return [
+        .discard(ad, Diagnostic(.lateLoad, "ad from attempt \(entry) arrived after it ended; discarded"))
+      ]
     }
     let item = entries[entry].item
     let (price, precision): (Double, RevenuePrecision) =
-      if let bid = bids[entry] { (bid.price, .exact) } else if let reported = ad.ecpm { (reported, .estimated) } else {
+      if let bid = bids[entry] { (bid.price, .exact) } else if let reported = ad.ecpm {
+        (reported, .estimated)
+      } else {
         (item.ecpm, .publisherDefined)
       }
-    responses[entry] = response(entry, .loaded, latency: now - current.startedAt, ecpm: price, bid: bids[entry]?.price)
+    responses[entry] = response(
+      entry, .loaded, latency: now - current.startedAt, ecpm: price, bid: bids[entry]?.price)
     self.current = nil
     phase = .finished
     // Bids that were not needed lost to the winner.
     for other in candidates where responses[other]?.state == .bid {
       responses[other]?.state = .outbid
     }
-    return [.finish(.filled(item: item, ad: ad, price: price, precision: precision, responses: finalResponses()))]
+    return [
+      .finish(.filled(item: item, ad: ad, price: price, precision: precision, responses: finalResponses()))
+    ]
   }
 
   mutating func failed(entry: Int, error: AdapterError, now: Duration) -> [Action] {
@@ -175,7 +188,8 @@ struct Auction {
     if now >= deadline { return budgetEnded(now: now) }
     let latency = now - current.startedAt
     responses[entry] = response(
-      entry, .timedOut, latency: latency, bid: bids[entry]?.price, error: "no answer within \(Self.format(latency))")
+      entry, .timedOut, latency: latency, bid: bids[entry]?.price,
+      error: "no answer within \(Self.format(latency))")
     self.current = nil
     return [.cancel(entry: entry)] + advance(now: now)
   }
@@ -186,7 +200,8 @@ struct Auction {
     if phase == .bidding {
       let late = pendingBids.keys.sorted()
       for entry in late {
-        responses[entry] = response(entry, .timedOut, latency: now - pendingBids[entry]!, error: "zone load budget ran out")
+        responses[entry] = response(
+          entry, .timedOut, latency: now - pendingBids[entry]!, error: "zone load budget ran out")
       }
       pendingBids.removeAll()
       actions.append(.cancelBids(late))
@@ -198,7 +213,9 @@ struct Auction {
       actions.append(.cancel(entry: current.entry))
       self.current = nil
     }
-    return actions + fail(MediationError(.loadTimeout, "no fill within the zone's \(Self.format(deadline - startedAt)) budget"))
+    return actions
+      + fail(
+        MediationError(.loadTimeout, "no fill within the zone's \(Self.format(deadline - startedAt)) budget"))
   }
 
   private mutating func advance(now: Duration) -> [Action] {
@@ -212,9 +229,13 @@ struct Auction {
       let remaining = deadline - now
       if remaining <= .zero { return budgetEnded(now: now) }
       current = (entry, now)
-      return [.load(entry: entry, item: item, bid: bids[entry], timeout: min(.seconds(item.timeoutSeconds), remaining))]
+      return [
+        .load(
+          entry: entry, item: item, bid: bids[entry], timeout: min(.seconds(item.timeoutSeconds), remaining))
+      ]
     }
-    let tried = responses.compactMap { $0 }.filter { ![.skipped, .noBid, .belowFloor].contains($0.state) }.count
+    let tried = responses.compactMap { $0 }.filter { ![.skipped, .noBid, .belowFloor].contains($0.state) }
+      .count
     return fail(MediationError(.noFill, "no fill from \(tried) of \(entries.count) line items"))
   }
 
@@ -239,7 +260,8 @@ struct Auction {
   }
 
   private func response(
-    _ entry: Int, _ state: NetworkResponse.State, latency: Duration? = nil, ecpm: Double? = nil, bid: Double? = nil,
+    _ entry: Int, _ state: NetworkResponse.State, latency: Duration? = nil, ecpm: Double? = nil,
+    bid: Double? = nil,
     error: String? = nil
   ) -> NetworkResponse {
     let item = entries[entry].item

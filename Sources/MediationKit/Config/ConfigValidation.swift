@@ -80,6 +80,32 @@ extension ZoneConfig {
     if lineItems.isEmpty {
       issues.append(
         ConfigIssue(path: "\(path).lineItems", message: "must list at least one line item, found none"))
+    } else if strategy != .waterfall && !lineItems.contains(where: \.bidding) {
+      issues.append(
+        ConfigIssue(
+          path: "\(path).lineItems",
+          message:
+            "strategy '\(strategy.rawValue)' needs at least one line item with \"bidding\": true, found none")
+      )
+    }
+    if strategy != .waterfall,
+      let issue = Self.rangeIssue(
+        "\(path).auctionTimeoutSeconds", auctionTimeoutSeconds, 0...ConfigLimits.maxAuctionTimeout,
+        lowerOpen: true)
+    {
+      issues.append(issue)
+    }
+    if let caps {
+      for (field, value) in [("maxPerHour", caps.maxPerHour), ("maxPerDay", caps.maxPerDay)] {
+        if let value, value <= 0 {
+          issues.append(ConfigIssue(path: "\(path).caps.\(field)", message: "must be > 0, found \(value)"))
+        }
+      }
+      if let interval = caps.minIntervalSeconds,
+        let issue = Self.rangeIssue("\(path).caps.minIntervalSeconds", interval, 0...ConfigLimits.maxAdExpiry)
+      {
+        issues.append(issue)
+      }
     }
     var seen: [String: Int] = [:]
     for (index, item) in lineItems.enumerated() {

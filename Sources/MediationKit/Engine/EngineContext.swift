@@ -19,7 +19,9 @@ final class EngineContext: Sendable {
     self.adapters = adapters
     self.random = Mutex(SeededRandom(seed: options.seed).derived("mediator"))
     self.statuses = Mutex(
-      adapters.mapValues { AdapterStatus(network: $0.info.id, state: .notStarted, description: "not started") })
+      adapters.mapValues {
+        AdapterStatus(network: $0.info.id, state: .notStarted, description: "not started")
+      })
   }
 
   /// A new unique reward transaction id, drawn from the seeded stream.
@@ -53,7 +55,8 @@ final class EngineContext: Sendable {
         statuses.withLock { statuses in
           guard statuses[id]?.state == .initializing else { return }
           statuses[id] = AdapterStatus(
-            network: id, state: .timedOut, description: "no answer within \(Auction.format(timeout))", latency: timeout)
+            network: id, state: .timedOut, description: "no answer within \(Auction.format(timeout))",
+            latency: timeout)
         }
       }
       adapter.start(AdapterStartRequest(placementIDs: placements[id] ?? [])) { [self] result in
@@ -68,8 +71,12 @@ final class EngineContext: Sendable {
     }
   }
 
-  private func setStatus(_ id: NetworkID, _ state: AdapterStatus.State, _ description: String, latency: Duration? = nil) {
-    statuses.withLock { $0[id] = AdapterStatus(network: id, state: state, description: description, latency: latency) }
+  private func setStatus(
+    _ id: NetworkID, _ state: AdapterStatus.State, _ description: String, latency: Duration? = nil
+  ) {
+    statuses.withLock {
+      $0[id] = AdapterStatus(network: id, state: state, description: description, latency: latency)
+    }
   }
 
   /// The networks an auction cannot ask, with why.

@@ -46,7 +46,9 @@ public final class Mediator: Sendable {
     self.zones = Dictionary(
       uniqueKeysWithValues: config.zones.map { ($0.id, ZoneController(zone: $0, context: context)) })
     var placements: [NetworkID: [String]] = [:]
-    for item in config.zones.flatMap(\.lineItems) { placements[item.network, default: []].append(item.placementId) }
+    for item in config.zones.flatMap(\.lineItems) {
+      placements[item.network, default: []].append(item.placementId)
+    }
     context.startAdapters(placements: placements)
   }
 

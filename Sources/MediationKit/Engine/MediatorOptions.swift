@@ -7,7 +7,9 @@ public struct MediatorOptions: Sendable {
   /// How long each adapter has to start before it is marked timed out and skipped.
   public var startTimeout: Duration
 
-  public init(displayTimeout: Duration = .seconds(10), seed: UInt64 = 0, startTimeout: Duration = .seconds(10)) {
+  public init(
+    displayTimeout: Duration = .seconds(10), seed: UInt64 = 0, startTimeout: Duration = .seconds(10)
+  ) {
     self.displayTimeout = displayTimeout
     self.seed = seed
     self.startTimeout = startTimeout

@@ -119,7 +119,8 @@ final class ZoneController: Sendable {
         }
         state.withLock { $0.auctionTimer = timer }
       case .cancelBids(let entries):
-        let handles = state.withLock { state in entries.compactMap { state.inFlight.removeValue(forKey: $0) } }
+        let handles = state.withLock { state in entries.compactMap { state.inFlight.removeValue(forKey: $0) }
+        }
         handles.forEach { $0.cancel() }
       case .load(let entry, let item, let bid, let timeout):
         startLoad(entry, item: item, bid: bid, timeout: timeout, loadID: loadID, request: request)
@@ -141,14 +142,17 @@ final class ZoneController: Sendable {
     let handle = adapter.bid(request) { [self] result in
       scheduler.execute { [self] in
         state.withLock { _ = $0.inFlight.removeValue(forKey: entry) }
-        withAuction(loadID, request: request) { auction, now in auction.bidAnswered(entry: entry, result: result, now: now) }
+        withAuction(loadID, request: request) { auction, now in
+          auction.bidAnswered(entry: entry, result: result, now: now)
+        }
       }
     }
     state.withLock { $0.inFlight[entry] = handle }
   }
 
   private func startLoad(
-    _ entry: Int, item: LineItem, bid: AdapterBid?, timeout: Duration, loadID: Int, request: AdapterLoadRequest
+    _ entry: Int, item: LineItem, bid: AdapterBid?, timeout: Duration, loadID: Int,
+    request: AdapterLoadRequest
   ) {
     guard let adapter = context.adapters[item.network] else { return }
     let request = request.for(item, bid: bid)
@@ -159,7 +163,11 @@ final class ZoneController: Sendable {
     let handle = adapter.load(request) { [self] result in
       scheduler.execute { [self] in answer(result, entry: entry, loadID: loadID, request: request) }
     }
-    state.withLock { $0.inFlight[entry] = Cancellable { timer.cancel(); handle.cancel() } }
+    state.withLock {
+      $0.inFlight[entry] = Cancellable {
+        timer.cancel(); handle.cancel()
+      }
+    }
   }
 
   private func answer(
@@ -167,13 +175,16 @@ final class ZoneController: Sendable {
   ) {
     switch result {
     case .success(let loaded):
-      let late = Auction.Action.discard(loaded, Diagnostic(.lateLoad, "an ad arrived after its load ended; discarded"))
+      let late = Auction.Action.discard(
+        loaded, Diagnostic(.lateLoad, "an ad arrived after its load ended; discarded"))
       state.withLock { $0.inFlight.removeValue(forKey: entry) }?.cancel()
       withAuction(loadID, request: request, stale: [late]) { auction, now in
         auction.loaded(entry: entry, ad: loaded, now: now)
       }
     case .failure(let error):
-      withAuction(loadID, request: request) { auction, now in auction.failed(entry: entry, error: error, now: now) }
+      withAuction(loadID, request: request) { auction, now in
+        auction.failed(entry: entry, error: error, now: now)
+      }
     }
   }
 
@@ -205,7 +216,8 @@ final class ZoneController: Sendable {
       if let own = loaded.lifetime { lifetime = min(lifetime, own) }
       let info = state.withLock { state -> AdInfo in
         let info = AdInfo(
-          zoneID: zone.id, network: item.network, placementID: item.placementId, ecpm: price, responses: responses,
+          zoneID: zone.id, network: item.network, placementID: item.placementId, ecpm: price,
+          responses: responses,
           latency: now - state.loadStartedAt, precision: precision, strategy: zone.strategy)
         state.ready = ReadyAd(id: loadID, info: info, loaded: loaded, expiresAt: now + lifetime)
         state.lastAd = .none
@@ -246,7 +258,8 @@ final class ZoneController: Sendable {
     let ready = try state.withLock { state throws(MediationError) -> ReadyAd in
       guard let ready = state.ready else {
         switch state.lastAd {
-        case .shown: throw MediationError(.alreadyUsed, "zone '\(zone.id)': its ad was already shown; load a new one")
+        case .shown:
+          throw MediationError(.alreadyUsed, "zone '\(zone.id)': its ad was already shown; load a new one")
         case .expired: throw MediationError(.expired, "zone '\(zone.id)': its ad expired before it was shown")
         case .none:
           let detail = state.auction != nil ? "still loading" : "no ad loaded"
@@ -260,7 +273,8 @@ final class ZoneController: Sendable {
         state.showTimes.removeAll { $0 <= now - .seconds(86_400) }
         if let wait = FrequencyCapCheck.wait(caps: caps, showTimes: state.showTimes, now: now) {
           throw MediationError(
-            .capped, "zone '\(zone.id)': \(wait.reason); next show allowed in \(Auction.format(wait.duration))",
+            .capped,
+            "zone '\(zone.id)': \(wait.reason); next show allowed in \(Auction.format(wait.duration))",
             retryAfter: wait.duration)
         }
       }
@@ -275,7 +289,8 @@ final class ZoneController: Sendable {
       if zone.caps != nil { state.showTimes.append(now) }
       return ready
     }
-    let reportsRevenue = context.adapters[ready.info.network]?.info.capabilities.contains(.impressionRevenue) ?? false
+    let reportsRevenue =
+      context.adapters[ready.info.network]?.info.capabilities.contains(.impressionRevenue) ?? false
     let session = ShowSession(ready: ready, zone: zone, context: context, estimateRevenue: !reportsRevenue) {
       [self] in showEnded(ready)
     }
@@ -305,9 +320,14 @@ enum FrequencyCapCheck {
   static func wait(caps: FrequencyCaps, showTimes: [Duration], now: Duration) -> Wait? {
     var waits: [Wait] = []
     if let interval = caps.minIntervalSeconds, let last = showTimes.last, now - last < .seconds(interval) {
-      waits.append(Wait(duration: last + .seconds(interval) - now, reason: "at least \(Auction.format(.seconds(interval))) between shows"))
+      waits.append(
+        Wait(
+          duration: last + .seconds(interval) - now,
+          reason: "at least \(Auction.format(.seconds(interval))) between shows"))
     }
-    for (limit, window, name) in [(caps.maxPerHour, Duration.seconds(3600), "hour"), (caps.maxPerDay, .seconds(86_400), "day")] {
+    for (limit, window, name) in [
+      (caps.maxPerHour, Duration.seconds(3600), "hour"), (caps.maxPerDay, .seconds(86_400), "day"),
+    ] {
       guard let limit else { continue }
       let inWindow = showTimes.filter { $0 > now - window }
       if inWindow.count >= limit {

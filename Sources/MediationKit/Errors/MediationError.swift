@@ -68,7 +68,8 @@ public struct MediationError: Error, Sendable, Equatable, CustomStringConvertibl
   public var retryAfter: Duration?
 
   /// Creates an error with `code` and a specific `message`.
-  public init(_ code: Code, _ message: String, waterfall: [NetworkResponse] = [], retryAfter: Duration? = nil) {
+  public init(_ code: Code, _ message: String, waterfall: [NetworkResponse] = [], retryAfter: Duration? = nil)
+  {
     self.code = code
     self.message = message
     self.waterfall = waterfall

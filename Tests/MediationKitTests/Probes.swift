@@ -1,0 +1,14 @@
+@testable import MediationKit
+
+/// Test access to internal pure functions.
+enum ZoneControllerProbe {
+  static func retryDelay(_ failures: Int) -> Duration { ZoneController.retryDelay(afterFailures: failures) }
+}
+
+enum CapProbe {
+  static func wait(caps: FrequencyCaps, showTimes: [Duration], now: Duration) -> (
+    duration: Duration, reason: String
+  )? {
+    FrequencyCapCheck.wait(caps: caps, showTimes: showTimes, now: now).map { ($0.duration, $0.reason) }
+  }
+}
