@@ -13,7 +13,8 @@ enum Command: String, CaseIterable, Equatable {
 
   var usage: String {
     switch self {
-    case .run: "mediate [run] [--zone ZONE] [--networks LIST] [--seed N] [--config FILE] [--json]"
+    case .run:
+      "mediate [run] [--zone ZONE] [--networks LIST] [--strategy S] [--requests N] [--seed N] [--config FILE] [--json]"
     case .networks: "mediate networks [--json]"
     case .zones: "mediate zones [--config FILE] [--json]"
     case .validate: "mediate validate FILE [--json]"
@@ -36,13 +37,19 @@ struct OptionSpec {
     name: "--seed", valueName: "N", help: "Seed of every random draw; same seed, same output (default: 1).")
   static let config = OptionSpec(
     name: "--config", valueName: "FILE", help: "A JSON zone configuration (default: the built-in one).")
+  static let strategy = OptionSpec(
+    name: "--strategy", valueName: "S",
+    help: "waterfall, bidding or hybrid: overrides the zone's strategy (default: the zone's).")
+  static let requests = OptionSpec(
+    name: "--requests", valueName: "N",
+    help: "Simulate N sessions on virtual time and print fill, revenue, latency and wins.")
   static let json = OptionSpec(
     name: "--json", valueName: nil, help: "Print JSON for machines instead of text.")
   static let help = OptionSpec(name: "--help", valueName: nil, help: "Show help for the command.")
 
   static func options(for command: Command) -> [OptionSpec] {
     switch command {
-    case .run: [.zone, .networks, .seed, .config, .json, .help]
+    case .run: [.zone, .networks, .strategy, .requests, .seed, .config, .json, .help]
     case .networks: [.json, .help]
     case .zones: [.config, .json, .help]
     case .validate: [.json, .help]

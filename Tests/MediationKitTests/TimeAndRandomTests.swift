@@ -1,3 +1,4 @@
+import Foundation
 import MediationKit
 import Synchronization
 import Testing
@@ -78,5 +79,23 @@ struct KeyedRandomTests {
     #expect(first == b.next())
     #expect(first != c.next())
     #expect(first != d.next())
+  }
+}
+
+@Suite("SeededRandom UUIDs")
+struct UUIDTests {
+  @Test func uuidsAreVersion4AndReproducible() throws {
+    var random = SeededRandom(seed: 5)
+    var again = SeededRandom(seed: 5)
+    let ids = (0..<100).map { _ in random.uuidString() }
+    #expect(ids == (0..<100).map { _ in again.uuidString() })
+    #expect(Set(ids).count == 100)
+    for id in ids {
+      let parsed = try #require(UUID(uuidString: id))
+      #expect(parsed.uuidString == id)
+      let chars = Array(id)
+      #expect(chars[14] == "4")
+      #expect("89AB".contains(chars[19]))
+    }
   }
 }

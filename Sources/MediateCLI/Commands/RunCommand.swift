@@ -15,6 +15,8 @@ struct RunCommand {
     var networks: [NetworkID]
     var seed: UInt64
     var source: String
+    /// With `--requests`: how many sessions to simulate.
+    var requests: Int?
   }
 
   func validate() throws(CLIError) -> Settings {
@@ -51,12 +53,30 @@ struct RunCommand {
     } catch {
       throw .usage(error.message)
     }
-    zone.autoReload = false  // one cycle: the next ad is not part of it
-    return Settings(zone: zone, networks: networks, seed: seed, source: source)
+    zone.autoReload = false  // one cycle (or one session): the next ad is not part of it
+    if let name = context.arguments.value(.strategy) {
+      guard let strategy = AuctionStrategy(rawValue: name) else {
+        let names = AuctionStrategy.allCases.map(\.rawValue).joined(separator: ", ")
+        throw .usage("invalid value '\(name)' for --strategy: expected one of \(names)")
+      }
+      zone.strategy = strategy
+      if strategy != .waterfall && !zone.lineItems.contains(where: \.bidding) {
+        throw .usage("zone '\(zone.id)' has no bidding line items, so it cannot run --strategy \(name)")
+      }
+    }
+    var requests: Int?
+    if let text = context.arguments.value(.requests) {
+      guard let value = Int(text), value > 0, value <= 100_000_000 else {
+        throw .usage("invalid value '\(text)' for --requests: expected a whole number from 1 to 100000000")
+      }
+      requests = value
+    }
+    return Settings(zone: zone, networks: networks, seed: seed, source: source, requests: requests)
   }
 
   func run() throws(CLIError) -> Int32 {
     let settings = try validate()
+    if let requests = settings.requests { return try simulate(settings, requests: requests) }
     let events = Self.cycle(settings, registry: context.registry)
     if context.json {
       for event in events { context.output.out(TimelineFormatter.jsonLine(event)) }

@@ -34,6 +34,9 @@ final class EngineContext: Sendable {
     auctionCounter.add(1, ordering: .relaxed).newValue
   }
 
+  /// The id of the auction started last (0 before the first).
+  var lastAuctionID: UInt64 { auctionCounter.load(ordering: .relaxed) }
+
   var privacy: PrivacySettings {
     get { privacySettings.withLock { $0 } }
     set { privacySettings.withLock { $0 = newValue } }

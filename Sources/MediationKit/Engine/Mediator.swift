@@ -86,6 +86,10 @@ public final class Mediator: Sendable {
   /// The adapter made for `network`, if it is registered (for diagnostics and simulation).
   public func adapter(for network: NetworkID) -> (any RewardedAdapter)? { context.adapters[network] }
 
+  /// The id of the auction started last: 1, 2, 3… in the order loads start (0 before the first).
+  /// Read it when a zone publishes `loading` to learn the id its networks received.
+  public var lastAuctionID: UInt64 { context.lastAuctionID }
+
   /// Whether any zone's ad is on screen.
   public var isAnyAdShowing: Bool { context.fullScreen.current != nil }
 }

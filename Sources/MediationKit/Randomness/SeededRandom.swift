@@ -73,11 +73,18 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
   /// A random identifier in UUID format (version 4 layout), drawn from this generator.
   public mutating func uuidString() -> String {
     let high = next()
-    let low = next()
-    let hex = String(format: "%016llX%016llX", high, low)
-    let chars = Array(hex)
-    func part(_ range: Range<Int>) -> String { String(chars[range]) }
-    return
-      "\(part(0..<8))-\(part(8..<12))-4\(part(13..<16))-\(["8", "9", "A", "B"][Int(low >> 62)])\(part(17..<20))-\(part(20..<32))"
+    let low = (next() & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000  // RFC 4122 variant
+    let versioned = (high & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000  // version 4
+    let digits: [UInt8] = Array("0123456789ABCDEF".utf8)
+    var bytes = [UInt8](repeating: UInt8(ascii: "-"), count: 36)
+    var position = 0
+    for (word, nibbles) in [(versioned, 16), (low, 16)] {
+      for index in 0..<nibbles {
+        if position == 8 || position == 13 || position == 18 || position == 23 { position += 1 }
+        bytes[position] = digits[Int((word >> UInt64(60 - 4 * index)) & 0xF)]
+        position += 1
+      }
+    }
+    return String(decoding: bytes, as: UTF8.self)
   }
 }

@@ -1,0 +1,113 @@
+import Foundation
+import MediationKit
+import Synchronization
+
+extension RunCommand {
+  /// `mediate --requests N`: the simulator, with its report as text or one JSON object.
+  func simulate(_ settings: Settings, requests: Int) throws(CLIError) -> Int32 {
+    let simulator = Simulator(
+      settings: Simulator.Settings(
+        zone: settings.zone, networks: settings.networks, seed: settings.seed, requests: requests),
+      registry: context.registry)
+    let started = ContinuousClock.now
+    let progress = ProgressBar(
+      total: requests, output: context.output, enabled: context.output.stderrIsTerminal && requests >= 50_000)
+    let stats: SimulationStats
+    do {
+      var report: (@Sendable (Int) -> Void)?
+      if let progress { report = { done in progress.update(done) } }
+      stats = try simulator.run(progress: report)
+    } catch {
+      throw .usage(error.message)
+    }
+    progress?.finish()
+    let wall = (ContinuousClock.now - started).seconds
+    let report = SimulationReport(stats: stats, wallSeconds: wall)
+    if context.json {
+      context.output.out(JSONLine.encode(report.json))
+    } else {
+      context.output.out(report.text(settings: settings))
+    }
+    return ExitCode.success
+  }
+}
+
+/// The simulator's figures, as the CLI prints them.
+struct SimulationReport {
+  let stats: SimulationStats
+  let wallSeconds: Double
+
+  /// Exactly the keys the JSON report promises.
+  var json: [String: Any] {
+    [
+      "requests": stats.requests,
+      "fill_rate": JSONLine.rounded(stats.fillRate, 6),
+      "shows": stats.shows,
+      "rewards": stats.rewards,
+      "skips": stats.skips,
+      "revenue_usd": JSONLine.rounded(stats.revenueUSD, 6),
+      "ecpm_usd": JSONLine.rounded(stats.averageECPM, 6),
+      "oracle_revenue_usd": JSONLine.rounded(stats.oracleRevenueUSD, 6),
+      "revenue_efficiency": JSONLine.rounded(stats.revenueEfficiency, 6),
+      "ready_ms_p50": stats.readyLatency.quantile(0.5),
+      "ready_ms_p90": stats.readyLatency.quantile(0.9),
+      "ready_ms_p99": stats.readyLatency.quantile(0.99),
+      "wins": Dictionary(uniqueKeysWithValues: stats.wins.map { ($0.key.rawValue, $0.value) }),
+      "wall_s": JSONLine.rounded(wallSeconds, 3),
+      "requests_per_s": JSONLine.rounded(wallSeconds > 0 ? Double(stats.requests) / wallSeconds : 0, 1),
+    ]
+  }
+
+  func text(settings: RunCommand.Settings) -> String {
+    let zone = settings.zone
+    let wins = stats.wins.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+      .map { "\($0.key) \($0.value) (\(percent(Double($0.value) / Double(max(1, stats.fills)))))" }
+      .joined(separator: ", ")
+    return [
+      "Simulated \(stats.requests) sessions · zone '\(zone.id)' · \(zone.strategy.rawValue) · networks "
+        + settings.networks.map(\.rawValue).joined(separator: ", ") + " · seed \(settings.seed)",
+      "",
+      "  fill rate           \(percent(stats.fillRate))  (\(stats.fills) fills)",
+      "  shows               \(stats.shows)   rewards \(stats.rewards)   skips \(stats.skips)   show failures \(stats.showFailures)",
+      "  revenue             \(money(stats.revenueUSD))   average eCPM \(money(stats.averageECPM))",
+      "  oracle revenue      \(money(stats.oracleRevenueUSD))   efficiency \(percent(stats.revenueEfficiency))",
+      "  time to ready       p50 \(stats.readyLatency.quantile(0.5)) ms   p90 \(stats.readyLatency.quantile(0.9)) ms   p99 \(stats.readyLatency.quantile(0.99)) ms",
+      "  wins                \(wins.isEmpty ? "none" : wins)",
+      "  wall                \(String(format: "%.2f", wallSeconds)) s   \(String(format: "%.0f", wallSeconds > 0 ? Double(stats.requests) / wallSeconds : 0)) requests/s",
+    ].joined(separator: "\n")
+  }
+
+  private func percent(_ value: Double) -> String { String(format: "%.1f%%", value * 100) }
+  private func money(_ value: Double) -> String { String(format: "$%.2f", value) }
+}
+
+/// A one-line progress bar on stderr, redrawn in place.
+final class ProgressBar: Sendable {
+  private let total: Int
+  private let output: CLIOutput
+  private let lastDrawn = Mutex(-1)
+
+  init?(total: Int, output: CLIOutput, enabled: Bool) {
+    guard enabled else { return nil }
+    self.total = total
+    self.output = output
+  }
+
+  func update(_ done: Int) {
+    let percent = done * 100 / max(1, total)
+    let redraw = lastDrawn.withLock { last in
+      guard percent != last else { return false }
+      last = percent
+      return true
+    }
+    guard redraw else { return }
+    let width = 30
+    let filled = width * percent / 100
+    FileHandle.standardError.write(
+      Data(
+        "\r[\(String(repeating: "#", count: filled))\(String(repeating: " ", count: width - filled))] \(percent)% (\(done)/\(total))"
+          .utf8))
+  }
+
+  func finish() { FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8)) }
+}

@@ -1,0 +1,187 @@
+import Dispatch
+import Foundation
+import MediationKit
+import Synchronization
+
+/// Runs N rewarded-ad sessions on the real engine — the same ``Mediator``, adapters and simulated
+/// SDKs as a single cycle — on virtual time, and streams statistics.
+///
+/// Requests are cut into fixed shards of ``shardSize``; each shard has its own virtual clock,
+/// mediator and SDK instances, seeded from the run's seed and the shard's index. Shards run on all
+/// cores and merge in shard order, so the figures depend on the seed and N only, never on the
+/// number of cores. Nothing is kept per request.
+///
+/// A session: the app loads the zone; when it is ready the ad is shown at once; the session ends
+/// with the show's terminal event (or the failed load), and the next one starts 30 virtual
+/// seconds later. Per request the oracle asks every participating network's simulated SDK what it
+/// would have answered for that auction (``SimulatedNetwork/quote(_:)``) and keeps the best
+/// price: the revenue a perfect auction would have earned under the same seeded draws.
+struct Simulator {
+  struct Settings {
+    var zone: ZoneConfig
+    var networks: [NetworkID]
+    var seed: UInt64
+    var requests: Int
+    var privacy = PrivacySettings()
+  }
+
+  static let shardSize = 5_000
+  static let sessionGap = Duration.seconds(30)
+
+  let settings: Settings
+  let registry: AdapterRegistry
+
+  /// Runs every shard; `progress` is called with the number of requests done after each shard.
+  func run(progress: (@Sendable (Int) -> Void)? = nil) throws(MediationError) -> SimulationStats {
+    let subset = try registry.subset(settings.networks)
+    let shardCount = (settings.requests + Self.shardSize - 1) / Self.shardSize
+    let results = Mutex<[SimulationStats?]>(Array(repeating: nil, count: shardCount))
+    let done = Atomic<Int>(0)
+    let settings = self.settings
+    DispatchQueue.concurrentPerform(iterations: shardCount) { shard in
+      let requests = min(Self.shardSize, settings.requests - shard * Self.shardSize)
+      let stats = Self.runShard(shard, requests: requests, settings: settings, registry: subset)
+      results.withLock { $0[shard] = stats }
+      let total = done.add(requests, ordering: .relaxed).newValue
+      progress?(total)
+    }
+    var merged = SimulationStats()
+    for stats in results.withLock({ $0 }) { merged.merge(stats ?? SimulationStats()) }
+    return merged
+  }
+
+  /// One shard: `requests` sessions, back to back, on a fresh virtual clock and mediator.
+  static func runShard(_ shard: Int, requests: Int, settings: Settings, registry: AdapterRegistry)
+    -> SimulationStats
+  {
+    let scheduler = VirtualScheduler()
+    var shardRandom = SeededRandom(seed: settings.seed).derived("shard", UInt64(shard))
+    let shardSeed = shardRandom.next()
+    let mediator: Mediator
+    let ad: RewardedAd
+    do {
+      mediator = try Mediator(
+        config: MediationConfig(zones: [settings.zone]), registry: registry, scheduler: scheduler,
+        options: MediatorOptions(seed: shardSeed))
+      ad = try mediator.rewardedAd(zone: settings.zone.id)
+    } catch {
+      preconditionFailure("the simulation settings were validated: \(error)")
+    }
+    mediator.privacy = settings.privacy
+    let session = SessionDriver(
+      mediator: mediator, ad: ad, zone: settings.zone, privacy: settings.privacy, requests: requests)
+    let subscription = mediator.observeEvents { event in session.handle(event) }
+    // Let the adapters start, then run the sessions back to back.
+    scheduler.schedule(after: .seconds(1)) { session.startNext() }
+    scheduler.run()
+    subscription.cancel()
+    return session.stats
+  }
+}
+
+/// Drives one shard's sessions from the mediator's events. Runs on the shard's scheduler only.
+private final class SessionDriver: Sendable {
+  private struct State {
+    var stats = SimulationStats()
+    var remaining: Int
+    var requestStartedAt: Duration = .zero
+  }
+
+  private let mediator: Mediator
+  private let ad: RewardedAd
+  private let zone: ZoneConfig
+  private let privacy: PrivacySettings
+  private let oracleNetworks: [(item: LineItem, network: any SimulatedNetwork)]
+  private let state: Mutex<State>
+  private let presenter = HeadlessPresenter()
+
+  init(mediator: Mediator, ad: RewardedAd, zone: ZoneConfig, privacy: PrivacySettings, requests: Int) {
+    self.mediator = mediator
+    self.ad = ad
+    self.zone = zone
+    self.privacy = privacy
+    self.state = Mutex(State(remaining: requests))
+    let participating: [LineItem] =
+      switch zone.strategy {
+      case .waterfall: zone.lineItems
+      case .bidding: zone.lineItems.filter(\.bidding)
+      case .hybrid: zone.lineItems
+      }
+    oracleNetworks = participating.compactMap { item in
+      (mediator.adapter(for: item.network) as? any SimulatedNetwork).map { (item, $0) }
+    }
+  }
+
+  var stats: SimulationStats { state.withLock { $0.stats } }
+
+  func startNext() {
+    let start = state.withLock { state -> Bool in
+      guard state.remaining > 0 else { return false }
+      state.remaining -= 1
+      state.stats.requests += 1
+      state.requestStartedAt = mediator.scheduler.now
+      return true
+    }
+    if start { ad.load() }
+  }
+
+  private func endSession() {
+    mediator.scheduler.schedule(after: Simulator.sessionGap) { [self] in startNext() }
+  }
+
+  func handle(_ event: ZoneEvent) {
+    switch event.event {
+    case .loading:
+      let oracle = oracleECPM(auctionID: mediator.lastAuctionID)
+      state.withLock { $0.stats.oracleRevenueUSD += oracle / 1000 }
+    case .ready(let info):
+      state.withLock { state in
+        state.stats.fills += 1
+        state.stats.readyLatency.record(event.time - state.requestStartedAt)
+        state.stats.wins[info.network, default: 0] += 1
+      }
+      do {
+        try ad.show(from: presenter)
+      } catch {
+        state.withLock { $0.stats.showFailures += 1 }
+        endSession()
+      }
+    case .failed:
+      endSession()
+    case .shown(let info):
+      state.withLock { state in
+        state.stats.shows += 1
+        state.stats.shownECPMSum += info.ecpm
+      }
+    case .revenuePaid(let revenue):
+      state.withLock { $0.stats.revenueUSD += revenue.usd }
+    case .rewarded:
+      state.withLock { $0.stats.rewards += 1 }
+    case .skipped:
+      state.withLock { $0.stats.skips += 1 }
+      endSession()
+    case .closed:
+      endSession()
+    case .showFailed:
+      state.withLock { $0.stats.showFailures += 1 }
+      endSession()
+    case .clicked, .expired, .diagnostic:
+      break
+    }
+  }
+
+  /// The best price any participating network would have filled at in auction `auctionID`.
+  private func oracleECPM(auctionID: UInt64) -> Double {
+    var best = 0.0
+    for (item, network) in oracleNetworks {
+      let request = AdapterLoadRequest(
+        zoneID: zone.id, placementID: item.placementId, ecpm: item.ecpm,
+        reward: NetworkReward(type: zone.reward.type, amount: Double(zone.reward.amount)),
+        auctionID: auctionID,
+        privacy: privacy)
+      let quote = network.quote(request)
+      if quote.fills { best = max(best, quote.ecpm) }
+    }
+    return best
+  }
+}
