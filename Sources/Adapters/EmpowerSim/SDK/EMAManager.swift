@@ -226,8 +226,9 @@ public final class EMAManager: Sendable {
   ///
   /// Answers after a log-normal latency (``EmpowerBehaviorProfile/bidLatencyMedian``) on the
   /// scheduler: with the price ``simulatedOutcome(zoneId:auctionID:privacy:)`` gives, when that
-  /// fills, and a token to pass in ``EMASimulatedRequest/bidToken``; otherwise with its error
-  /// (``EMAError/Code/noFill`` when there is no demand, and always for child-directed requests).
+  /// fills, and a token to pass in ``EMASimulatedRequest/bidToken``; otherwise with
+  /// ``EMAError/Code/noFill`` ("no bid": no demand or a network error, and always for
+  /// child-directed requests), or ``EMAError/Code/invalidZone`` for a zone not in the dashboard.
   /// - Returns: A handle that withdraws the request: the completion is then never called.
   @discardableResult
   public func requestBid(
@@ -251,8 +252,10 @@ public final class EMAManager: Sendable {
         return
       }
       switch outcome {
-      case .failure(let error):
+      case .failure(let error) where error.code == .invalidZone:
         completion(.failure(error))
+      case .failure:
+        completion(.failure(EMAError(.noFill, "no bid for the zone")))
       case .success(let ad):
         let id = state.withLock { state in
           let id = state.nextID()
