@@ -137,8 +137,13 @@ public final class EmpowerAdapter: SimulatedNetwork {
     }
   }
 
-  /// The number of placements with a status router, for tests.
-  var routerCount: Int { routers.withLock { $0.count } }
+  /// How many placements have a status router, and the loads and unshown ads they track, for
+  /// tests that check nothing grows with the number of cycles.
+  var routerBookkeeping: (routers: Int, pendingLoads: Int, unshownAds: Int) {
+    let routers = routers.withLock { Array($0.values) }
+    let counts = routers.map(\.counts)
+    return (routers.count, counts.reduce(0) { $0 + $1.loads }, counts.reduce(0) { $0 + $1.unshown })
+  }
 }
 
 /// The delegate of one Empower zone: routes its statuses to the loads waiting on it and to the

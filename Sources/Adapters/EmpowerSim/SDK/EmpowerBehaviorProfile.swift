@@ -45,8 +45,9 @@ public struct EmpowerBehaviorProfile: Sendable, Equatable {
   public var bidLatencySigma: Double
   /// How long a load of a won bid takes (the ad is already reserved). Default 50 ms.
   public var bidLoadLatency: Duration
-  /// How many answered, not yet loaded bids the server keeps; the oldest expires beyond this, so
-  /// losing bids never accumulate. Default 1024.
+  /// How many answered bids the server remembers: a bid not loaded by the time this many newer
+  /// bids were answered expires (its token fails with ``EMAError/Code/invalidBid``), so bids that
+  /// lose their auction never accumulate. Default 1024.
   public var maxOutstandingBids: Int
   /// Fill probability factor without GDPR consent. Default 0.85.
   public var noConsentFillFactor: Double
