@@ -126,9 +126,7 @@ public final class EmpowerAdapter: SimulatedNetwork {
   /// Configures the placement's dashboard entry the first time (simulation wiring) and forwards
   /// the request's privacy signals through Empower's privacy API when they changed.
   private func prepare(_ request: AdapterLoadRequest) {
-    if manager.zoneSettings(zoneId: request.placementID) == nil {
-      manager.configureZone(dashboardEntry(for: request))
-    }
+    manager.configureZoneIfAbsent(request.placementID) { dashboardEntry(for: request) }
     let settings = manager.settings
     if settings.privacy != request.privacy {
       settings.hasUserConsent = request.privacy.hasUserConsent

@@ -178,6 +178,14 @@ public final class EMAManager: Sendable {
     state.withLock { $0.dashboard[settings.zoneId] = settings }
   }
 
+  /// Simulation wiring: configures `zoneId` with `settings()` unless it is already configured, in
+  /// one step (`settings` is only called when needed).
+  func configureZoneIfAbsent(_ zoneId: String, _ settings: () -> EmpowerZoneSettings) {
+    state.withLock { state in
+      if state.dashboard[zoneId] == nil { state.dashboard[zoneId] = settings() }
+    }
+  }
+
   /// Simulation only: the server-side configuration of `zoneId`, if any.
   public func zoneSettings(zoneId: String) -> EmpowerZoneSettings? {
     state.withLock { $0.dashboard[zoneId] }
