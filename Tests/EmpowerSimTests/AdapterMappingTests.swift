@@ -103,7 +103,7 @@ import Testing
   @Test func errorCodesMapToKinds() {
     let expected: [EMAError.Code: AdapterError.Kind] = [
       .noFill: .noFill, .networkError: .networkError, .invalidZone: .invalidRequest, .notReady: .notReady,
-      .anotherAdShowing: .anotherAdShowing,
+      .anotherAdShowing: .anotherAdShowing, .invalidBid: .invalidRequest,
     ]
     for code in EMAError.Code.allCases {
       let mapped = ZoneRouter.adapterError(EMAError(code, "m"))

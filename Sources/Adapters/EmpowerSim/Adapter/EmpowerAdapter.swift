@@ -5,8 +5,15 @@ import Synchronization
 ///
 /// - `load` seeds the simulated dashboard for a placement the first time it sees it (zone id =
 ///   placement id, reward and base eCPM from the request, auto-reload off because the core owns
-///   caching) — simulation wiring a real integration gets from the Empower dashboard — then calls
-///   `loadRewardedAd(zoneId:delegate:)`.
+///   caching) — simulation wiring a real integration gets from the Empower dashboard — sets the
+///   request's privacy signals on the manager's ``EMASettings`` (the vendor's privacy API), then
+///   calls `loadRewardedAd(zoneId:delegate:)` through its simulation-wiring variant
+///   ``EMAManager/loadRewardedAd(zoneId:delegate:simulation:)``, which carries the request's
+///   auction id (it keys the load's draws; auction id 0 means none) and the token of a won bid.
+/// - `bid` asks the simulated Empower server for a bid
+///   (``EMAManager/requestBid(zoneId:auctionID:completion:)``): the price is the one a load of the
+///   request would fill at; no demand or a child-directed user is "no bid" (``AdapterError/Kind/noFill``).
+/// - `quote` (``SimulatedNetwork``) answers what a load of the request would do, without loading.
 /// - `.ready` completes the load with a new single-use ``AdapterAd`` priced at the SDK's eCPM;
 ///   `.failed` completes it with an ``AdapterError`` whose kind maps the ``EMAError`` code.
 /// - While an ad shows: `.shown` → ``AdapterSignal/displayed``, `.rewarded(type, amount)` →
@@ -19,7 +26,7 @@ import Synchronization
 /// loads of a zone that already holds an ad get that same ad, and whichever of them is shown first
 /// consumes it (the other then fails to show with `notReady`). A zone is destroyed once nothing
 /// needs it any more: no load pending, no unshown ad, no show on screen.
-public final class EmpowerAdapter: RewardedAdapter {
+public final class EmpowerAdapter: SimulatedNetwork {
   /// The network and versions this adapter drives.
   public let info: AdapterInfo
   /// The SDK instance the adapter drives (its own, not ``EMAManager/shared``).
@@ -46,18 +53,15 @@ public final class EmpowerAdapter: RewardedAdapter {
   ///
   /// - Returns: A handle that stops listening for this load, and destroys the zone when nothing
   ///   else needs it.
+  ///
+  /// With ``AdapterLoadRequest/bid``, the load fills at the bid's price after a short latency; a
+  /// bad or already used token fails with ``AdapterError/Kind/invalidRequest``.
   public func load(
     _ request: AdapterLoadRequest,
     completion: @escaping @Sendable (Result<AdapterLoadedAd, AdapterError>) -> Void
   ) -> Cancellable {
     let zoneId = request.placementID
-    if manager.zoneSettings(zoneId: zoneId) == nil {
-      // Simulation wiring: the first request for a placement configures its dashboard entry.
-      manager.configureZone(
-        EmpowerZoneSettings(
-          zoneId: zoneId, rewardType: request.reward.type, rewardAmount: Int(request.reward.amount.rounded()),
-          baseECPM: request.ecpm, autoReload: false))
-    }
+    prepare(request)
     let router = routers.withLock { routers in
       if let router = routers[zoneId] { return router }
       let router = ZoneRouter(zoneId: zoneId, manager: manager)
@@ -65,8 +69,78 @@ public final class EmpowerAdapter: RewardedAdapter {
       return router
     }
     let ticket = router.addLoad(completion)
-    manager.loadRewardedAd(zoneId: zoneId, delegate: router)
+    manager.loadRewardedAd(
+      zoneId: zoneId, delegate: router,
+      simulation: EMASimulatedRequest(auctionID: Self.auctionKey(request), bidToken: request.bid?.token))
     return Cancellable { router.cancelLoad(ticket) }
+  }
+
+  /// Asks Empower for a bid on `request`: after the profile's bid latency, the price a load of the
+  /// request would fill at, or ``AdapterError/Kind/noFill`` for no bid.
+  ///
+  /// - Returns: A handle that withdraws the request; the completion is then never called.
+  public func bid(
+    _ request: AdapterLoadRequest,
+    completion: @escaping @Sendable (Result<AdapterBid, AdapterError>) -> Void
+  ) -> Cancellable {
+    prepare(request)
+    return manager.requestBid(zoneId: request.placementID, auctionID: Self.auctionKey(request)) { result in
+      switch result {
+      case .success(let bid): completion(.success(AdapterBid(price: bid.price, token: bid.token)))
+      case .failure(let error): completion(.failure(ZoneRouter.adapterError(error)))
+      }
+    }
+  }
+
+  /// What a load of `request` would do — whether it fills and at what eCPM — without loading,
+  /// drawing or configuring anything.
+  ///
+  /// Exact for a placement that is neither loading nor holding an unshown ad (a load would join or
+  /// re-report those). A request with ``AdapterLoadRequest/bid`` quotes the auction's own draw,
+  /// which is the bid's price when the bid was made under the same privacy signals.
+  public func quote(_ request: AdapterLoadRequest) -> SimulatedQuote {
+    let outcome = manager.outcome(
+      zoneId: request.placementID, auctionID: Self.auctionKey(request), privacy: request.privacy,
+      fallback: dashboardEntry(for: request))
+    switch outcome {
+    case .success(let ecpm): return SimulatedQuote(fills: true, ecpm: ecpm)
+    case .failure: return SimulatedQuote(fills: false, ecpm: 0)
+    }
+  }
+
+  // MARK: Helpers
+
+  /// The key of the request's draws: its auction id, or `nil` (the zone's load count) for the
+  /// default auction id 0.
+  private static func auctionKey(_ request: AdapterLoadRequest) -> UInt64? {
+    request.auctionID == 0 ? nil : request.auctionID
+  }
+
+  /// The dashboard entry the adapter configures for a placement it has not seen.
+  private func dashboardEntry(for request: AdapterLoadRequest) -> EmpowerZoneSettings {
+    EmpowerZoneSettings(
+      zoneId: request.placementID, rewardType: request.reward.type,
+      rewardAmount: Int(request.reward.amount.rounded()), baseECPM: request.ecpm, autoReload: false)
+  }
+
+  /// Configures the placement's dashboard entry the first time (simulation wiring) and forwards
+  /// the request's privacy signals through Empower's privacy API when they changed.
+  private func prepare(_ request: AdapterLoadRequest) {
+    manager.configureZoneIfAbsent(request.placementID) { dashboardEntry(for: request) }
+    let settings = manager.settings
+    if settings.privacy != request.privacy {
+      settings.hasUserConsent = request.privacy.hasUserConsent
+      settings.doNotSell = request.privacy.doNotSell
+      settings.isChildDirected = request.privacy.isChildDirected
+    }
+  }
+
+  /// How many placements have a status router, and the loads and unshown ads they track, for
+  /// tests that check nothing grows with the number of cycles.
+  var routerBookkeeping: (routers: Int, pendingLoads: Int, unshownAds: Int) {
+    let routers = routers.withLock { Array($0.values) }
+    let counts = routers.map(\.counts)
+    return (routers.count, counts.reduce(0) { $0 + $1.loads }, counts.reduce(0) { $0 + $1.unshown })
   }
 }
 
@@ -105,6 +179,9 @@ final class ZoneRouter: AdStatusDelegate, AdClickDelegate, Sendable {
     self.zoneId = zoneId
     self.manager = manager
   }
+
+  /// Pending loads and unshown ads, for tests.
+  var counts: (loads: Int, unshown: Int) { state.withLock { ($0.loads.count, $0.unshown.count) } }
 
   func addLoad(_ completion: @escaping LoadCompletion) -> UInt64 {
     state.withLock { state in
@@ -246,6 +323,7 @@ final class ZoneRouter: AdStatusDelegate, AdClickDelegate, Sendable {
       case .invalidZone: .invalidRequest
       case .notReady: .notReady
       case .anotherAdShowing: .anotherAdShowing
+      case .invalidBid: .invalidRequest
       }
     return AdapterError(kind, vendorCode: error.code.rawValue, message: error.message)
   }

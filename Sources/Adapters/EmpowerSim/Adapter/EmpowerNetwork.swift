@@ -12,7 +12,7 @@ public enum EmpowerNetwork {
   /// The adapter's network, versions and capabilities.
   public static let info = AdapterInfo(
     id: id, displayName: "Empower", adapterVersion: "1.0.0", sdkVersion: EMAManager.sdkVersion,
-    capabilities: [.rewarded])
+    capabilities: [.rewarded, .bidding])
 
   /// A registration whose factory makes an ``EmpowerAdapter`` driving its own ``EMAManager``,
   /// built on the mediator's scheduler and random stream.

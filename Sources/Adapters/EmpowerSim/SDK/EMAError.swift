@@ -13,6 +13,9 @@ public struct EMAError: Error, Sendable, Equatable, CustomStringConvertible {
     case notReady = 1001
     /// `showRewarded` was called while another full-screen ad was on screen.
     case anotherAdShowing = 1002
+    /// Simulation extension (server-side bidding): a load named a bid token the server does not
+    /// know — never issued, for another zone, already loaded, or expired.
+    case invalidBid = 400
 
     /// The code's name, e.g. `no_fill`.
     public var description: String {
@@ -22,6 +25,7 @@ public struct EMAError: Error, Sendable, Equatable, CustomStringConvertible {
       case .invalidZone: "invalid_zone"
       case .notReady: "not_ready"
       case .anotherAdShowing: "another_ad_showing"
+      case .invalidBid: "invalid_bid"
       }
     }
   }

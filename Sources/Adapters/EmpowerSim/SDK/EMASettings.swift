@@ -1,4 +1,5 @@
 import Foundation
+import MediationKit
 import Synchronization
 
 /// How much the SDK logs, from ``none`` to ``all``.
@@ -20,25 +21,71 @@ public enum LogLevel: Int, Sendable, Comparable, CaseIterable {
   public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
-/// Process-wide SDK settings: `EMASettings.shared.logLevel = .all`.
+/// SDK settings: logging and the user's privacy signals.
+///
+/// ```swift
+/// EMASettings.shared.logLevel = .all
+/// EMASettings.shared.hasUserConsent = false  // GDPR: no consent, non-personalized ads
+/// EMASettings.shared.doNotSell = true        // CCPA opt-out
+/// EMASettings.shared.isChildDirected = true  // COPPA
+/// ```
+///
+/// ``shared`` belongs to ``EMAManager/shared``. A manager made with
+/// ``EMAManager/init(scheduler:random:profile:settings:)`` has its own settings (``EMAManager/settings``),
+/// so two SDK instances in one process do not see each other's. Privacy signals apply from the next
+/// ad or bid request; their effect is described in ``EmpowerBehaviorProfile``.
 public final class EMASettings: Sendable {
-  /// The process-wide settings.
+  /// The settings of ``EMAManager/shared``.
   public static let shared = EMASettings()
 
-  private let level = Mutex(LogLevel.none)
+  private let level = Atomic<Int>(LogLevel.none.rawValue)
+  private let privacySignals = Mutex(PrivacySettings())
 
-  /// Creates settings with logging off.
+  /// Creates settings with logging off and no privacy signal set.
   public init() {}
 
   /// How much the SDK writes to standard error. Defaults to ``LogLevel/none``.
   public var logLevel: LogLevel {
-    get { level.withLock { $0 } }
-    set { level.withLock { $0 = newValue } }
+    get { LogLevel(rawValue: level.load(ordering: .relaxed)) ?? .none }
+    set { level.store(newValue.rawValue, ordering: .relaxed) }
   }
 
-  /// Writes `message` to standard error when `level` is enabled.
+  /// GDPR: whether the user consented to personalized ads; `nil` (the default) when consent was
+  /// not asked for (the user is not in scope). `false` gets non-personalized ads: fewer fills, lower
+  /// prices.
+  public var hasUserConsent: Bool? {
+    get { privacySignals.withLock { $0.hasUserConsent } }
+    set { privacySignals.withLock { $0.hasUserConsent = newValue } }
+  }
+
+  /// CCPA: whether the user opted out of the sale of personal information; `nil` (the default)
+  /// when unknown. `true` lowers prices.
+  public var doNotSell: Bool? {
+    get { privacySignals.withLock { $0.doNotSell } }
+    set { privacySignals.withLock { $0.doNotSell = newValue } }
+  }
+
+  /// COPPA: whether the user is a child or the app is child-directed. Defaults to `false`. `true`
+  /// gets fewer fills, lower prices and no bids.
+  public var isChildDirected: Bool {
+    get { privacySignals.withLock { $0.isChildDirected } }
+    set { privacySignals.withLock { $0.isChildDirected = newValue } }
+  }
+
+  /// The three privacy signals at once, read or written under one lock.
+  var privacy: PrivacySettings {
+    get { privacySignals.withLock { $0 } }
+    set { privacySignals.withLock { $0 = newValue } }
+  }
+
+  /// Whether `level` is enabled (cheap: one relaxed atomic load).
+  func logs(_ level: LogLevel) -> Bool {
+    level != .none && level.rawValue <= self.level.load(ordering: .relaxed)
+  }
+
+  /// Writes `message` to standard error when `level` is enabled; `message` is only built then.
   func log(_ level: LogLevel, _ message: @autoclosure () -> String) {
-    guard level != .none, level <= logLevel else { return }
+    guard logs(level) else { return }
     FileHandle.standardError.write(Data("[EmpowerMobileAds] \(message())\n".utf8))
   }
 }

@@ -1,7 +1,20 @@
-/// How the simulated Empower network behaves: fill, latency, price and user behaviour.
+/// How the simulated Empower network behaves: fill, latency, price, bids, privacy and user
+/// behaviour.
 ///
-/// Every draw comes from the ``EMAManager``'s seeded random stream, so one profile and one seed
-/// give the same behaviour, byte for byte.
+/// Every draw comes from the ``EMAManager``'s seeded random streams, so one profile and one seed
+/// give the same behaviour, byte for byte. A load's market outcome (fill or error, price, latency)
+/// is drawn from a stream keyed by the zone id and the request's auction id, so it does not depend
+/// on what was loaded or shown before; show-time user behaviour has one stream per zone.
+///
+/// ## Privacy
+/// The manager's ``EMASettings`` privacy signals change the market outcome of each request:
+/// - no GDPR consent (``EMASettings/hasUserConsent`` is `false`; `nil` means not asked): fill
+///   probability × ``noConsentFillFactor``, price × ``noConsentPriceFactor`` (non-personalized ads);
+/// - CCPA opt-out (``EMASettings/doNotSell`` is `true`): price × ``doNotSellPriceFactor``;
+/// - child-directed (``EMASettings/isChildDirected``): fill probability ×
+///   ``childDirectedFillFactor``, price × ``childDirectedPriceFactor``, and never a bid.
+///
+/// The factors multiply when several signals apply.
 public struct EmpowerBehaviorProfile: Sendable, Equatable {
   /// Probability that a load fills (given no network error). Default 0.85.
   public var fillRate: Double
@@ -26,6 +39,26 @@ public struct EmpowerBehaviorProfile: Sendable, Equatable {
   public var endCardTime: ClosedRange<Duration>
   /// How long the SDK takes to start (used by the adapter's `start`). Default 250 ms.
   public var initLatency: Duration
+  /// Median time to answer a bid request (log-normal). Default 250 ms.
+  public var bidLatencyMedian: Duration
+  /// Spread of the bid latency (sigma of the underlying normal). Default 0.4.
+  public var bidLatencySigma: Double
+  /// How long a load of a won bid takes (the ad is already reserved). Default 50 ms.
+  public var bidLoadLatency: Duration
+  /// How many answered bids the server remembers: a bid not loaded by the time this many newer
+  /// bids were answered expires (its token fails with ``EMAError/Code/invalidBid``), so bids that
+  /// lose their auction never accumulate. Default 1024.
+  public var maxOutstandingBids: Int
+  /// Fill probability factor without GDPR consent. Default 0.85.
+  public var noConsentFillFactor: Double
+  /// Price factor without GDPR consent (non-personalized ads). Default 0.6.
+  public var noConsentPriceFactor: Double
+  /// Price factor when the user opted out of the sale of personal information (CCPA). Default 0.8.
+  public var doNotSellPriceFactor: Double
+  /// Fill probability factor for child-directed requests (COPPA). Default 0.7.
+  public var childDirectedFillFactor: Double
+  /// Price factor for child-directed requests (COPPA). Default 0.5.
+  public var childDirectedPriceFactor: Double
 
   /// Creates a profile; every parameter defaults to the realistic value documented on its property.
   public init(
@@ -39,7 +72,16 @@ public struct EmpowerBehaviorProfile: Sendable, Equatable {
     earliestSkip: Duration = .seconds(5),
     clickProbability: Double = 0.05,
     endCardTime: ClosedRange<Duration> = .milliseconds(500) ... .seconds(3),
-    initLatency: Duration = .milliseconds(250)
+    initLatency: Duration = .milliseconds(250),
+    bidLatencyMedian: Duration = .milliseconds(250),
+    bidLatencySigma: Double = 0.4,
+    bidLoadLatency: Duration = .milliseconds(50),
+    maxOutstandingBids: Int = 1024,
+    noConsentFillFactor: Double = 0.85,
+    noConsentPriceFactor: Double = 0.6,
+    doNotSellPriceFactor: Double = 0.8,
+    childDirectedFillFactor: Double = 0.7,
+    childDirectedPriceFactor: Double = 0.5
   ) {
     self.fillRate = fillRate
     self.networkErrorRate = networkErrorRate
@@ -52,6 +94,15 @@ public struct EmpowerBehaviorProfile: Sendable, Equatable {
     self.clickProbability = clickProbability
     self.endCardTime = endCardTime
     self.initLatency = initLatency
+    self.bidLatencyMedian = bidLatencyMedian
+    self.bidLatencySigma = bidLatencySigma
+    self.bidLoadLatency = bidLoadLatency
+    self.maxOutstandingBids = maxOutstandingBids
+    self.noConsentFillFactor = noConsentFillFactor
+    self.noConsentPriceFactor = noConsentPriceFactor
+    self.doNotSellPriceFactor = doNotSellPriceFactor
+    self.childDirectedFillFactor = childDirectedFillFactor
+    self.childDirectedPriceFactor = childDirectedPriceFactor
   }
 
   /// The realistic defaults.
