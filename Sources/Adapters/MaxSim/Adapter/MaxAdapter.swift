@@ -117,6 +117,18 @@ public final class MaxAdapter: SimulatedNetwork {
     if settings.current != wanted { settings.replace(with: wanted) }
   }
 
+  /// Internal sizes, for tests that check nothing grows with the number of cycles: ad-unit
+  /// routers, and over all of them the loads waiting for the SDK and the shows kept for late
+  /// callbacks.
+  var bookkeeping: (routers: Int, pendingLoads: Int, shows: Int) {
+    let all = routers.withLock { Array($0.values) }
+    return all.reduce(into: (all.count, 0, 0)) { sum, router in
+      let counts = router.bookkeeping
+      sum.1 += counts.pendingLoads
+      sum.2 += counts.shows
+    }
+  }
+
   private func router(for adUnitIdentifier: String) -> MaxAdUnitRouter {
     let (router, isNew) = routers.withLock { routers -> (MaxAdUnitRouter, Bool) in
       if let existing = routers[adUnitIdentifier] { return (existing, false) }
