@@ -10,7 +10,9 @@ import Testing
     #expect(registration.info.id == "max")
     #expect(MaxNetwork.id == "max")
     #expect(
-      registration.info.capabilities.isSuperset(of: [.rewarded, .impressionRevenue, .serverSideReward]))
+      registration.info.capabilities.isSuperset(of: [
+        .rewarded, .bidding, .impressionRevenue, .serverSideReward,
+      ]))
     let (_, first) = makeAdapter()
     let (_, second) = makeAdapter()
     #expect(first.sdk !== second.sdk)
@@ -272,9 +274,9 @@ import Testing
   private func adapterTimeline(seed: UInt64, cycles: Int = 30) -> [String] {
     let (scheduler, adapter) = makeAdapter(.default, seed: seed)
     var log: [String] = []
-    for _ in 0..<cycles {
+    for auction in 0..<UInt64(cycles) {
       let box = LoadRecorder()
-      _ = adapter.load(loadRequest(), completion: box.completion)
+      _ = adapter.load(loadRequest(auctionID: auction), completion: box.completion)
       scheduler.run()
       guard let loaded = box.ad else {
         log.append("\(scheduler.now.milliseconds) failed \(box.error?.vendorCode ?? 0)")

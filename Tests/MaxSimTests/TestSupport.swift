@@ -90,7 +90,37 @@ func makeAdapter(_ profile: MaxBehaviorProfile = .wellBehaved, seed: UInt64 = 42
   return (scheduler, adapter)
 }
 
-func loadRequest(_ placementID: String = "unit-a", ecpm: Double = 20) -> AdapterLoadRequest {
+func loadRequest(
+  _ placementID: String = "unit-a", ecpm: Double = 20, auctionID: UInt64 = 0,
+  privacy: PrivacySettings = PrivacySettings(), bid: AdapterBid? = nil
+) -> AdapterLoadRequest {
   AdapterLoadRequest(
-    zoneID: "zone-1", placementID: placementID, ecpm: ecpm, reward: NetworkReward(type: "coins", amount: 10))
+    zoneID: "zone-1", placementID: placementID, ecpm: ecpm, reward: NetworkReward(type: "coins", amount: 10),
+    auctionID: auctionID, privacy: privacy, bid: bid)
+}
+
+/// Collects bid answers.
+final class BidRecorder: Sendable {
+  private let storage = Mutex<[(time: Duration, result: Result<AdapterBid, AdapterError>)]>([])
+  private let clock: any Scheduler
+
+  init(clock: any Scheduler) { self.clock = clock }
+
+  var completion: @Sendable (Result<AdapterBid, AdapterError>) -> Void {
+    { [self] result in
+      let now = clock.now
+      storage.withLock { $0.append((now, result)) }
+    }
+  }
+
+  var results: [Result<AdapterBid, AdapterError>] { storage.withLock { $0.map(\.result) } }
+  var times: [Duration] { storage.withLock { $0.map(\.time) } }
+  var bid: AdapterBid? {
+    if case .success(let bid)? = results.first { return bid }
+    return nil
+  }
+  var error: AdapterError? {
+    if case .failure(let error)? = results.first { return error }
+    return nil
+  }
 }

@@ -139,6 +139,25 @@ final class ExampleViewController: AdPresenting, @preconcurrency MARewardedAdDel
     }
   }
 
+  @Test func privacyClassMethodsOfTheGuideSetTheSharedSDKsSignalsOnly() {
+    withVirtualSDK(.wellBehaved) { scheduler in
+      let (_, isolated) = makeSDK()
+      ALPrivacySettings.setHasUserConsent(false)
+      ALPrivacySettings.setDoNotSell(true)
+      ALPrivacySettings.setIsAgeRestrictedUser(true)
+      #expect(!ALPrivacySettings.hasUserConsent() && ALSdk.shared().privacySettings.isUserConsentSet())
+      #expect(ALPrivacySettings.isDoNotSell() && ALPrivacySettings.isAgeRestrictedUser())
+      #expect(!isolated.privacySettings.isUserConsentSet() && !isolated.privacySettings.isAgeRestrictedUser())
+      let controller = ExampleViewController(scheduler: scheduler)
+      controller.createRewardedAd()
+      scheduler.run()
+      #expect(controller.events == ["load"])
+      controller.showAdIfReady()
+      scheduler.run()
+      #expect(controller.revenues.count == 1)
+    }
+  }
+
   @Test func retriesWithExponentialBackoffCappedAt64Seconds() {
     var profile = MaxBehaviorProfile.wellBehaved
     profile.fillRate = 0

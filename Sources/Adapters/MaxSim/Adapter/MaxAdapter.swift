@@ -9,7 +9,7 @@ public enum MaxNetwork {
   /// The adapter's network, versions and capabilities.
   public static let info = AdapterInfo(
     id: id, displayName: "AppLovin MAX", adapterVersion: "1.0.0", sdkVersion: ALSdk.version,
-    capabilities: [.rewarded, .impressionRevenue, .serverSideReward])
+    capabilities: [.rewarded, .bidding, .impressionRevenue, .serverSideReward])
 
   /// A registration whose factory gives each mediator a ``MaxAdapter`` with its own ``ALSdk``
   /// instance on the mediator's scheduler and random stream.
@@ -29,7 +29,12 @@ public enum MaxNetwork {
 /// unit: it is that instance's delegate, answers every pending load of the ad unit when it
 /// loads or fails, and routes display callbacks to the show of the `MAAd` they carry. It only
 /// translates: duplicate and late callbacks are forwarded as they come.
-public final class MaxAdapter: RewardedAdapter {
+///
+/// Each request's privacy signals go to the SDK through `ALPrivacySettings` (of this adapter's
+/// own ``ALSdk`` instance), and its auction id, line item and reward through the simulation
+/// wiring ``MARewardedAd/load(simulating:)``, so a load's outcome is a pure function of the seed,
+/// the ad unit, the auction and the privacy signals, which ``quote(_:)`` predicts.
+public final class MaxAdapter: SimulatedNetwork {
   /// How long MediationKit may keep a loaded MAX ad (MAX reloads older ones itself).
   public static let adLifetime: Duration = .seconds(4 * 60 * 60)
 
@@ -62,7 +67,66 @@ public final class MaxAdapter: RewardedAdapter {
     _ request: AdapterLoadRequest,
     completion: @escaping @Sendable (Result<AdapterLoadedAd, AdapterError>) -> Void
   ) -> Cancellable {
-    router(for: request.placementID).load(request, completion: completion)
+    forwardPrivacy(request.privacy)
+    return router(for: request.placementID).load(request, completion: completion)
+  }
+
+  /// Asks MAX for a bid: after a seeded bid latency (``MaxBehaviorProfile/bidLatencyMedian``),
+  /// the price a load of this auction fills at and a single-use token, or a `.noFill` error
+  /// when it would not fill or the user is child-directed (then at once). A load whose request
+  /// carries the bid fills at its price; a bad, expired or reused token fails with
+  /// `.invalidRequest`.
+  public func bid(
+    _ request: AdapterLoadRequest,
+    completion: @escaping @Sendable (Result<AdapterBid, AdapterError>) -> Void
+  ) -> Cancellable {
+    forwardPrivacy(request.privacy)
+    return router(for: request.placementID).rewardedAd.requestBid(
+      auctionID: request.auctionID, lineItemECPM: request.ecpm
+    ) { result in
+      switch result {
+      case .bid(let price, let token):
+        completion(.success(AdapterBid(price: price, token: token)))
+      case .noBid(let error):
+        completion(.failure(AdapterError(.noFill, vendorCode: error.code, message: error.message)))
+      }
+    }
+  }
+
+  /// What a ``load(_:completion:)`` of `request` would do — whether it fills and at what eCPM —
+  /// computed from the same keyed draws, without side effects. `ecpm` is 0 when it would not
+  /// fill. A request's ``AdapterLoadRequest/bid`` plays no part: MAX only bids what it would fill.
+  public func quote(_ request: AdapterLoadRequest) -> SimulatedQuote {
+    let market = sdk.market(
+      adUnitIdentifier: request.placementID, auctionID: request.auctionID, lineItemECPM: request.ecpm,
+      privacy: MaxPrivacy(request.privacy))
+    return SimulatedQuote(fills: market.fills, ecpm: market.fills ? market.ecpm : 0)
+  }
+
+  /// Sets the SDK instance's privacy signals to `privacy`'s through the vendor's
+  /// `ALPrivacySettings` API (GDPR consent, CCPA do-not-sell, age-restricted user). Nothing is
+  /// written when they already match, the usual case.
+  private func forwardPrivacy(_ privacy: PrivacySettings) {
+    let wanted = MaxPrivacy(privacy)
+    let settings = sdk.privacySettings
+    guard settings.current != wanted else { return }
+    if let hasUserConsent = wanted.hasUserConsent { settings.setHasUserConsent(hasUserConsent) }
+    if let doNotSell = wanted.doNotSell { settings.setDoNotSell(doNotSell) }
+    settings.setIsAgeRestrictedUser(wanted.isAgeRestrictedUser)
+    // The vendor API cannot unset a signal ("not asked"); the simulation can.
+    if settings.current != wanted { settings.replace(with: wanted) }
+  }
+
+  /// Internal sizes, for tests that check nothing grows with the number of cycles: ad-unit
+  /// routers, and over all of them the loads waiting for the SDK and the shows kept for late
+  /// callbacks.
+  var bookkeeping: (routers: Int, pendingLoads: Int, shows: Int) {
+    let all = routers.withLock { Array($0.values) }
+    return all.reduce(into: (all.count, 0, 0)) { sum, router in
+      let counts = router.bookkeeping
+      sum.1 += counts.pendingLoads
+      sum.2 += counts.shows
+    }
   }
 
   private func router(for adUnitIdentifier: String) -> MaxAdUnitRouter {
@@ -85,7 +149,7 @@ public final class MaxAdapter: RewardedAdapter {
       case MAErrorCode.noFill: .noFill
       case MAErrorCode.networkTimeout, -5101, -5102: .timeout
       case MAErrorCode.networkError, MAErrorCode.noNetwork: .networkError
-      case MAErrorCode.invalidAdUnitIdentifier: .invalidRequest
+      case MAErrorCode.invalidAdUnitIdentifier, MAErrorCode.simulatedInvalidBidToken: .invalidRequest
       default: .internalError
       }
     return AdapterError(kind, vendorCode: error.code, message: error.message)
@@ -127,9 +191,16 @@ final class MaxAdUnitRouter: MARewardedAdDelegate, MAAdRevenueDelegate, Sendable
     var failed = false
   }
 
+  private struct PendingLoad {
+    let ticket: UInt64
+    let auctionID: UInt64
+    let completion: LoadCompletion
+  }
+
   private struct State {
     var nextTicket: UInt64 = 0
-    var pendingLoads: [(ticket: UInt64, completion: LoadCompletion)] = []
+    /// Loads waiting for the SDK, answered by the callback of their auction's load.
+    var pendingLoads: [PendingLoad] = []
     /// The ad of the latest `didLoad`: the one the `MARewardedAd` holds, unless already shown.
     var loadedAd: MAAd?
     /// Recent shows, newest last; kept after dismissal so late callbacks still reach their show.
@@ -152,17 +223,19 @@ final class MaxAdUnitRouter: MARewardedAdDelegate, MAAdRevenueDelegate, Sendable
   }
 
   func load(_ request: AdapterLoadRequest, completion: @escaping LoadCompletion) -> Cancellable {
-    rewardedAd.setExtraParameter(forKey: MARewardedAd.simulatedECPMKey, value: String(request.ecpm))
-    rewardedAd.setExtraParameter(forKey: MARewardedAd.simulatedRewardLabelKey, value: request.reward.type)
-    rewardedAd.setExtraParameter(
-      forKey: MARewardedAd.simulatedRewardAmountKey, value: String(Int(request.reward.amount.rounded())))
     let ticket = state.withLock { state in
       let ticket = state.nextTicket
       state.nextTicket += 1
-      state.pendingLoads.append((ticket, completion))
+      state.pendingLoads.append(
+        PendingLoad(ticket: ticket, auctionID: request.auctionID, completion: completion))
       return ticket
     }
-    rewardedAd.load()
+    let amount = request.reward.amount.rounded()
+    rewardedAd.load(
+      simulating: MASimulatedLoad(
+        auctionID: request.auctionID, lineItemECPM: request.ecpm,
+        rewardAmount: amount.isFinite && abs(amount) < 1e15 ? Int(amount) : nil,
+        rewardLabel: request.reward.type, bidToken: request.bid?.token))
     return Cancellable { [weak self] in
       self?.state.withLock { state in state.pendingLoads.removeAll { $0.ticket == ticket } }
     }
@@ -206,13 +279,32 @@ final class MaxAdUnitRouter: MARewardedAdDelegate, MAAdRevenueDelegate, Sendable
 
   // MARK: MAAdDelegate
 
+  /// Takes the pending loads of `auctionID` (all of them, in the usual case of one auction).
+  private static func takeLoads(of auctionID: UInt64?, from state: inout State) -> [PendingLoad] {
+    var taken: [PendingLoad] = []
+    if state.pendingLoads.allSatisfy({ $0.auctionID == auctionID }) {
+      swap(&taken, &state.pendingLoads)
+      return taken
+    }
+    var kept: [PendingLoad] = []
+    for load in state.pendingLoads {
+      if load.auctionID == auctionID { taken.append(load) } else { kept.append(load) }
+    }
+    state.pendingLoads = kept
+    return taken
+  }
+
+  /// Internal sizes, for tests that check nothing grows with the number of cycles.
+  var bookkeeping: (pendingLoads: Int, shows: Int) {
+    state.withLock { ($0.pendingLoads.count, $0.shows.count) }
+  }
+
   func didLoad(_ ad: MAAd) {
     let waiting = state.withLock { state in
       state.loadedAd = ad
-      defer { state.pendingLoads = [] }
-      return state.pendingLoads
+      return Self.takeLoads(of: ad.simulatedAuctionID, from: &state)
     }
-    let ecpm = ad.revenue > 0 ? ad.revenue * 1000 : nil
+    let ecpm = ad.ecpm > 0 ? ad.ecpm : nil
     for load in waiting {
       let adapterAd = MaxAdapterAd(ad: ad, router: self)
       load.completion(.success(AdapterLoadedAd(ad: adapterAd, ecpm: ecpm, lifetime: MaxAdapter.adLifetime)))
@@ -220,11 +312,10 @@ final class MaxAdUnitRouter: MARewardedAdDelegate, MAAdRevenueDelegate, Sendable
   }
 
   func didFailToLoadAd(forAdUnitIdentifier adUnitIdentifier: String, withError error: MAError) {
-    let waiting = state.withLock { state in
-      defer { state.pendingLoads = [] }
-      return state.pendingLoads
-    }
-    for load in waiting { load.completion(.failure(MaxAdapter.loadError(error))) }
+    let waiting = state.withLock { Self.takeLoads(of: error.simulatedAuctionID, from: &$0) }
+    guard !waiting.isEmpty else { return }
+    let adapterError = MaxAdapter.loadError(error)
+    for load in waiting { load.completion(.failure(adapterError)) }
   }
 
   func didDisplay(_ ad: MAAd) { signals(for: ad, starting: true)?.send(.displayed) }
@@ -267,4 +358,13 @@ final class MaxAdapterAd: AdapterAd {
 
   /// Nothing to release: the shared `MARewardedAd` keeps an unshown ad for the ad unit's next load.
   func discard() {}
+}
+
+extension MaxPrivacy {
+  /// MediationKit's signals in AppLovin's terms (child-directed is an age-restricted user).
+  init(_ privacy: PrivacySettings) {
+    self.init(
+      hasUserConsent: privacy.hasUserConsent, doNotSell: privacy.doNotSell,
+      isAgeRestrictedUser: privacy.isChildDirected)
+  }
 }

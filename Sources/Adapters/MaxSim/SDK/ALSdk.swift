@@ -109,6 +109,8 @@ public final class ALSdk: Sendable {
   public let scheduler: any Scheduler
   /// The behaviour profile.
   public let profile: MaxBehaviorProfile
+  /// This instance's privacy signals (the vendor's class methods act on ``shared()``'s).
+  public let privacySettings = ALPrivacySettings()
   let random: SeededRandom
   let fullscreen = FullscreenSlot()
   private let state = Mutex(State())
@@ -189,6 +191,22 @@ public final class ALSdk: Sendable {
 
   private func makeConfiguration() -> ALSdkConfiguration {
     ALSdkConfiguration(countryCode: "US", isTestModeEnabled: false)
+  }
+
+  /// What a ``MARewardedAd/load(simulating:)`` of `adUnitIdentifier` for `auctionID` would
+  /// draw under `privacy`: the keyed stream `random.derived(adUnitIdentifier, auctionID)`, so the
+  /// answer does not depend on anything loaded or shown before. No side effects.
+  func market(
+    adUnitIdentifier: String, auctionID: UInt64, lineItemECPM: Double, privacy: MaxPrivacy
+  ) -> MaxMarketOutcome {
+    MaxMarketOutcome(
+      random.derived(adUnitIdentifier, auctionID), profile: profile, lineItemECPM: lineItemECPM,
+      privacy: privacy)
+  }
+
+  /// Internal sizes, for tests that check nothing grows with the number of loads.
+  var bookkeeping: (rewardedAds: Int, waitingInitializers: Int) {
+    state.withLock { ($0.rewardedAds.count, $0.waiting.count) }
   }
 
   /// The one `MARewardedAd` of this SDK instance for `adUnitIdentifier`.

@@ -25,13 +25,30 @@ public final class MAAd: Sendable, CustomStringConvertible {
   /// The mediated network that filled, e.g. `"AppLovin"` or `"Google AdMob"`.
   public let networkName: String
   /// The mediated network's own placement for this ad.
-  public let networkPlacement: String
+  public var networkPlacement: String {
+    "\(networkName.lowercased().replacingOccurrences(of: " ", with: "_"))-\(adUnitIdentifier)"
+  }
   /// The creative's identifier, if the network shares one.
-  public let creativeIdentifier: String?
+  public var creativeIdentifier: String? {
+    creativeNumber > 0 ? "creative-\(creativeNumber)" : nil
+  }
   /// What this impression earns, in US dollars (the eCPM divided by 1000); 0 when unknown.
   public let revenue: Double
   /// How exact ``revenue`` is: `"exact"`, `"publisher_defined"`, `"estimated"` or `"undefined"`.
   public let revenuePrecision: String
+
+  // Simulation wiring, read by the mediation adapter in this module (not vendor API).
+
+  /// The price in USD per thousand, exactly as drawn (``revenue`` is this divided by 1000).
+  let ecpm: Double
+  /// The auction the ad was loaded for through ``MARewardedAd/load(simulating:)``; `nil` for a
+  /// plain ``MARewardedAd/load()``.
+  let simulatedAuctionID: UInt64?
+  /// The reward configured for the load (the S2S reward of the ad unit).
+  let rewardAmount: Int
+  let rewardLabel: String
+  /// Makes ``creativeIdentifier`` on demand, so no string is built for ads nobody inspects.
+  private let creativeNumber: Int
 
   private let placementStorage = Mutex<String?>(nil)
 
@@ -39,23 +56,27 @@ public final class MAAd: Sendable, CustomStringConvertible {
   public var placement: String? { placementStorage.withLock { $0 } }
 
   init(
-    adUnitIdentifier: String, networkName: String, networkPlacement: String, creativeIdentifier: String?,
-    revenue: Double, revenuePrecision: String
+    adUnitIdentifier: String, networkName: String, creativeNumber: Int, ecpm: Double,
+    revenuePrecision: String, simulatedAuctionID: UInt64?, rewardAmount: Int, rewardLabel: String
   ) {
     self.format = .rewarded
     self.adUnitIdentifier = adUnitIdentifier
     self.networkName = networkName
-    self.networkPlacement = networkPlacement
-    self.creativeIdentifier = creativeIdentifier
-    self.revenue = revenue
+    self.creativeNumber = creativeNumber
+    self.ecpm = ecpm
+    self.revenue = ecpm / 1000
     self.revenuePrecision = revenuePrecision
+    self.simulatedAuctionID = simulatedAuctionID
+    self.rewardAmount = rewardAmount
+    self.rewardLabel = rewardLabel
   }
 
   /// The stand-in the SDK passes to `didFail(toDisplay:withError:)` when there is no loaded ad.
   static func placeholder(adUnitIdentifier: String) -> MAAd {
     MAAd(
-      adUnitIdentifier: adUnitIdentifier, networkName: "", networkPlacement: "", creativeIdentifier: nil,
-      revenue: 0, revenuePrecision: "undefined")
+      adUnitIdentifier: adUnitIdentifier, networkName: "", creativeNumber: 0, ecpm: 0,
+      revenuePrecision: "undefined", simulatedAuctionID: nil, rewardAmount: MAReward.defaultAmount,
+      rewardLabel: MAReward.defaultLabel)
   }
 
   func setPlacement(_ placement: String?) {
@@ -115,6 +136,9 @@ public enum MAErrorCode {
   public static let fullscreenAdInvalidViewController = -25
   /// The ad unit identifier is not valid.
   public static let invalidAdUnitIdentifier = -5603
+  /// Simulation only (no vendor equivalent): a bid token that is unknown, expired, already used
+  /// or for another auction was passed to ``MARewardedAd/load(simulating:)``.
+  public static let simulatedInvalidBidToken = -5701
 }
 
 /// A MAX load or display error: a code from ``MAErrorCode`` and a message.
@@ -128,6 +152,10 @@ public final class MAError: Sendable, CustomStringConvertible {
   /// The mediated network's own message, for display failures; empty otherwise.
   public let mediatedNetworkErrorMessage: String
 
+  /// Simulation wiring: the auction of the failed ``MARewardedAd/load(simulating:)``, so the
+  /// adapter answers that auction's loads only; `nil` otherwise.
+  let simulatedAuctionID: UInt64?
+
   /// Creates an error.
   public init(
     code: Int, message: String, mediatedNetworkErrorCode: Int = 0, mediatedNetworkErrorMessage: String = ""
@@ -136,6 +164,16 @@ public final class MAError: Sendable, CustomStringConvertible {
     self.message = message
     self.mediatedNetworkErrorCode = mediatedNetworkErrorCode
     self.mediatedNetworkErrorMessage = mediatedNetworkErrorMessage
+    self.simulatedAuctionID = nil
+  }
+
+  /// A load error of the simulated SDK, tagged with its auction.
+  init(code: Int, message: String, simulatedAuctionID: UInt64?) {
+    self.code = code
+    self.message = message
+    self.mediatedNetworkErrorCode = 0
+    self.mediatedNetworkErrorMessage = ""
+    self.simulatedAuctionID = simulatedAuctionID
   }
 
   public var description: String { "MAError(\(code): \(message))" }

@@ -24,39 +24,57 @@ public final class MARewardedAd: Sendable {
   /// Extra parameter key (simulation only): the S2S reward amount configured for the ad unit.
   public static let simulatedRewardAmountKey = "sim_reward_amount"
 
-  private enum LoadSlot {
-    case idle
-    case loading
-    case ready(MAAd)
-  }
-
   private enum LoadResult: Sendable {
     case success(MAAd)
     case failure(MAError)
   }
 
+  /// Where a load came from, to clear its in-flight mark when it lands.
+  private enum LoadKind: Sendable {
+    case vendor
+    case auction(UInt64)
+    case bid
+  }
+
   private struct State {
-    var load = LoadSlot.idle
+    /// The loaded ad, held until shown (or replaced by a load for another auction).
+    var ready: MAAd?
+    /// Whether a plain ``load()`` is in flight.
+    var vendorLoading = false
+    /// The auctions with a ``load(simulating:)`` in flight (as many as concurrent loads).
+    var auctionsLoading: [UInt64] = []
+    /// Show-time draws (user behaviour, quirks), in show order.
     var random: SeededRandom
     var extraParameters: [String: String] = [:]
+    /// The key of the next plain ``load()``'s draws.
+    var vendorLoads: UInt64 = 0
     var creativeCounter = 0
+    var bids: MaxBidBook
   }
 
   /// The ad unit this instance loads for.
   public let adUnitIdentifier: String
 
+  private let sdk: ALSdk
   private let scheduler: any Scheduler
   private let profile: MaxBehaviorProfile
   private let fullscreen: FullscreenSlot
   private let delegates = DelegateSlots()
+  /// The label of the keyed streams of plain ``load()`` calls (made once, not per load).
+  private let vendorLoadLabel: String
   private let state: Mutex<State>
 
   init(adUnitIdentifier: String, sdk: ALSdk) {
     self.adUnitIdentifier = adUnitIdentifier
+    self.sdk = sdk
     self.scheduler = sdk.scheduler
     self.profile = sdk.profile
     self.fullscreen = sdk.fullscreen
-    self.state = Mutex(State(random: sdk.random.derived("MARewardedAd:\(adUnitIdentifier)")))
+    self.vendorLoadLabel = "MARewardedAd.load:\(adUnitIdentifier)"
+    self.state = Mutex(
+      State(
+        random: sdk.random.derived("MARewardedAd:\(adUnitIdentifier)"),
+        bids: MaxBidBook(capacity: sdk.profile.maxOutstandingBids)))
   }
 
   /// The shared instance for `adUnitIdentifier` on the process default SDK, ``ALSdk/shared()``.
@@ -87,50 +105,197 @@ public final class MARewardedAd: Sendable {
   }
 
   /// Whether an ad is loaded and can be shown.
-  public var isReady: Bool {
-    state.withLock { state in
-      if case .ready = state.load { return true }
-      return false
-    }
-  }
+  public var isReady: Bool { state.withLock { $0.ready != nil } }
 
   /// Loads an ad; the delegate hears `didLoad` or `didFailToLoadAd(forAdUnitIdentifier:withError:)`.
   ///
   /// Ignored while a load is in flight (one callback answers both calls). When an ad is
   /// already loaded, `didLoad` is called again at once with that ad. Loading while an ad is on
   /// screen is allowed: it prepares the next ad.
+  ///
+  /// The draws of each plain load are keyed by a per-ad-unit load counter; the simulated line
+  /// item and reward come from the `simulated…Key` extra parameters.
   public func load() {
     enum Outcome {
       case ignore
       case alreadyLoaded(MAAd)
-      case scheduled(after: Duration, result: LoadResult)
+      case draw(key: UInt64, ecpm: Double, rewardAmount: Int, rewardLabel: String)
     }
     let outcome = state.withLock { state -> Outcome in
-      switch state.load {
-      case .loading: return .ignore
-      case .ready(let ad): return .alreadyLoaded(ad)
-      case .idle: break
-      }
-      state.load = .loading
-      return .scheduled(after: drawLoadLatency(&state), result: drawLoadResult(&state))
+      if let ad = state.ready { return .alreadyLoaded(ad) }
+      if state.vendorLoading { return .ignore }
+      state.vendorLoading = true
+      defer { state.vendorLoads += 1 }
+      let extras = state.extraParameters
+      return .draw(
+        key: state.vendorLoads,
+        ecpm: extras[Self.simulatedECPMKey].flatMap(Double.init) ?? profile.defaultECPM,
+        rewardAmount: extras[Self.simulatedRewardAmountKey].flatMap { Int($0) } ?? profile.reward.amount,
+        rewardLabel: extras[Self.simulatedRewardLabelKey] ?? profile.reward.label)
     }
     switch outcome {
     case .ignore:
       return
     case .alreadyLoaded(let ad):
       scheduler.execute { [self] in notify { $0.delegate?.didLoad(ad) } }
-    case .scheduled(let latency, let result):
-      scheduler.schedule(after: latency) { [self] in finishLoad(result) }
+    case .draw(let key, let ecpm, let rewardAmount, let rewardLabel):
+      let market = MaxMarketOutcome(
+        sdk.random.derived(vendorLoadLabel, key), profile: profile, lineItemECPM: ecpm,
+        privacy: sdk.privacySettings.current)
+      start(
+        market, kind: .vendor, auctionID: nil, reward: (rewardAmount, rewardLabel),
+        latency: market.loadLatency)
     }
   }
 
-  private func finishLoad(_ result: LoadResult) {
-    state.withLock { state in
-      if case .success(let ad) = result {
-        state.load = .ready(ad)
-      } else {
-        state.load = .idle
+  /// Loads an ad for one auction of a mediation.
+  ///
+  /// **Simulation wiring, not vendor API**: the real SDK has no auction id. The mediation
+  /// adapter passes one so that the load's fill, error, price and latency are a pure function of
+  /// the SDK's seed, this ad unit, `request.auctionID` and ``ALSdk/privacySettings`` — the draws
+  /// come from `random.derived(adUnitIdentifier, auctionID)` — whatever was loaded before.
+  ///
+  /// Like ``load()``, the delegate hears `didLoad` or `didFailToLoadAd`, and a second load of the
+  /// same auction while one is in flight is answered by the first. An ad already loaded for the
+  /// same auction is reported again at once; one loaded for another auction is replaced when this
+  /// load lands (the ad unit holds one ad, the newest). With a ``MASimulatedLoad/bidToken`` the
+  /// load redeems that bid: it fills at the bid's price after
+  /// ``MaxBehaviorProfile/bidLoadLatency``, with no second fill draw; an unknown, expired, used or
+  /// foreign token fails at once with ``MAErrorCode/simulatedInvalidBidToken``.
+  public func load(simulating request: MASimulatedLoad) {
+    let reward = (
+      request.rewardAmount ?? profile.reward.amount, request.rewardLabel ?? profile.reward.label
+    )
+    let ecpm = request.lineItemECPM ?? profile.defaultECPM
+    if let token = request.bidToken {
+      let bid = state.withLock { $0.bids.redeem(token, auctionID: request.auctionID) }
+      guard let bid else {
+        let error = MAError(
+          code: MAErrorCode.simulatedInvalidBidToken, message: "Invalid, expired or used bid token",
+          simulatedAuctionID: request.auctionID)
+        let adUnit = adUnitIdentifier
+        scheduler.execute { [self] in
+          notify { $0.delegate?.didFailToLoadAd(forAdUnitIdentifier: adUnit, withError: error) }
+        }
+        return
       }
+      var market = sdk.market(
+        adUnitIdentifier: adUnitIdentifier, auctionID: request.auctionID, lineItemECPM: ecpm,
+        privacy: sdk.privacySettings.current)
+      market.fills = true  // the bid is a commitment
+      market.ecpm = bid.price
+      market.networkIndex = bid.networkIndex
+      start(market, kind: .bid, auctionID: request.auctionID, reward: reward, latency: profile.bidLoadLatency)
+      return
+    }
+    enum Outcome {
+      case ignore
+      case alreadyLoaded(MAAd)
+      case draw
+    }
+    let outcome = state.withLock { state -> Outcome in
+      if let ad = state.ready, ad.simulatedAuctionID == request.auctionID { return .alreadyLoaded(ad) }
+      if state.auctionsLoading.contains(request.auctionID) { return .ignore }
+      state.auctionsLoading.append(request.auctionID)
+      return .draw
+    }
+    switch outcome {
+    case .ignore:
+      return
+    case .alreadyLoaded(let ad):
+      scheduler.execute { [self] in notify { $0.delegate?.didLoad(ad) } }
+    case .draw:
+      let market = sdk.market(
+        adUnitIdentifier: adUnitIdentifier, auctionID: request.auctionID, lineItemECPM: ecpm,
+        privacy: sdk.privacySettings.current)
+      start(
+        market, kind: .auction(request.auctionID), auctionID: request.auctionID, reward: reward,
+        latency: market.loadLatency)
+    }
+  }
+
+  /// Asks for a bid for one auction (simulation wiring: MAX as a bidder in another mediation).
+  ///
+  /// After ``MaxBehaviorProfile/bidLatencyMedian`` (log-normal, drawn with the load's draws),
+  /// answers the price a load of that auction would fill at, and a single-use token for
+  /// ``load(simulating:)``; or `204` when that load would not fill. An age-restricted user gets
+  /// no bid, at once.
+  func requestBid(
+    auctionID: UInt64, lineItemECPM: Double,
+    completion: @escaping @Sendable (MaxBidAnswer) -> Void
+  ) -> Cancellable {
+    let market = sdk.market(
+      adUnitIdentifier: adUnitIdentifier, auctionID: auctionID, lineItemECPM: lineItemECPM,
+      privacy: sdk.privacySettings.current)
+    guard market.canBid else {
+      return scheduler.schedule(after: .zero) {
+        completion(
+          .noBid(
+            MAError(
+              code: MAErrorCode.noFill, message: "No bids for age-restricted users",
+              simulatedAuctionID: auctionID)))
+      }
+    }
+    return scheduler.schedule(after: market.bidLatency) { [self] in
+      guard market.fills else {
+        completion(
+          .noBid(MAError(code: MAErrorCode.noFill, message: "No Bid", simulatedAuctionID: auctionID)))
+        return
+      }
+      let token = state.withLock { state -> String in
+        let sequence = state.bids.nextSequence
+        var check = sdk.random.derived(vendorLoadLabel, ~sequence)
+        let token = "maxsim-\(String(sequence, radix: 36))-\(String(check.next(), radix: 36))"
+        state.bids.issue(
+          MaxBidBook.Bid(auctionID: auctionID, price: market.ecpm, networkIndex: market.networkIndex),
+          token: token)
+        return token
+      }
+      completion(.bid(price: market.ecpm, token: token))
+    }
+  }
+
+  /// Internal sizes, for tests that check nothing grows with the number of loads.
+  var bookkeeping: (auctionsLoading: Int, outstandingBids: Int, extraParameters: Int) {
+    state.withLock { ($0.auctionsLoading.count, $0.bids.count, $0.extraParameters.count) }
+  }
+
+  /// Schedules the end of a load whose draws are `market`.
+  private func start(
+    _ market: MaxMarketOutcome, kind: LoadKind, auctionID: UInt64?, reward: (amount: Int, label: String),
+    latency: Duration
+  ) {
+    let result: LoadResult
+    if market.fills {
+      let creative = state.withLock { state in
+        state.creativeCounter += 1
+        return state.creativeCounter
+      }
+      result = .success(
+        MAAd(
+          adUnitIdentifier: adUnitIdentifier, networkName: profile.networkName(at: market.networkIndex),
+          creativeNumber: creative, ecpm: market.ecpm, revenuePrecision: profile.revenuePrecision,
+          simulatedAuctionID: auctionID, rewardAmount: reward.amount, rewardLabel: reward.label))
+    } else if let index = market.transportError {
+      let (code, message) = MaxMarketOutcome.transportErrors[index]
+      result = .failure(MAError(code: code, message: message, simulatedAuctionID: auctionID))
+    } else {
+      result = .failure(MAError(code: MAErrorCode.noFill, message: "No Fill", simulatedAuctionID: auctionID))
+    }
+    scheduler.schedule(after: latency) { [self] in finishLoad(result, kind: kind) }
+  }
+
+  private func finishLoad(_ result: LoadResult, kind: LoadKind) {
+    state.withLock { state in
+      switch kind {
+      case .vendor: state.vendorLoading = false
+      case .auction(let auctionID):
+        if let index = state.auctionsLoading.firstIndex(of: auctionID) {
+          state.auctionsLoading.remove(at: index)
+        }
+      case .bid: break
+      }
+      if case .success(let ad) = result { state.ready = ad }
     }
     switch result {
     case .success(let ad):
@@ -167,7 +332,7 @@ public final class MARewardedAd: Sendable {
       case showing(MAAd, [(Duration, ShowEvent)])
     }
     let outcome = state.withLock { state -> Outcome in
-      guard case .ready(let ad) = state.load else {
+      guard let ad = state.ready else {
         return .failed(
           .placeholder(adUnitIdentifier: adUnitIdentifier),
           MAError(
@@ -180,14 +345,16 @@ public final class MARewardedAd: Sendable {
             code: MAErrorCode.fullscreenAdAlreadyShowing,
             message: "Attempting to show ad when another fullscreen ad is already showing"))
       }
-      state.load = .idle
-      return .showing(ad, drawShowTimeline(&state))
+      state.ready = nil
+      return .showing(ad, drawShowTimeline(&state, for: ad))
     }
     switch outcome {
     case .failed(let ad, let error):
       scheduler.execute { [self] in notify { $0.delegate?.didFail(toDisplay: ad, withError: error) } }
     case .showing(let ad, let timeline):
       ad.setPlacement(placement)
+      // The scheduler runs actions due at the same time in submission order, so the timeline's
+      // order breaks ties.
       for (delay, event) in timeline {
         scheduler.schedule(after: delay) { [self] in deliver(event, for: ad) }
       }
@@ -231,47 +398,9 @@ public final class MARewardedAd: Sendable {
     }
   }
 
-  private func drawLoadLatency(_ state: inout State) -> Duration {
-    let seconds = state.random.logNormal(
-      median: profile.loadLatencyMedian.seconds, sigma: profile.loadLatencySigma)
-    return .milliseconds(Int64((seconds * 1000).rounded()))
-  }
-
-  /// Draws a load's outcome; always the same number of draws, so outcomes don't shift the stream.
-  private func drawLoadResult(_ state: inout State) -> LoadResult {
-    let fills = state.random.chance(profile.fillRate)
-    let transportError = state.random.chance(profile.loadErrorShare)
-    let errorPick = Int(state.random.nextUnit() * 3)
-    let networkPick = state.random.nextUnit()
-    let noise = state.random.logNormal(median: 1, sigma: profile.priceSigma)
-    guard fills else {
-      if transportError {
-        let errors = [
-          (MAErrorCode.networkTimeout, "Request timed out"),
-          (MAErrorCode.networkError, "Network error"),
-          (MAErrorCode.adLoadFailed, "All mediated networks failed to load an ad"),
-        ]
-        let (code, message) = errors[min(errorPick, errors.count - 1)]
-        return .failure(MAError(code: code, message: message))
-      }
-      return .failure(MAError(code: MAErrorCode.noFill, message: "No Fill"))
-    }
-    let ecpm = state.extraParameters[Self.simulatedECPMKey].flatMap(Double.init) ?? profile.defaultECPM
-    let names = profile.networkNames.isEmpty ? ["AppLovin"] : profile.networkNames
-    let networkName = names[min(Int(networkPick * Double(names.count)), names.count - 1)]
-    state.creativeCounter += 1
-    return .success(
-      MAAd(
-        adUnitIdentifier: adUnitIdentifier, networkName: networkName,
-        networkPlacement:
-          "\(networkName.lowercased().replacingOccurrences(of: " ", with: "_"))-\(adUnitIdentifier)",
-        creativeIdentifier: "creative-\(state.creativeCounter)", revenue: ecpm * noise / 1000,
-        revenuePrecision: profile.revenuePrecision))
-  }
-
   /// Draws a whole show, as delays from now. Every draw is made whatever the branch, so forcing
   /// one quirk leaves the other draws where they were.
-  private func drawShowTimeline(_ state: inout State) -> [(Duration, ShowEvent)] {
+  private func drawShowTimeline(_ state: inout State, for ad: MAAd) -> [(Duration, ShowEvent)] {
     let displayAt = state.random.duration(in: profile.displayLatency)
     let displayFails = state.random.chance(profile.displayFailureRate)
     let watch = state.random.duration(in: profile.watchDuration)
@@ -298,19 +427,14 @@ public final class MARewardedAd: Sendable {
     if hidesLate { hideAt += lateHide }
     if clicks { timeline.append((clickAt, .click)) }
     if !skips {
-      let reward = MAReward(
-        amount: state.extraParameters[Self.simulatedRewardAmountKey].flatMap { Int($0) }
-          ?? profile.reward.amount,
-        label: state.extraParameters[Self.simulatedRewardLabelKey] ?? profile.reward.label)
+      let reward = MAReward(amount: ad.rewardAmount, label: ad.rewardLabel)
       let rewardAt = rewardsLate ? hideAt + lateReward : videoEnd
       timeline.append((videoEnd, .completeVideo))
       timeline.append((rewardAt, .reward(reward)))
       if rewardsTwice { timeline.append((rewardAt + secondReward, .reward(reward))) }
     }
     timeline.append((hideAt, .hide))
-    // Stable by time: events at the same instant keep the order above.
-    return timeline.enumerated().sorted { ($0.element.0, $0.offset) < ($1.element.0, $1.offset) }.map(
-      \.element)
+    return timeline
   }
 }
 

@@ -66,6 +66,33 @@ public struct MaxBehaviorProfile: Sendable {
   public var duplicateRewardRate: Double = 0.02
   /// Quirk: the chance the ad fails to display (`didFail(toDisplay:)`, `-4205`). Default 0.01.
   public var displayFailureRate: Double = 0.01
+  // MARK: Bidding (simulation of MAX as a bidder)
+
+  /// The median time MAX takes to answer a bid request (log-normal). Default 200 ms.
+  public var bidLatencyMedian: Duration = .milliseconds(200)
+  /// The spread of the bid latency (sigma of the underlying normal). Default 0.3.
+  public var bidLatencySigma: Double = 0.3
+  /// How long loading the ad of a won bid takes (the creative comes with the bid). Default 50 ms.
+  public var bidLoadLatency: Duration = .milliseconds(50)
+  /// How many bids an ad unit keeps redeemable; older unredeemed ones expire, so lost bids never
+  /// accumulate. Default 1024.
+  public var maxOutstandingBids: Int = 1024
+
+  // MARK: Privacy (what `ALPrivacySettings` does to demand)
+
+  /// Fill probability factor when GDPR consent was asked and refused
+  /// (`ALPrivacySettings.setHasUserConsent(false)`; non-personalized ads). Default 0.85.
+  public var noConsentFillFactor: Double = 0.85
+  /// Price factor without GDPR consent (non-personalized ads). Default 0.6.
+  public var noConsentPriceFactor: Double = 0.6
+  /// Price factor under CCPA do-not-sell (`ALPrivacySettings.setDoNotSell(true)`). Default 0.8.
+  public var doNotSellPriceFactor: Double = 0.8
+  /// Fill probability factor for an age-restricted (child-directed) user
+  /// (`ALPrivacySettings.setIsAgeRestrictedUser(true)`). Such users never get bids. Default 0.7.
+  public var ageRestrictedFillFactor: Double = 0.7
+  /// Price factor for an age-restricted (child-directed) user. Default 0.5.
+  public var ageRestrictedPriceFactor: Double = 0.5
+
   /// Quirk: delegate calls delivered from another thread. Default `nil` (never), which keeps
   /// runs on a ``VirtualScheduler`` deterministic; tests turn it on with a real queue.
   public var offThreadCallbacks: OffThreadCallbacks? = nil

@@ -1,0 +1,127 @@
+import MediationKit
+
+/// What the simulated MAX demand answers for one request: fill or not, the error when it does
+/// not fill, the price, and how long the load and a bid take.
+///
+/// A pure function of the request's random stream (keyed by the SDK's seed, the ad unit and the
+/// auction), the line item's eCPM, the privacy signals and the profile: the same request always
+/// gets the same answer, whatever was loaded or shown before, which is what lets
+/// ``MaxAdapter/quote(_:)`` predict a load exactly.
+struct MaxMarketOutcome: Sendable, Equatable {
+  /// Whether the load fills.
+  var fills: Bool
+  /// When it does not fill: `nil` for `204` no fill, else the index of the transport error in
+  /// ``MaxMarketOutcome/transportErrors``.
+  var transportError: Int?
+  /// The price, USD per thousand, privacy factors applied (drawn even when it does not fill).
+  var ecpm: Double
+  /// Which of the profile's ``MaxBehaviorProfile/networkNames`` fills.
+  var networkIndex: Int
+  /// How long the load takes.
+  var loadLatency: Duration
+  /// How long a bid request takes.
+  var bidLatency: Duration
+  /// Whether the network may bid at all (not for an age-restricted user).
+  var canBid: Bool
+
+  /// The transport errors a load fails with, equally likely.
+  static let transportErrors: [(code: Int, message: String)] = [
+    (MAErrorCode.networkTimeout, "Request timed out"),
+    (MAErrorCode.networkError, "Network error"),
+    (MAErrorCode.adLoadFailed, "All mediated networks failed to load an ad"),
+  ]
+
+  /// Draws the outcome from `stream`. Always the same draws in the same order, so no branch
+  /// shifts another.
+  init(_ stream: SeededRandom, profile: MaxBehaviorProfile, lineItemECPM: Double, privacy: MaxPrivacy) {
+    var random = stream
+    var fillFactor = 1.0
+    var priceFactor = 1.0
+    if privacy.hasUserConsent == false {
+      fillFactor *= profile.noConsentFillFactor
+      priceFactor *= profile.noConsentPriceFactor
+    }
+    if privacy.doNotSell == true { priceFactor *= profile.doNotSellPriceFactor }
+    if privacy.isAgeRestrictedUser {
+      fillFactor *= profile.ageRestrictedFillFactor
+      priceFactor *= profile.ageRestrictedPriceFactor
+    }
+    let fills = random.chance(profile.fillRate * fillFactor)
+    let transport = random.chance(profile.loadErrorShare)
+    let errorPick = Int(random.nextUnit() * Double(Self.transportErrors.count))
+    let networkPick = random.nextUnit()
+    let noise = random.logNormal(median: 1, sigma: profile.priceSigma)
+    let loadSeconds = random.logNormal(
+      median: profile.loadLatencyMedian.seconds, sigma: profile.loadLatencySigma)
+    let bidSeconds = random.logNormal(
+      median: profile.bidLatencyMedian.seconds, sigma: profile.bidLatencySigma)
+
+    self.fills = fills
+    self.transportError = !fills && transport ? min(errorPick, Self.transportErrors.count - 1) : nil
+    self.ecpm = lineItemECPM * noise * priceFactor
+    let names = max(profile.networkNames.count, 1)
+    self.networkIndex = min(Int(networkPick * Double(names)), names - 1)
+    self.loadLatency = .milliseconds(Int64((loadSeconds * 1000).rounded()))
+    self.bidLatency = .milliseconds(Int64((bidSeconds * 1000).rounded()))
+    self.canBid = !privacy.isAgeRestrictedUser
+  }
+}
+
+extension MaxBehaviorProfile {
+  /// The name of the mediated network at `index` (``networkNames``, or "AppLovin" when empty).
+  func networkName(at index: Int) -> String {
+    networkNames.isEmpty ? "AppLovin" : networkNames[min(index, networkNames.count - 1)]
+  }
+}
+
+/// The bids an ad unit answered and that were not loaded yet, at most a fixed number: a new bid
+/// expires the oldest one, so bids that lost their auction never pile up.
+struct MaxBidBook: Sendable {
+  struct Bid: Sendable {
+    var auctionID: UInt64
+    var price: Double
+    var networkIndex: Int
+  }
+
+  private let capacity: Int
+  private var issued: UInt64 = 0
+  private var bids: [String: Bid] = [:]
+  /// The tokens in issue order, as a ring: slot `n % capacity` holds the token of bid `n`.
+  private var ring: [String] = []
+
+  init(capacity: Int) { self.capacity = max(1, capacity) }
+
+  /// How many bids can still be loaded.
+  var count: Int { bids.count }
+
+  /// The sequence number the next bid gets.
+  var nextSequence: UInt64 { issued }
+
+  /// Records a bid under `token`, expiring the oldest one when full.
+  mutating func issue(_ bid: Bid, token: String) {
+    let slot = Int(issued % UInt64(capacity))
+    if ring.count < capacity {
+      ring.append(token)
+    } else {
+      bids[ring[slot]] = nil
+      ring[slot] = token
+    }
+    bids[token] = bid
+    issued += 1
+  }
+
+  /// Takes the bid of `token` for `auctionID`; `nil` when unknown, expired, used or for another
+  /// auction. A token is used up by its first load, whatever the answer.
+  mutating func redeem(_ token: String, auctionID: UInt64) -> Bid? {
+    guard let bid = bids.removeValue(forKey: token), bid.auctionID == auctionID else { return nil }
+    return bid
+  }
+}
+
+/// MAX's answer to a bid request (simulation wiring).
+enum MaxBidAnswer: Sendable {
+  /// A bid: the price, USD per thousand, and the token to load it with.
+  case bid(price: Double, token: String)
+  /// No bid, and why.
+  case noBid(MAError)
+}
