@@ -186,15 +186,19 @@ public enum GADAdValuePrecision: Int, Sendable {
 
 /// What one impression earned, reported through ``GADRewardedAd/paidEventHandler``.
 public final class GADAdValue: Sendable {
-  /// The value earned, in `currencyCode` (not per mille: this one impression).
-  public let value: NSDecimalNumber
+  /// The value earned, as a binary number; ``value`` is made from it when read (a `Decimal` made
+  /// from a `Double` costs microseconds on Linux, and the adapter reads this directly).
+  let amount: Double
   /// How exact `value` is.
   public let precision: GADAdValuePrecision
   /// The ISO 4217 currency code, e.g. "USD".
   public let currencyCode: String
 
-  init(value: NSDecimalNumber, precision: GADAdValuePrecision, currencyCode: String) {
-    self.value = value
+  /// The value earned, in `currencyCode` (not per mille: this one impression).
+  public var value: NSDecimalNumber { NSDecimalNumber(value: amount) }
+
+  init(amount: Double, precision: GADAdValuePrecision, currencyCode: String) {
+    self.amount = amount
     self.precision = precision
     self.currencyCode = currencyCode
   }

@@ -251,7 +251,7 @@ public final class GADRewardedAd: GADFullScreenPresentingAd, Sendable {
       if let paid = callbacks.get().paidEvent {
         paid(
           GADAdValue(
-            value: NSDecimalNumber(value: priceECPM / 1000), precision: .precise, currencyCode: "USD"))
+            amount: priceECPM / 1000, precision: .precise, currencyCode: "USD"))
       }
     }
     if let click = plan.click { add(click) { [self] in notify { $0.adDidRecordClick(self) } } }
