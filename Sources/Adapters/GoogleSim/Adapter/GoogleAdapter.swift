@@ -6,12 +6,20 @@ import Synchronization
 /// completion handlers, reward handler and ``GADFullScreenContentDelegate`` callbacks into
 /// ``AdapterSignal``s, and nothing more.
 ///
-/// Every load goes through the adapter's own ``GADMobileAds`` instance, never the shared one.
-public final class GoogleAdapter: RewardedAdapter {
+/// Every load goes through the adapter's own ``GADMobileAds`` instance, never the shared one. The
+/// user's privacy signals reach the SDK through Google's own API: child-directed users through the
+/// instance's ``GADMobileAds/requestConfiguration`` (`tagForChildDirectedTreatment`,
+/// `tagForUnderAgeOfConsent`), no GDPR consent as `npa=1` and CCPA do-not-sell as `rdp=1` in the
+/// request's ``GADExtras``. The request's auction id and line item reach the simulated ad server
+/// through ``GADSimulatedLoadOptions`` (simulation wiring only).
+public final class GoogleAdapter: SimulatedNetwork {
   /// The network and versions this adapter drives.
   public let info: AdapterInfo
   /// The SDK instance this adapter loads through.
   public let mobileAds: GADMobileAds
+  /// One reusable request per combination of privacy parameters (index: `npa` + 2 × `rdp`), built
+  /// once: a load allocates no request, extras or dictionary.
+  private let requests: [GADRequest]
 
   /// Creates an adapter on its own SDK instance.
   ///
@@ -21,6 +29,13 @@ public final class GoogleAdapter: RewardedAdapter {
   public init(mobileAds: GADMobileAds, info: AdapterInfo = GoogleNetwork.info) {
     self.mobileAds = mobileAds
     self.info = info
+    self.requests = (0..<4).map { index in
+      let request = GADRequest()
+      if let extras = Self.extras(nonPersonalized: index & 1 != 0, restrictedDataProcessing: index & 2 != 0) {
+        request.register(extras)
+      }
+      return request
+    }
   }
 
   /// Starts the SDK; succeeds when the Google SDK's own adapter status is `.ready`.
@@ -49,11 +64,15 @@ public final class GoogleAdapter: RewardedAdapter {
 
   /// Loads one rewarded ad with the completion-handler form of `GADRewardedAd.load`.
   ///
-  /// The line item's eCPM and reward are handed to the simulated ad server first (what the
-  /// AdMob console holds for a real ad unit). The loaded ad reports `ecpm: nil` — AdMob does not
-  /// reveal a price before the impression; the paid event reports it — and a one-hour lifetime.
+  /// The line item's eCPM and reward and the auction id go to the simulated ad server as
+  /// ``GADSimulatedLoadOptions``; the privacy signals go through Google's privacy API. A request
+  /// that carries a winning ``AdapterLoadRequest/bid`` loads the bid's token as the request's
+  /// ``GADRequest/adString``: it fills at the bid's price (reported as the ad's eCPM), or fails as
+  /// an invalid request when the token is bad or was used. Otherwise the loaded ad reports
+  /// `ecpm: nil` — AdMob does not reveal a price before the impression; the paid event reports
+  /// it. Either way the ad lives one hour.
   /// - Parameters:
-  ///   - request: The ad unit ID and line item.
+  ///   - request: The ad unit ID, line item, auction, privacy signals and bid.
   ///   - completion: Called at most once, on the SDK's scheduler.
   /// - Returns: A handle that makes the adapter ignore the load's outcome and drop its ad (the SDK
   ///   cannot stop a request in flight).
@@ -61,24 +80,123 @@ public final class GoogleAdapter: RewardedAdapter {
     _ request: AdapterLoadRequest,
     completion: @escaping @Sendable (Result<AdapterLoadedAd, AdapterError>) -> Void
   ) -> Cancellable {
-    mobileAds.setSimulatedAdUnit(
-      GADSimulatedAdUnit(
-        ecpm: request.ecpm, rewardType: request.reward.type,
-        rewardAmount: Decimal(request.reward.amount)),
-      forAdUnitID: request.placementID)
     let token = LoadToken()
     let lifetime = mobileAds.profile.adLifetime
-    GADRewardedAd.load(withAdUnitID: request.placementID, request: GADRequest(), mobileAds: mobileAds) {
-      ad, error in
+    let price = request.bid?.price
+    GADRewardedAd.startLoad(
+      adUnitID: request.placementID, request: prepare(request), mobileAds: mobileAds,
+      options: options(for: request)
+    ) { result in
       guard token.finish() else { return }  // cancelled: ignore the outcome, drop the ad
-      if let ad {
-        completion(.success(AdapterLoadedAd(ad: GoogleAdapterAd(ad), ecpm: nil, lifetime: lifetime)))
-      } else {
-        completion(.failure(Self.adapterError(from: error)))
+      switch result {
+      case .success(let ad):
+        completion(.success(AdapterLoadedAd(ad: GoogleAdapterAd(ad), ecpm: price, lifetime: lifetime)))
+      case .failure(let failure):
+        completion(.failure(Self.adapterError(failure)))
       }
     }
     return Cancellable { _ = token.finish() }
   }
+
+  /// Asks the simulated ad server for a bid, after its seeded bid latency.
+  ///
+  /// The bid is the price a load of the same auction would fill at (see ``quote(_:)``); there is
+  /// no bid (`.noFill`) when that load would not fill, or at all for a child-directed user.
+  /// - Parameters:
+  ///   - request: The placement, line item, auction and privacy signals.
+  ///   - completion: Called at most once, on the SDK's scheduler, with the bid (its token is the
+  ///     ad string to load) or the reason there is none.
+  /// - Returns: A handle that withdraws the bid request: `completion` is then never called.
+  public func bid(
+    _ request: AdapterLoadRequest,
+    completion: @escaping @Sendable (Result<AdapterBid, AdapterError>) -> Void
+  ) -> Cancellable {
+    let token = LoadToken()
+    let pending = mobileAds.bid(
+      adUnitID: request.placementID, request: prepare(request), options: options(for: request)
+    ) { result in
+      guard token.finish() else { return }
+      switch result {
+      case .success(let bid): completion(.success(AdapterBid(price: bid.price, token: bid.adString)))
+      case .failure(let failure): completion(.failure(Self.adapterError(failure)))
+      }
+    }
+    return Cancellable {
+      if token.finish() { pending.cancel() }
+    }
+  }
+
+  /// What a ``load(_:completion:)`` of `request` would answer, without side effects: whether the
+  /// simulated ad server fills it and at what eCPM (after the privacy rules). A pure function of
+  /// the SDK instance's seed, the placement id, the auction id, the line item's eCPM and the
+  /// privacy settings — or, for a request carrying a bid, whether the bid's token can still be
+  /// loaded, at the bid's price.
+  ///
+  /// - Parameter request: The request to quote.
+  /// - Returns: The fill decision and price; a quote that does not fill has an eCPM of 0.
+  public func quote(_ request: AdapterLoadRequest) -> SimulatedQuote {
+    let answer = mobileAds.quote(
+      adUnitID: request.placementID, adUnit: adUnit(for: request), auctionID: request.auctionID,
+      privacy: Self.signals(request.privacy), adString: request.bid?.token)
+    return SimulatedQuote(fills: answer.fills, ecpm: answer.price)
+  }
+
+  // MARK: Request wiring
+
+  /// The privacy signals the SDK derives from what ``prepare(_:)`` sets.
+  static func signals(_ privacy: PrivacySettings) -> GADPrivacySignals {
+    GADPrivacySignals(
+      nonPersonalized: privacy.hasUserConsent == false, restrictedDataProcessing: privacy.doNotSell == true,
+      childDirected: privacy.isChildDirected)
+  }
+
+  /// Google's privacy parameters: `npa=1` without GDPR consent, `rdp=1` for CCPA do-not-sell.
+  private static func extras(nonPersonalized: Bool, restrictedDataProcessing: Bool) -> GADExtras? {
+    guard nonPersonalized || restrictedDataProcessing else { return nil }
+    var parameters: [String: String] = [:]
+    if nonPersonalized { parameters["npa"] = "1" }
+    if restrictedDataProcessing { parameters["rdp"] = "1" }
+    let extras = GADExtras()
+    extras.additionalParameters = parameters
+    return extras
+  }
+
+  /// Applies `request`'s privacy signals to the SDK instance's request configuration and returns
+  /// the `GADRequest` to load with.
+  private func prepare(_ request: AdapterLoadRequest) -> GADRequest {
+    let privacy = request.privacy
+    let configuration = mobileAds.requestConfiguration
+    if configuration.tagForChildDirectedTreatment != privacy.isChildDirected {
+      configuration.tagForChildDirectedTreatment = privacy.isChildDirected
+    }
+    if configuration.tagForUnderAgeOfConsent != privacy.isChildDirected {
+      configuration.tagForUnderAgeOfConsent = privacy.isChildDirected
+    }
+    let shared = requests[(privacy.hasUserConsent == false ? 1 : 0) + (privacy.doNotSell == true ? 2 : 0)]
+    guard let bid = request.bid else { return shared }
+    let bidRequest = GADRequest()
+    if let extras = shared.extras { bidRequest.register(extras) }
+    bidRequest.adString = bid.token
+    return bidRequest
+  }
+
+  private func adUnit(for request: AdapterLoadRequest) -> GADSimulatedAdUnit {
+    GADSimulatedAdUnit(
+      ecpm: request.ecpm, rewardType: request.reward.type, rewardAmount: Self.decimal(request.reward.amount))
+  }
+
+  /// `Decimal(amount)`, without `Decimal(Double)`'s cost (microseconds on Linux) for the usual
+  /// whole-number rewards.
+  private static func decimal(_ amount: Double) -> Decimal {
+    if amount == amount.rounded(), abs(amount) < 1e15 { return Decimal(Int64(amount)) }
+    return Decimal(amount)
+  }
+
+  private func options(for request: AdapterLoadRequest) -> GADSimulatedLoadOptions {
+    GADSimulatedLoadOptions(auctionID: request.auctionID, adUnit: adUnit(for: request))
+  }
+
+  // MARK: Errors
 
   /// Maps an error from the Google Mobile Ads SDK to an ``AdapterError``, keeping its code.
   ///
@@ -93,24 +211,31 @@ public final class GoogleAdapter: RewardedAdapter {
     guard nsError.domain == GADErrorDomain else {
       return AdapterError(.internalError, vendorCode: nsError.code, message: message)
     }
-    let kind: AdapterError.Kind
-    switch nsError.code {
-    case GADErrorCode.invalidRequest.rawValue, GADErrorCode.invalidArgument.rawValue: kind = .invalidRequest
-    case GADErrorCode.noFill.rawValue, GADErrorCode.mediationNoFill.rawValue: kind = .noFill
-    case GADErrorCode.networkError.rawValue, GADErrorCode.serverError.rawValue: kind = .networkError
-    case GADErrorCode.timeout.rawValue: kind = .timeout
-    case GADErrorCode.applicationIdentifierMissing.rawValue: kind = .notInitialized
+    return AdapterError(kind(forCode: nsError.code), vendorCode: nsError.code, message: message)
+  }
+
+  /// Maps a simulated load or bid failure without going through `NSError`.
+  static func adapterError(_ failure: GADSimulatedFailure) -> AdapterError {
+    AdapterError(kind(forCode: failure.code), vendorCode: failure.code, message: failure.message)
+  }
+
+  /// The kind of a code in ``GADErrorDomain``.
+  static func kind(forCode code: Int) -> AdapterError.Kind {
+    switch code {
+    case GADErrorCode.invalidRequest.rawValue, GADErrorCode.invalidArgument.rawValue: .invalidRequest
+    case GADErrorCode.noFill.rawValue, GADErrorCode.mediationNoFill.rawValue: .noFill
+    case GADErrorCode.networkError.rawValue, GADErrorCode.serverError.rawValue: .networkError
+    case GADErrorCode.timeout.rawValue: .timeout
+    case GADErrorCode.applicationIdentifierMissing.rawValue: .notInitialized
     // A loaded ad is only "not ready" once it expired (the simulated SDK's expiry code).
-    case GADPresentationErrorCode.adNotReady.rawValue: kind = .expired
-    case GADPresentationErrorCode.adAlreadyUsed.rawValue, GADErrorCode.adAlreadyUsed.rawValue:
-      kind = .notReady
-    default: kind = .internalError
+    case GADPresentationErrorCode.adNotReady.rawValue: .expired
+    case GADPresentationErrorCode.adAlreadyUsed.rawValue, GADErrorCode.adAlreadyUsed.rawValue: .notReady
+    default: .internalError
     }
-    return AdapterError(kind, vendorCode: nsError.code, message: message)
   }
 }
 
-/// Whether a load has finished (completed or cancelled): the first of the two wins.
+/// Whether a load or bid has finished (completed or cancelled): the first of the two wins.
 private final class LoadToken: Sendable {
   private let finished = Atomic<Bool>(false)
 
@@ -152,7 +277,7 @@ final class GoogleAdapterAd: AdapterAd, GADFullScreenContentDelegate {
     ad.paidEventHandler = { [weak self] value in
       self?.send(
         .revenuePaid(
-          ImpressionRevenue(usd: value.value.doubleValue, precision: Self.precision(value.precision))))
+          ImpressionRevenue(usd: value.amount, precision: Self.precision(value.precision))))
     }
     // Strong capture: a late reward must still be forwarded after the dismissal.
     ad.present(fromRootViewController: presenter) {

@@ -8,7 +8,7 @@ public enum GoogleNetwork {
   /// What the Google adapter is and supports.
   public static let info = AdapterInfo(
     id: id, displayName: "Google AdMob", adapterVersion: "1.0.0", sdkVersion: GADMobileAds.sdkVersion,
-    capabilities: [.rewarded, .impressionRevenue, .serverSideReward])
+    capabilities: [.rewarded, .bidding, .impressionRevenue, .serverSideReward])
 
   /// The registration to add to an ``AdapterRegistry``.
   ///

@@ -81,3 +81,32 @@ extension NSError {
     gad(code.rawValue, description)
   }
 }
+
+/// A load or bid failure as the simulated ad server decides it: a code in ``GADErrorDomain`` and
+/// its description, as a plain value. The `NSError` the vendor API reports is built from it only
+/// when a vendor completion handler receives it; the adapter maps the code directly.
+struct GADSimulatedFailure: Error, Equatable {
+  var code: Int
+  var message: String
+
+  var nsError: NSError { .gad(code, message) }
+
+  static let noFill = GADSimulatedFailure(
+    code: GADErrorCode.noFill.rawValue, message: "Request Error: No ad to show.")
+  static let timeout = GADSimulatedFailure(
+    code: GADErrorCode.timeout.rawValue,
+    message: "Request Error: The Google ad request was unable to be fulfilled before a timeout occurred.")
+  static let networkError = GADSimulatedFailure(
+    code: GADErrorCode.networkError.rawValue, message: "Request Error: A network error occurred.")
+  static let emptyAdUnitID = GADSimulatedFailure(
+    code: GADErrorCode.invalidRequest.rawValue, message: "Invalid ad unit ID: the ad unit ID is empty.")
+  static let invalidAdString = GADSimulatedFailure(
+    code: GADErrorCode.invalidRequest.rawValue,
+    message: "Invalid request: the ad string is not a bid of this ad unit, or it expired.")
+  static let usedAdString = GADSimulatedFailure(
+    code: GADErrorCode.invalidRequest.rawValue, message: "Invalid request: the ad string was already used.")
+  static let noBidChildDirected = GADSimulatedFailure(
+    code: GADErrorCode.noFill.rawValue, message: "No bid: the request is tagged for child-directed treatment."
+  )
+  static let noBid = GADSimulatedFailure(code: GADErrorCode.noFill.rawValue, message: "No bid.")
+}

@@ -28,11 +28,27 @@ public final class GADMobileAds: Sendable {
   }
 
   private struct State {
+    /// The sequential stream: initialization and the user's behaviour during presentations.
     var random: SeededRandom
     var startPhase = StartPhase.idle
     var adUnits: [String: GADSimulatedAdUnit] = [:]
-    var rewardCallbacks: [GADSimulatedRewardCallback] = []
+    /// Per ad unit, how many loads and bids came without an auction id.
+    var unkeyedRequestCounts: [String: UInt64] = [:]
+    var rewardCallbacks: BoundedHistory<RewardCallbackRecord>
+    var rewardCallbackCount = 0
+    var redeemedBids = RedeemedBids()
   }
+
+  /// The roots of the keyed streams: one request's draws come from `root.derived(adUnitID, key)`.
+  private let keyedMarket: SeededRandom
+  private let unkeyedMarket: SeededRandom
+  private let bidTiming: SeededRandom
+  private let bidLoadTiming: SeededRandom
+  private let bidTokenKey: SeededRandom
+  private let defaultAdUnit: GADSimulatedAdUnit
+
+  /// Settings applied to every request of this instance (privacy tags).
+  public let requestConfiguration = GADRequestConfiguration()
 
   private let state: Mutex<State>
   private let startHandlers = SchedulerConfined<[GADInitializationCompletionHandler]>([])
@@ -41,12 +57,23 @@ public final class GADMobileAds: Sendable {
   ///
   /// - Parameters:
   ///   - scheduler: The clock and executor for every delay and callback.
-  ///   - random: The seeded stream every behavioural draw comes from.
+  ///   - random: The seed of every behavioural draw: each load's market outcome comes from a
+  ///     stream derived from it and keyed by the ad unit and auction id; initialization and the
+  ///     user's behaviour during presentations come from the stream itself, in order.
   ///   - profile: How the simulated network behaves.
   public init(scheduler: any Scheduler, random: SeededRandom, profile: GoogleBehaviorProfile = .default) {
     self.scheduler = scheduler
     self.profile = profile
-    self.state = Mutex(State(random: random))
+    self.state = Mutex(
+      State(random: random, rewardCallbacks: BoundedHistory(limit: profile.rewardCallbackHistoryLimit)))
+    self.keyedMarket = random.derived("GADMobileAds.market")
+    self.unkeyedMarket = random.derived("GADMobileAds.market.unkeyed")
+    self.bidTiming = random.derived("GADMobileAds.bid")
+    self.bidLoadTiming = random.derived("GADMobileAds.bidLoad")
+    self.bidTokenKey = random.derived("GADMobileAds.bidToken")
+    self.defaultAdUnit = GADSimulatedAdUnit(
+      ecpm: profile.defaultECPM, rewardType: profile.defaultRewardType,
+      rewardAmount: profile.defaultRewardAmount)
   }
 
   // MARK: Shared instance
@@ -175,74 +202,259 @@ public final class GADMobileAds: Sendable {
     state.withLock { $0.adUnits[adUnitID] = adUnit }
   }
 
-  /// The server-side verification callbacks the simulated ad server sent, one per rewarded
-  /// impression (the server de-duplicates what the client may report twice).
+  /// The most recent server-side verification callbacks the simulated ad server sent, oldest
+  /// first: one per rewarded impression (the server de-duplicates what the client may report
+  /// twice). Keeps at most ``GoogleBehaviorProfile/rewardCallbackHistoryLimit`` of them.
   public var simulatedRewardCallbacks: [GADSimulatedRewardCallback] {
-    state.withLock { $0.rewardCallbacks }
+    state.withLock { $0.rewardCallbacks.elements }.map(\.callback)
+  }
+
+  /// How many server-side verification callbacks the simulated ad server sent in all.
+  public var simulatedRewardCallbackCount: Int {
+    state.withLock { $0.rewardCallbackCount }
   }
 
   struct ServedAd: Sendable {
     var priceECPM: Double
-    var reward: (type: String, amount: Decimal)
-    var responseIdentifier: String
+    var adUnit: GADSimulatedAdUnit
+    /// Where the response identifier is drawn from, when someone reads it.
+    var identifierSource: SeededRandom
   }
 
-  /// Decides one load's outcome and latency, drawing from the seeded stream.
-  func planLoad(adUnitID: String) -> (delay: Duration, outcome: Result<ServedAd, NSError>) {
-    if adUnitID.isEmpty {
-      return (
-        .milliseconds(10), .failure(.gad(.invalidRequest, "Invalid ad unit ID: the ad unit ID is empty."))
-      )
+  struct LoadPlan: Sendable {
+    var delay: Duration
+    var outcome: Result<ServedAd, GADSimulatedFailure>
+  }
+
+  /// One request's market outcome: a price or a failure, and the load latency.
+  struct MarketDraw {
+    var outcome: Result<Double, GADSimulatedFailure>
+    var delay: Duration
+    var rest: SeededRandom
+  }
+
+  /// Draws a request's market outcome from the stream keyed by `adUnitID` and `key`: a pure
+  /// function of the seed, the ad unit, the key, the line item's eCPM and the privacy signals.
+  func drawMarket(
+    adUnitID: String, key: UInt64, keyed: Bool, ecpm: Double, privacy: GADPrivacySignals
+  ) -> MarketDraw {
+    let p = profile
+    var random = (keyed ? keyedMarket : unkeyedMarket).derived(adUnitID, key)
+    let errorDraw = random.nextUnit()
+    let fillDraw = random.nextUnit()
+    let latency = random.logNormal(median: p.loadLatencyMedian.seconds, sigma: p.loadLatencySigma)
+    let noise = random.logNormal(median: 1, sigma: p.priceSigma)
+    let delay = Duration.milliseconds(Int64((latency * 1000).rounded()))
+    if errorDraw < p.timeoutRate {
+      return MarketDraw(outcome: .failure(.timeout), delay: p.timeoutLatency, rest: random)
     }
-    return state.withLock { state in
-      let errorDraw = state.random.nextUnit()
-      let fillDraw = state.random.nextUnit()
-      let latency = state.random.logNormal(
-        median: profile.loadLatencyMedian.seconds, sigma: profile.loadLatencySigma)
-      let noise = state.random.logNormal(median: 1, sigma: profile.priceSigma)
-      let responseIdentifier = state.random.uuidString()
-      let delay = Duration.milliseconds(Int64((latency * 1000).rounded()))
-      if errorDraw < profile.timeoutRate {
-        return (
-          profile.timeoutLatency,
-          .failure(
-            .gad(
-              .timeout,
-              "Request Error: The Google ad request was unable to be fulfilled before a timeout occurred."))
-        )
-      }
-      if errorDraw < profile.timeoutRate + profile.networkErrorRate {
-        return (delay, .failure(.gad(.networkError, "Request Error: A network error occurred.")))
-      }
-      guard fillDraw < profile.fillRate else {
-        return (delay, .failure(.gad(.noFill, "Request Error: No ad to show.")))
-      }
-      let unit =
-        state.adUnits[adUnitID]
-        ?? GADSimulatedAdUnit(
-          ecpm: profile.defaultECPM, rewardType: profile.defaultRewardType,
-          rewardAmount: profile.defaultRewardAmount)
-      return (
-        delay,
-        .success(
-          ServedAd(
-            priceECPM: unit.ecpm * noise, reward: (unit.rewardType, unit.rewardAmount),
-            responseIdentifier: responseIdentifier))
-      )
+    if errorDraw < p.timeoutRate + p.networkErrorRate {
+      return MarketDraw(outcome: .failure(.networkError), delay: delay, rest: random)
+    }
+    var fillRate = p.fillRate
+    var price = ecpm * noise
+    if privacy.nonPersonalized {
+      fillRate *= p.nonPersonalizedFillFactor
+      price *= p.nonPersonalizedPriceFactor
+    }
+    if privacy.restrictedDataProcessing { price *= p.restrictedDataProcessingPriceFactor }
+    if privacy.childDirected {
+      fillRate *= p.childDirectedFillFactor
+      price *= p.childDirectedPriceFactor
+    }
+    guard fillDraw < fillRate else {
+      return MarketDraw(outcome: .failure(.noFill), delay: delay, rest: random)
+    }
+    return MarketDraw(outcome: .success(price), delay: delay, rest: random)
+  }
+
+  /// The line item for `adUnitID`: the one passed with the load, else the configured one, else
+  /// the profile's default.
+  private func resolveAdUnit(_ adUnitID: String, given: GADSimulatedAdUnit?) -> GADSimulatedAdUnit {
+    if let given { return given }
+    return state.withLock { $0.adUnits[adUnitID] } ?? defaultAdUnit
+  }
+
+  /// The key of a load or bid: its auction id, or the next per-ad-unit count for requests
+  /// without one (the guide's code).
+  private func requestKey(_ adUnitID: String, auctionID: UInt64?) -> (key: UInt64, keyed: Bool) {
+    if let auctionID { return (auctionID, true) }
+    let count = state.withLock { state -> UInt64 in
+      let count = state.unkeyedRequestCounts[adUnitID, default: 0]
+      state.unkeyedRequestCounts[adUnitID] = count &+ 1
+      return count
+    }
+    return (count, false)
+  }
+
+  /// The privacy signals of a request on this instance: the request's extras plus the instance's
+  /// request configuration.
+  func privacySignals(of request: GADRequest?) -> (adString: String?, privacy: GADPrivacySignals) {
+    var snapshot = request?.snapshot ?? (adString: nil, privacy: GADPrivacySignals())
+    snapshot.privacy.childDirected = requestConfiguration.isChildDirected
+    return snapshot
+  }
+
+  /// Decides one load's outcome and latency. The market outcome is drawn from the stream keyed by
+  /// the ad unit and the request's auction id; a load of a bid's ad string redeems the bid.
+  func planLoad(adUnitID: String, request: GADRequest?, options: GADSimulatedLoadOptions) -> LoadPlan {
+    if adUnitID.isEmpty { return LoadPlan(delay: .milliseconds(10), outcome: .failure(.emptyAdUnitID)) }
+    let (adString, privacy) = privacySignals(of: request)
+    let adUnit = resolveAdUnit(adUnitID, given: options.adUnit)
+    if let adString {
+      return redeemBid(adString, adUnitID: adUnitID, adUnit: adUnit)
+    }
+    let (key, keyed) = requestKey(adUnitID, auctionID: options.auctionID)
+    let draw = drawMarket(adUnitID: adUnitID, key: key, keyed: keyed, ecpm: adUnit.ecpm, privacy: privacy)
+    return LoadPlan(
+      delay: draw.delay,
+      outcome: draw.outcome.map { ServedAd(priceECPM: $0, adUnit: adUnit, identifierSource: draw.rest) })
+  }
+
+  /// What a load of `adUnitID` keyed by `auctionID` would answer, without side effects: the
+  /// simulator's oracle. With an ad string, whether that bid can still be loaded, at its price.
+  func quote(
+    adUnitID: String, adUnit: GADSimulatedAdUnit?, auctionID: UInt64, privacy: GADPrivacySignals,
+    adString: String?
+  ) -> (fills: Bool, price: Double) {
+    if adUnitID.isEmpty { return (false, 0) }
+    if let adString {
+      guard let bid = validBid(adString, adUnitID: adUnitID),
+        !state.withLock({ $0.redeemedBids.contains(bid.mac) })
+      else { return (false, 0) }
+      return (true, bid.price)
+    }
+    let ecpm = resolveAdUnit(adUnitID, given: adUnit).ecpm
+    switch drawMarket(adUnitID: adUnitID, key: auctionID, keyed: true, ecpm: ecpm, privacy: privacy).outcome {
+    case .success(let price): return (true, price)
+    case .failure: return (false, 0)
     }
   }
+
+  // MARK: Bidding (simulation wiring)
+
+  /// Asks the simulated ad server for a bid on one impression of `adUnitID` (simulation wiring:
+  /// the real SDK bids server-to-server through the publisher's mediation platform).
+  ///
+  /// The bid is the price a load of the same auction would fill at (see
+  /// ``GADSimulatedLoadOptions/auctionID``); there is no bid when that load would not fill or when
+  /// the request is child-directed. Load the bid by setting its ``GADSimulatedBid/adString`` as
+  /// the ``GADRequest/adString`` of a load of the same ad unit, within
+  /// ``GoogleBehaviorProfile/bidLifetime``; each bid loads once.
+  /// - Parameters:
+  ///   - adUnitID: The ad unit to bid for.
+  ///   - request: The request's extras (privacy parameters).
+  ///   - options: The auction id and line item.
+  ///   - completionHandler: Called once, on the scheduler after the bid latency, with the bid or
+  ///     an `NSError` in ``GADErrorDomain`` (``GADErrorCode/noFill`` for no bid).
+  /// - Returns: A handle that withdraws the bid request: the handler is then never called.
+  @discardableResult
+  public func requestSimulatedBid(
+    forAdUnitID adUnitID: String, request: GADRequest?, options: GADSimulatedLoadOptions = .init(),
+    completionHandler: @escaping (GADSimulatedBid?, (any Error)?) -> Void
+  ) -> Cancellable {
+    let handler = SchedulerConfined<((GADSimulatedBid?, (any Error)?) -> Void)?>(completionHandler)
+    return bid(adUnitID: adUnitID, request: request, options: options) { result in
+      guard let completionHandler = handler.exchange(nil) else { return }
+      switch result {
+      case .success(let bid): completionHandler(bid, nil)
+      case .failure(let failure): completionHandler(nil, failure.nsError)
+      }
+    }
+  }
+
+  /// ``requestSimulatedBid(forAdUnitID:request:options:completionHandler:)`` with a typed result
+  /// and no `NSError`.
+  func bid(
+    adUnitID: String, request: GADRequest?, options: GADSimulatedLoadOptions,
+    completion: @escaping @Sendable (Result<GADSimulatedBid, GADSimulatedFailure>) -> Void
+  ) -> Cancellable {
+    guard !adUnitID.isEmpty else {
+      return scheduler.schedule(after: .milliseconds(10)) { completion(.failure(.emptyAdUnitID)) }
+    }
+    let (_, privacy) = privacySignals(of: request)
+    let (key, keyed) = requestKey(adUnitID, auctionID: options.auctionID)
+    var timing = bidTiming.derived(adUnitID, key)
+    let latency = timing.logNormal(median: profile.bidLatencyMedian.seconds, sigma: profile.bidLatencySigma)
+    let delay = Duration.milliseconds(Int64((latency * 1000).rounded()))
+    let answer: Result<Double, GADSimulatedFailure>
+    if privacy.childDirected {
+      answer = .failure(.noBidChildDirected)
+    } else {
+      let ecpm = resolveAdUnit(adUnitID, given: options.adUnit).ecpm
+      answer = drawMarket(adUnitID: adUnitID, key: key, keyed: keyed, ecpm: ecpm, privacy: privacy).outcome
+        .mapError { _ in .noBid }
+    }
+    return scheduler.schedule(after: delay) { [self] in
+      completion(
+        answer.map { price in
+          GADSimulatedBid(
+            price: price,
+            adString: mintBid(adUnitID: adUnitID, key: key, price: price, issuedAt: scheduler.now))
+        })
+    }
+  }
+
+  /// A bid token: the key, the price and the issue time, signed with this instance's secret.
+  private func mintBid(adUnitID: String, key: UInt64, price: Double, issuedAt: Duration) -> String {
+    let issued = UInt64(max(0, issuedAt.milliseconds))
+    let mac = bidMAC(adUnitID: adUnitID, key: key, priceBits: price.bitPattern, issued: issued)
+    return "gadsim1.\(String(key, radix: 16)).\(String(price.bitPattern, radix: 16))."
+      + "\(String(issued, radix: 16)).\(String(mac, radix: 16))"
+  }
+
+  private func bidMAC(adUnitID: String, key: UInt64, priceBits: UInt64, issued: UInt64) -> UInt64 {
+    var random = bidTokenKey.derived(
+      adUnitID, key ^ (priceBits &* 0xBF58_476D_1CE4_E5B9) ^ (issued &* 0x94D0_49BB_1331_11EB))
+    return random.next()
+  }
+
+  /// The bid `adString` stands for, if it is a well-formed, unexpired bid for `adUnitID` made by
+  /// this instance (used or not).
+  private func validBid(_ adString: String, adUnitID: String) -> (key: UInt64, price: Double, mac: UInt64)? {
+    let parts = adString.split(separator: ".")
+    guard parts.count == 5, parts[0] == "gadsim1",
+      let key = UInt64(parts[1], radix: 16), let priceBits = UInt64(parts[2], radix: 16),
+      let issued = UInt64(parts[3], radix: 16), let mac = UInt64(parts[4], radix: 16),
+      issued <= UInt64(Int64.max),
+      mac == bidMAC(adUnitID: adUnitID, key: key, priceBits: priceBits, issued: issued),
+      scheduler.now - .milliseconds(Int64(issued)) < profile.bidLifetime
+    else { return nil }
+    return (key, Double(bitPattern: priceBits), mac)
+  }
+
+  /// Loads a bid: at its price, after the short bid-load latency, once.
+  private func redeemBid(_ adString: String, adUnitID: String, adUnit: GADSimulatedAdUnit) -> LoadPlan {
+    guard let bid = validBid(adString, adUnitID: adUnitID) else {
+      return LoadPlan(delay: .milliseconds(10), outcome: .failure(.invalidAdString))
+    }
+    let now = scheduler.now
+    let fresh = state.withLock { state in
+      state.redeemedBids.insert(bid.mac, now: now, keepFor: profile.bidLifetime)
+    }
+    guard fresh else { return LoadPlan(delay: .milliseconds(10), outcome: .failure(.usedAdString)) }
+    var timing = bidLoadTiming.derived(adUnitID, bid.key)
+    let latency = timing.logNormal(
+      median: profile.bidLoadLatencyMedian.seconds, sigma: profile.bidLoadLatencySigma)
+    return LoadPlan(
+      delay: .milliseconds(Int64((latency * 1000).rounded())),
+      outcome: .success(ServedAd(priceECPM: bid.price, adUnit: adUnit, identifierSource: timing)))
+  }
+
+  // MARK: Presentation
 
   /// One presentation's timeline, as offsets from the call to `present`.
   struct PresentationPlan: Sendable {
-    var failure: NSError?
+    var failed = false
     var impression: Duration = .zero
     var click: Duration?
-    var rewards: [Duration] = []
+    var rewards: (first: Duration?, second: Duration?) = (nil, nil)
     var willDismiss: Duration = .zero
     var didDismiss: Duration = .zero
   }
 
-  /// Decides one presentation's timeline, drawing from the seeded stream in a fixed order.
+  /// Decides one presentation's timeline, drawing from the instance's sequential stream in a
+  /// fixed order.
   func planPresentation() -> PresentationPlan {
     state.withLock { state in
       let p = profile
@@ -259,9 +471,7 @@ public final class GADMobileAds: Sendable {
       let twice = state.random.chance(p.duplicateRewardRate)
       let twiceDelay = state.random.duration(in: p.duplicateRewardDelay)
 
-      guard !failed else {
-        return PresentationPlan(failure: .gad(.internal, "Internal error: the ad failed to present."))
-      }
+      guard !failed else { return PresentationPlan(failed: true) }
       var plan = PresentationPlan()
       plan.impression = impression
       if skipped {
@@ -272,7 +482,7 @@ public final class GADMobileAds: Sendable {
         plan.willDismiss = earned + endCard
         plan.didDismiss = plan.willDismiss + p.dismissAnimation
         let first = late ? plan.didDismiss + lateDelay : earned
-        plan.rewards = twice ? [first, first + twiceDelay] : [first]
+        plan.rewards = (first, twice ? first + twiceDelay : nil)
       }
       // The user can tap while the ad is on screen: during the video or on the end card.
       if clicked { plan.click = impression + (plan.willDismiss - impression) * clickFraction }
@@ -280,8 +490,135 @@ public final class GADMobileAds: Sendable {
     }
   }
 
-  func recordRewardCallback(_ callback: GADSimulatedRewardCallback) {
-    state.withLock { $0.rewardCallbacks.append(callback) }
+  /// Records the server-side verification callback of one rewarded impression.
+  func recordRewardCallback(_ record: @autoclosure () -> RewardCallbackRecord) {
+    let keep = profile.rewardCallbackHistoryLimit > 0
+    let entry = keep ? record() : nil
+    state.withLock { state in
+      state.rewardCallbackCount += 1
+      if let entry { state.rewardCallbacks.append(entry) }
+    }
+  }
+
+  /// The sizes of everything this instance remembers, for tests: none may grow with the number
+  /// of loads and shows.
+  struct Bookkeeping: Equatable {
+    var adUnits: Int
+    var unkeyedRequestCounts: Int
+    var rewardCallbacks: Int
+    var redeemedBids: Int
+    var startHandlers: Int
+  }
+
+  var bookkeeping: Bookkeeping {
+    let counts = state.withLock { state in
+      (
+        state.adUnits.count, state.unkeyedRequestCounts.count, state.rewardCallbacks.count,
+        state.redeemedBids.count
+      )
+    }
+    return Bookkeeping(
+      adUnits: counts.0, unkeyedRequestCounts: counts.1, rewardCallbacks: counts.2, redeemedBids: counts.3,
+      startHandlers: startHandlers.get().count)
+  }
+}
+
+/// Simulation wiring for one load or bid: what the vendor API has no parameter for.
+///
+/// The real SDK has nothing like it; the ``GoogleAdapter`` and the simulator pass it through the
+/// simulator-only `mobileAds:options:` forms of the load, so the guide's API stays as it is.
+public struct GADSimulatedLoadOptions: Sendable, Equatable {
+  /// The mediation auction the request belongs to. The simulated ad server draws the request's
+  /// fill, error, price and latency from a stream keyed by the ad unit ID and this id, so the
+  /// outcome does not depend on earlier loads. `nil` (the guide's code): the next per-ad-unit count.
+  public var auctionID: UInt64?
+  /// The line item to serve instead of the one configured with
+  /// ``GADMobileAds/setSimulatedAdUnit(_:forAdUnitID:)``.
+  public var adUnit: GADSimulatedAdUnit?
+
+  /// Creates options; the defaults behave like a load from the guide's code.
+  public init(auctionID: UInt64? = nil, adUnit: GADSimulatedAdUnit? = nil) {
+    self.auctionID = auctionID
+    self.adUnit = adUnit
+  }
+}
+
+/// A bid from the simulated ad server.
+public struct GADSimulatedBid: Sendable, Equatable {
+  /// The price the network commits to, in USD per thousand impressions.
+  public var price: Double
+  /// The token to load the ad with, as ``GADRequest/adString``.
+  public var adString: String
+}
+
+/// A server-side verification callback as the simulated SDK keeps it: the transaction id is only
+/// formatted when read.
+struct RewardCallbackRecord: Sendable {
+  var adUnitID: String
+  var customData: String?
+  var userIdentifier: String?
+  var rewardType: String
+  var rewardAmount: Decimal
+  var responseInfo: GADResponseInfo
+
+  var callback: GADSimulatedRewardCallback {
+    GADSimulatedRewardCallback(
+      adUnitID: adUnitID, customData: customData, userIdentifier: userIdentifier, rewardType: rewardType,
+      rewardAmount: rewardAmount, transactionID: responseInfo.responseIdentifier ?? "")
+  }
+}
+
+/// The most recent `limit` elements, in a fixed-size ring.
+struct BoundedHistory<Element: Sendable>: Sendable {
+  let limit: Int
+  private var storage: [Element] = []
+  private var next = 0
+
+  init(limit: Int) { self.limit = max(0, limit) }
+
+  var count: Int { storage.count }
+
+  mutating func append(_ element: Element) {
+    guard limit > 0 else { return }
+    if storage.count < limit {
+      storage.append(element)
+    } else {
+      storage[next] = element
+    }
+    next = (next + 1) % limit
+  }
+
+  /// Oldest first.
+  var elements: [Element] {
+    storage.count < limit ? storage : Array(storage[next...] + storage[..<next])
+  }
+}
+
+/// The bids loaded within the bid lifetime, so a token loads once; older ones are forgotten (their
+/// tokens have expired anyway), so the set does not grow with the number of bids.
+struct RedeemedBids: Sendable {
+  private var macs: Set<UInt64> = []
+  /// (forget at, mac), in the order redeemed: forget times only increase.
+  private var queue: [(forgetAt: Duration, mac: UInt64)] = []
+  private var head = 0
+
+  var count: Int { macs.count }
+
+  func contains(_ mac: UInt64) -> Bool { macs.contains(mac) }
+
+  /// Records `mac` as used; `false` when it already was.
+  mutating func insert(_ mac: UInt64, now: Duration, keepFor lifetime: Duration) -> Bool {
+    while head < queue.count, queue[head].forgetAt <= now {
+      macs.remove(queue[head].mac)
+      head += 1
+    }
+    if head > 32, head * 2 > queue.count {
+      queue.removeFirst(head)
+      head = 0
+    }
+    guard macs.insert(mac).inserted else { return false }
+    queue.append((now + lifetime, mac))
+    return true
   }
 }
 

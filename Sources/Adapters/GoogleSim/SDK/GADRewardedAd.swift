@@ -34,16 +34,22 @@ public final class GADRewardedAd: GADFullScreenPresentingAd, Sendable {
     var serverSideVerificationOptions: GADServerSideVerificationOptions?
   }
 
+  /// The caller's delegate and paid-event handler, in one box.
+  private struct Callbacks {
+    weak var delegate: (any GADFullScreenContentDelegate)?
+    var paidEvent: GADPaidEventHandler?
+  }
+
   private let state = Mutex(State())
-  private let delegate = SchedulerConfined(WeakDelegate())
-  private let paidEvent = SchedulerConfined<GADPaidEventHandler?>(nil)
+  private let callbacks = SchedulerConfined(Callbacks())
 
   init(adUnitID: String, served: GADMobileAds.ServedAd, mobileAds: GADMobileAds) {
     self.adUnitID = adUnitID
     self.responseInfo = GADResponseInfo(
-      responseIdentifier: served.responseIdentifier, adNetworkClassName: "GADMAdapterGoogleAdMobAds")
+      identifierSource: served.identifierSource, adNetworkClassName: "GADMAdapterGoogleAdMobAds")
     self.adReward = GADAdReward(
-      rewardType: served.reward.type, rewardAmount: NSDecimalNumber(decimal: served.reward.amount))
+      rewardType: served.adUnit.rewardType, rewardAmount: NSDecimalNumber(decimal: served.adUnit.rewardAmount)
+    )
     self.mobileAds = mobileAds
     self.loadedAt = mobileAds.scheduler.now
     self.priceECPM = served.priceECPM
@@ -51,8 +57,8 @@ public final class GADRewardedAd: GADFullScreenPresentingAd, Sendable {
 
   /// The delegate told about the full-screen lifecycle. Held weakly, as in the real SDK.
   public var fullScreenContentDelegate: (any GADFullScreenContentDelegate)? {
-    get { delegate.get().object }
-    set { delegate.set(WeakDelegate(object: newValue)) }
+    get { callbacks.get().delegate }
+    set { callbacks.modify { $0.delegate = newValue } }
   }
 
   /// Options for server-side verification of the reward; copied when set. Set before presenting.
@@ -66,8 +72,8 @@ public final class GADRewardedAd: GADFullScreenPresentingAd, Sendable {
 
   /// Called when the impression earns money, with its value.
   public var paidEventHandler: GADPaidEventHandler? {
-    get { paidEvent.get() }
-    set { paidEvent.set(newValue) }
+    get { callbacks.get().paidEvent }
+    set { callbacks.modify { $0.paidEvent = newValue } }
   }
 
   // MARK: Loading
@@ -100,16 +106,45 @@ public final class GADRewardedAd: GADFullScreenPresentingAd, Sendable {
     withAdUnitID adUnitID: String, request: GADRequest?, mobileAds: GADMobileAds,
     completionHandler: @escaping GADRewardedAdLoadCompletionHandler
   ) {
-    let plan = mobileAds.planLoad(adUnitID: adUnitID)
+    load(
+      withAdUnitID: adUnitID, request: request, mobileAds: mobileAds, options: GADSimulatedLoadOptions(),
+      completionHandler: completionHandler)
+  }
+
+  /// Loads a rewarded ad through `mobileAds`, with simulation wiring the vendor API has no room
+  /// for: the mediation auction id the outcome is keyed by, and the line item to serve.
+  ///
+  /// - Parameters:
+  ///   - adUnitID: The ad unit to load.
+  ///   - request: Targeting for the request: its extras (privacy parameters) and, to load a bid,
+  ///     its ``GADRequest/adString``.
+  ///   - mobileAds: The SDK instance whose scheduler, random stream and profile the load uses.
+  ///   - options: The auction id and line item (simulation only).
+  ///   - completionHandler: Called once, on `mobileAds`' scheduler, with the ad or an `NSError`
+  ///     in ``GADErrorDomain``.
+  public static func load(
+    withAdUnitID adUnitID: String, request: GADRequest?, mobileAds: GADMobileAds,
+    options: GADSimulatedLoadOptions, completionHandler: @escaping GADRewardedAdLoadCompletionHandler
+  ) {
     let handler = SchedulerConfined<GADRewardedAdLoadCompletionHandler?>(completionHandler)
-    mobileAds.scheduler.schedule(after: plan.delay) {
+    startLoad(adUnitID: adUnitID, request: request, mobileAds: mobileAds, options: options) { result in
       guard let completionHandler = handler.exchange(nil) else { return }
-      switch plan.outcome {
-      case .success(let served):
-        completionHandler(GADRewardedAd(adUnitID: adUnitID, served: served, mobileAds: mobileAds), nil)
-      case .failure(let error):
-        completionHandler(nil, error)
+      switch result {
+      case .success(let ad): completionHandler(ad, nil)
+      case .failure(let failure): completionHandler(nil, failure.nsError)
       }
+    }
+  }
+
+  /// The load behind every public form: plans it now and delivers a typed result on the
+  /// scheduler, building no `NSError` (the vendor forms build one for their handler).
+  static func startLoad(
+    adUnitID: String, request: GADRequest?, mobileAds: GADMobileAds, options: GADSimulatedLoadOptions,
+    deliver: @escaping @Sendable (Result<GADRewardedAd, GADSimulatedFailure>) -> Void
+  ) {
+    let plan = mobileAds.planLoad(adUnitID: adUnitID, request: request, options: options)
+    mobileAds.scheduler.schedule(after: plan.delay) {
+      deliver(plan.outcome.map { GADRewardedAd(adUnitID: adUnitID, served: $0, mobileAds: mobileAds) })
     }
   }
 
@@ -184,48 +219,47 @@ public final class GADRewardedAd: GADFullScreenPresentingAd, Sendable {
       return
     }
     let plan = mobileAds.planPresentation()
-    if let failure = plan.failure {
+    if plan.failed {
       scheduler.execute { [self] in
-        notify { $0.ad(self, didFailToPresentFullScreenContentWithError: failure) }
+        notify {
+          $0.ad(
+            self,
+            didFailToPresentFullScreenContentWithError: NSError.gad(
+              GADPresentationErrorCode.internal, "Internal error: the ad failed to present."))
+        }
       }
       return
     }
     let reward = SchedulerConfined<GADUserDidEarnRewardHandler?>(userDidEarnRewardHandler)
     let rewardRecorded = Atomic<Bool>(false)
-    // Schedule in time order so that events due at the same instant keep their logical order.
-    var timeline: [(Duration, @Sendable () -> Void)] = []
-    timeline.append((.zero, { [self] in notify { $0.adWillPresentFullScreenContent(self) } }))
-    timeline.append(
-      (
-        plan.impression,
-        { [self] in
-          notify { $0.adDidRecordImpression(self) }
-          let value = GADAdValue(
-            value: NSDecimalNumber(value: priceECPM / 1000), precision: .precise, currencyCode: "USD")
-          paidEvent.get()?(value)
-        }
-      ))
-    if let click = plan.click {
-      timeline.append((click, { [self] in notify { $0.adDidRecordClick(self) } }))
+    let rewardAction: @Sendable () -> Void = { [self] in
+      if !rewardRecorded.exchange(true, ordering: .acquiringAndReleasing) { recordRewardCallback() }
+      reward.get()?()
     }
-    for time in plan.rewards {
-      timeline.append(
-        (
-          time,
-          { [self] in
-            if !rewardRecorded.exchange(true, ordering: .acquiringAndReleasing) { recordRewardCallback() }
-            reward.get()?()
-          }
-        ))
+    // Schedule in time order; events due at the same instant keep their logical order (a stable
+    // insertion sort of at most seven entries).
+    var timeline: [(time: Duration, action: @Sendable () -> Void)] = []
+    timeline.reserveCapacity(7)
+    func add(_ time: Duration, _ action: @escaping @Sendable () -> Void) {
+      var index = timeline.endIndex
+      while index > 0, timeline[index - 1].time > time { index -= 1 }
+      timeline.insert((time, action), at: index)
     }
-    timeline.append((plan.willDismiss, { [self] in notify { $0.adWillDismissFullScreenContent(self) } }))
-    timeline.append((plan.didDismiss, { [self] in notify { $0.adDidDismissFullScreenContent(self) } }))
-    for (time, action) in timeline.enumerated().sorted(by: {
-      ($0.element.0, $0.offset) < ($1.element.0, $1.offset)
-    })
-    .map(\.element) {
-      scheduler.schedule(after: time, action)
+    add(.zero) { [self] in notify { $0.adWillPresentFullScreenContent(self) } }
+    add(plan.impression) { [self] in
+      notify { $0.adDidRecordImpression(self) }
+      if let paid = callbacks.get().paidEvent {
+        paid(
+          GADAdValue(
+            amount: priceECPM / 1000, precision: .precise, currencyCode: "USD"))
+      }
     }
+    if let click = plan.click { add(click) { [self] in notify { $0.adDidRecordClick(self) } } }
+    if let first = plan.rewards.first { add(first, rewardAction) }
+    if let second = plan.rewards.second { add(second, rewardAction) }
+    add(plan.willDismiss) { [self] in notify { $0.adWillDismissFullScreenContent(self) } }
+    add(plan.didDismiss) { [self] in notify { $0.adDidDismissFullScreenContent(self) } }
+    for entry in timeline { scheduler.schedule(after: entry.time, entry.action) }
   }
 
   private func presentationError(state: State) -> NSError? {
@@ -241,15 +275,14 @@ public final class GADRewardedAd: GADFullScreenPresentingAd, Sendable {
   }
 
   private func notify(_ call: (any GADFullScreenContentDelegate) -> Void) {
-    if let delegate = delegate.get().object { call(delegate) }
+    if let delegate = callbacks.get().delegate { call(delegate) }
   }
 
   private func recordRewardCallback() {
-    let options = serverSideVerificationOptions
+    let options = state.withLock { $0.serverSideVerificationOptions }
     mobileAds.recordRewardCallback(
-      GADSimulatedRewardCallback(
+      RewardCallbackRecord(
         adUnitID: adUnitID, customData: options?.customRewardString, userIdentifier: options?.userIdentifier,
-        rewardType: adReward.type, rewardAmount: adReward.amount.decimalValue,
-        transactionID: responseInfo.responseIdentifier ?? ""))
+        rewardType: adReward.type, rewardAmount: adReward.amount.decimalValue, responseInfo: responseInfo))
   }
 }

@@ -2,8 +2,12 @@ import Foundation
 import MediationKit
 
 /// How the simulated Google Mobile Ads SDK behaves: fill, latencies, prices, user behaviour and
-/// callback quirks. Every draw comes from the ``GADMobileAds`` instance's `SeededRandom`, so one
-/// seed and one profile give one timeline, byte for byte.
+/// callback quirks, privacy rules and bidding. Every draw comes from the ``GADMobileAds`` instance's
+/// `SeededRandom`, so one seed and one profile give one timeline, byte for byte.
+///
+/// A load's market outcome (fill or error, price, latency) is drawn from a stream keyed by the ad
+/// unit ID and the request's auction id, so it does not depend on what was loaded or shown before;
+/// the user's behaviour during a presentation comes from the instance's own sequential stream.
 ///
 /// The defaults are realistic for rewarded video on AdMob with mediation; tests set a probability
 /// to 0 or 1 to force a behaviour.
@@ -52,6 +56,33 @@ public struct GoogleBehaviorProfile: Sendable, Equatable {
   /// How long a loaded ad can be presented (one hour in the real SDK).
   public var adLifetime: Duration = .seconds(3600)
 
+  // MARK: Privacy
+
+  /// Fill probability factor for non-personalized requests (`npa=1`: no GDPR consent).
+  public var nonPersonalizedFillFactor = 0.85
+  /// Price factor for non-personalized requests (`npa=1`).
+  public var nonPersonalizedPriceFactor = 0.6
+  /// Price factor for requests with restricted data processing (`rdp=1`: CCPA do-not-sell).
+  public var restrictedDataProcessingPriceFactor = 0.8
+  /// Fill probability factor for child-directed requests (or under the age of consent). Such
+  /// requests never get a bid.
+  public var childDirectedFillFactor = 0.7
+  /// Price factor for child-directed requests (or under the age of consent).
+  public var childDirectedPriceFactor = 0.5
+
+  // MARK: Bidding
+
+  /// Median time the ad server takes to answer a bid request (log-normal).
+  public var bidLatencyMedian: Duration = .milliseconds(300)
+  /// Spread of the bid latency (sigma of the underlying normal).
+  public var bidLatencySigma = 0.4
+  /// Median time to load the ad of a winning bid (log-normal): the ad is already chosen.
+  public var bidLoadLatencyMedian: Duration = .milliseconds(150)
+  /// Spread of the bid-load latency (sigma of the underlying normal).
+  public var bidLoadLatencySigma = 0.3
+  /// How long a bid's token can be loaded; afterwards the load fails as an invalid request.
+  public var bidLifetime: Duration = .seconds(60)
+
   // MARK: Presenting
 
   /// Probability that presenting fails with ``GADPresentationErrorCode/internal`` (code 17).
@@ -80,6 +111,14 @@ public struct GoogleBehaviorProfile: Sendable, Equatable {
   public var duplicateRewardRate = 0.01
   /// Time between the two calls of a duplicated reward.
   public var duplicateRewardDelay: ClosedRange<Duration> = .milliseconds(10) ... .milliseconds(500)
+
+  // MARK: Bookkeeping
+
+  /// How many of the most recent server-side verification callbacks
+  /// ``GADMobileAds/simulatedRewardCallbacks`` keeps (older ones are dropped, so memory does not
+  /// grow with the number of impressions); 0 keeps none. ``GADMobileAds/simulatedRewardCallbackCount``
+  /// counts them all.
+  public var rewardCallbackHistoryLimit = 64
 
   /// The realistic default profile.
   public static let `default` = GoogleBehaviorProfile()

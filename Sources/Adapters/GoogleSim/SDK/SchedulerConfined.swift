@@ -20,6 +20,9 @@ final class SchedulerConfined<Value>: @unchecked Sendable {
   /// Replaces the value under the lock.
   func set(_ newValue: Value) { lock.withLock { value = newValue } }
 
+  /// Changes the value in place under the lock.
+  func modify(_ change: (inout Value) -> Void) { lock.withLock { change(&value) } }
+
   /// Replaces the value and returns the old one, atomically.
   func exchange(_ newValue: Value) -> Value {
     lock.withLock {
@@ -28,9 +31,4 @@ final class SchedulerConfined<Value>: @unchecked Sendable {
       return old
     }
   }
-}
-
-/// A weak reference to a full-screen delegate, held in a ``SchedulerConfined`` box.
-struct WeakDelegate {
-  weak var object: (any GADFullScreenContentDelegate)?
 }
