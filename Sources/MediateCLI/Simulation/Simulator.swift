@@ -35,19 +35,17 @@ struct Simulator {
   func run(progress: (@Sendable (Int) -> Void)? = nil) throws(MediationError) -> SimulationStats {
     let subset = try registry.subset(settings.networks)
     let shardCount = (settings.requests + Self.shardSize - 1) / Self.shardSize
-    let results = Mutex<[SimulationStats?]>(Array(repeating: nil, count: shardCount))
+    let merger = Mutex(ShardMerger())
     let done = Atomic<Int>(0)
     let settings = self.settings
     DispatchQueue.concurrentPerform(iterations: shardCount) { shard in
       let requests = min(Self.shardSize, settings.requests - shard * Self.shardSize)
       let stats = Self.runShard(shard, requests: requests, settings: settings, registry: subset)
-      results.withLock { $0[shard] = stats }
+      merger.withLock { $0.add(stats, shard: shard) }
       let total = done.add(requests, ordering: .relaxed).newValue
       progress?(total)
     }
-    var merged = SimulationStats()
-    for stats in results.withLock({ $0 }) { merged.merge(stats ?? SimulationStats()) }
-    return merged
+    return merger.withLock { $0.merged }
   }
 
   /// One shard: `requests` sessions, back to back, on a fresh virtual clock and mediator.
@@ -183,5 +181,21 @@ private final class SessionDriver: Sendable {
       if quote.fills { best = max(best, quote.ecpm) }
     }
     return best
+  }
+}
+
+/// Merges shard results in shard order as they arrive, holding only the few that finish early, so
+/// memory stays flat and floating-point sums come out the same whatever the number of cores.
+private struct ShardMerger {
+  private(set) var merged = SimulationStats()
+  private var next = 0
+  private var early: [Int: SimulationStats] = [:]
+
+  mutating func add(_ stats: SimulationStats, shard: Int) {
+    early[shard] = stats
+    while let ready = early.removeValue(forKey: next) {
+      merged.merge(ready)
+      next += 1
+    }
   }
 }

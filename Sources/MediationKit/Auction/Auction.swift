@@ -36,10 +36,23 @@ struct Auction {
     case failed(MediationError, responses: [NetworkResponse])
   }
 
-  private struct Entry {
+  /// A line item's place in the auction: bidders first (config order), then the waterfall.
+  struct Entry: Sendable {
     let item: LineItem
     let configIndex: Int
     let isBidder: Bool
+  }
+
+  /// The zone's entries for its strategy; the same for every load, so computed once per zone.
+  static func plan(for zone: ZoneConfig) -> [Entry] {
+    let strategy = zone.strategy
+    let items = zone.lineItems
+    let bidders = strategy == .waterfall ? [] : items.indices.filter { items[$0].bidding }
+    let waterfall = WaterfallOrder.sortedIndices(items).filter { index in
+      strategy == .waterfall || (strategy == .hybrid && !items[index].bidding)
+    }
+    return bidders.map { Entry(item: items[$0], configIndex: $0, isBidder: true) }
+      + waterfall.map { Entry(item: items[$0], configIndex: $0, isBidder: false) }
   }
 
   private enum Phase { case bidding, loading, finished }
@@ -58,25 +71,18 @@ struct Auction {
   private var current: (entry: Int, startedAt: Duration)?
 
   /// - Parameters:
-  ///   - zone: The zone's line items, strategy and timeouts.
+  ///   - zone: The zone's strategy and timeouts.
+  ///   - plan: ``plan(for:)`` of the zone.
   ///   - unavailable: Networks that cannot be asked, with the reason (not registered, not started).
   ///   - now: The current time.
-  init(zone: ZoneConfig, unavailable: [NetworkID: String], now: Duration) {
-    let strategy = zone.strategy
-    self.strategy = strategy
-    let items = zone.lineItems
-    let bidders = strategy == .waterfall ? [] : items.indices.filter { items[$0].bidding }
-    let waterfall = WaterfallOrder.sortedIndices(items).filter { index in
-      strategy == .waterfall || (strategy == .hybrid && !items[index].bidding)
-    }
-    entries =
-      bidders.map { Entry(item: items[$0], configIndex: $0, isBidder: true) }
-      + waterfall.map { Entry(item: items[$0], configIndex: $0, isBidder: false) }
+  init(zone: ZoneConfig, plan: [Entry], unavailable: [NetworkID: String], now: Duration) {
+    strategy = zone.strategy
+    entries = plan
     self.unavailable = unavailable
     startedAt = now
     deadline = now + zone.loadTimeout
     auctionTimeout = zone.auctionTimeout
-    responses = Array(repeating: nil, count: entries.count)
+    responses = Array(repeating: nil, count: plan.count)
   }
 
   var isFinished: Bool { phase == .finished }

@@ -62,7 +62,9 @@ final class EngineContext: Sendable {
             latency: timeout)
         }
       }
-      adapter.start(AdapterStartRequest(placementIDs: placements[id] ?? [])) { [self] result in
+      // Weak: an SDK that keeps its completion handler must not keep the mediator alive.
+      adapter.start(AdapterStartRequest(placementIDs: placements[id] ?? [])) { [weak self] result in
+        guard let self else { return }
         scheduler.execute { [self] in
           let latency = scheduler.now - startedAt
           switch result {

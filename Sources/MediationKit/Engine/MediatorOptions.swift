@@ -6,12 +6,17 @@ public struct MediatorOptions: Sendable {
   public var seed: UInt64
   /// How long each adapter has to start before it is marked timed out and skipped.
   public var startTimeout: Duration
+  /// How long after a show ends its ad is kept, so the network's late callbacks still arrive and
+  /// are reported as diagnostics; then the ad is discarded.
+  public var lateSignalWindow: Duration
 
   public init(
-    displayTimeout: Duration = .seconds(10), seed: UInt64 = 0, startTimeout: Duration = .seconds(10)
+    displayTimeout: Duration = .seconds(10), seed: UInt64 = 0, startTimeout: Duration = .seconds(10),
+    lateSignalWindow: Duration = .seconds(60)
   ) {
     self.displayTimeout = displayTimeout
     self.seed = seed
     self.startTimeout = startTimeout
+    self.lateSignalWindow = lateSignalWindow
   }
 }

@@ -32,14 +32,18 @@ final class ZoneController: Sendable {
     var retryTimer: Cancellable?
     /// Times of recent shows (at most a day's worth), for frequency caps.
     var showTimes: [Duration] = []
+    /// The show on screen; kept alive here, then for the late-signal window after it ends.
+    var session: ShowSession?
   }
 
   let zone: ZoneConfig
+  private let plan: [Auction.Entry]
   private let context: EngineContext
   private let state = Mutex(State())
 
   init(zone: ZoneConfig, context: EngineContext) {
     self.zone = zone
+    self.plan = Auction.plan(for: zone)
     self.context = context
   }
 
@@ -69,7 +73,7 @@ final class ZoneController: Sendable {
       if let ready = state.ready, ready.expiresAt > now { return .alreadyReady(ready.info) }
       state.loadID += 1
       state.loadStartedAt = now
-      var auction = Auction(zone: zone, unavailable: unavailable, now: now)
+      var auction = Auction(zone: zone, plan: plan, unavailable: unavailable, now: now)
       let actions = auction.start(now: now)
       state.auction = auction
       return .start(state.loadID, actions)
@@ -100,9 +104,10 @@ final class ZoneController: Sendable {
   ) {
     let now = context.scheduler.now
     let actions = state.withLock { state -> [Auction.Action] in
-      guard state.loadID == loadID, var auction = state.auction else { return stale }
+      // Take the auction out so mutating it does not copy its arrays.
+      guard state.loadID == loadID, var auction = state.auction.take() else { return stale }
       let actions = body(&auction, now)
-      state.auction = auction.isFinished ? nil : auction
+      if !auction.isFinished { state.auction = auction }
       return actions
     }
     perform(actions, loadID: loadID, request: request)
@@ -139,7 +144,8 @@ final class ZoneController: Sendable {
     guard let adapter = context.adapters[item.network] else { return }
     let request = request.for(item)
     let scheduler = context.scheduler
-    let handle = adapter.bid(request) { [self] result in
+    let handle = adapter.bid(request) { [weak self] result in
+      guard let self else { return }
       scheduler.execute { [self] in
         state.withLock { _ = $0.inFlight.removeValue(forKey: entry) }
         withAuction(loadID, request: request) { auction, now in
@@ -160,7 +166,8 @@ final class ZoneController: Sendable {
     let timer = scheduler.schedule(after: timeout) { [self] in
       withAuction(loadID, request: request) { auction, now in auction.timedOut(entry: entry, now: now) }
     }
-    let handle = adapter.load(request) { [self] result in
+    let handle = adapter.load(request) { [weak self] result in
+      guard let self else { return }
       scheduler.execute { [self] in answer(result, entry: entry, loadID: loadID, request: request) }
     }
     state.withLock {
@@ -292,14 +299,22 @@ final class ZoneController: Sendable {
     let reportsRevenue =
       context.adapters[ready.info.network]?.info.capabilities.contains(.impressionRevenue) ?? false
     let session = ShowSession(ready: ready, zone: zone, context: context, estimateRevenue: !reportsRevenue) {
-      [self] in showEnded(ready)
+      [weak self] session in self?.showEnded(ready, session: session)
     }
+    state.withLock { $0.session = session }
     session.begin(from: presenter, customData: customData)
   }
 
-  private func showEnded(_ ready: ReadyAd) {
+  /// Frees the screen and preloads; the ad itself is discarded only after the late-signal window,
+  /// so a network's late callbacks (a reward after the final dismissal) still reach the show and
+  /// are reported as diagnostics.
+  private func showEnded(_ ready: ReadyAd, session: ShowSession) {
     context.fullScreen.release(zone.id)
-    ready.loaded.ad.discard()
+    state.withLock { $0.session = nil }
+    context.scheduler.schedule(after: context.options.lateSignalWindow) {
+      ready.loaded.ad.discard()
+      withExtendedLifetime(session) {}
+    }
     if zone.autoReload { beginLoad() }
   }
 }

@@ -21,9 +21,15 @@ public struct ZoneEvent: Sendable, Equatable {
 
 /// Fans events out to subscribers. Subscribers are called on the scheduler's executor, in order.
 final class EventHub: Sendable {
+  private struct Subscriber {
+    let token: Int
+    let handler: @Sendable (ZoneEvent) -> Void
+  }
+
   private struct State {
     var nextToken = 0
-    var subscribers: [Int: @Sendable (ZoneEvent) -> Void] = [:]
+    /// In subscription order; replaced (not mutated in place) so publishing only retains it.
+    var subscribers: [Subscriber] = []
   }
 
   private let state = Mutex(State())
@@ -31,16 +37,17 @@ final class EventHub: Sendable {
   func subscribe(_ handler: @escaping @Sendable (ZoneEvent) -> Void) -> Cancellable {
     let token = state.withLock { state -> Int in
       state.nextToken += 1
-      state.subscribers[state.nextToken] = handler
+      state.subscribers.append(Subscriber(token: state.nextToken, handler: handler))
       return state.nextToken
     }
     return Cancellable { [weak self] in
-      self?.state.withLock { _ = $0.subscribers.removeValue(forKey: token) }
+      self?.state.withLock { $0.subscribers.removeAll { $0.token == token } }
     }
   }
 
+  /// Calls every subscriber, in subscription order, outside the lock.
   func publish(_ event: ZoneEvent) {
-    let handlers = state.withLock { state in state.subscribers.sorted { $0.key < $1.key }.map(\.value) }
-    for handler in handlers { handler(event) }
+    let subscribers = state.withLock { $0.subscribers }
+    for subscriber in subscribers { subscriber.handler(event) }
   }
 }

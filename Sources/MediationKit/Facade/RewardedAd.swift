@@ -37,12 +37,6 @@ public final class RewardedAd: Sendable {
   init(controller: ZoneController, hub: EventHub) {
     self.controller = controller
     self.hub = hub
-    let zoneID = controller.zone.id
-    let token = hub.subscribe { [weak self] event in
-      guard let self, event.zoneID == zoneID else { return }
-      self.delegate?.rewardedAd(self, didReceive: event.event)
-    }
-    subscription.withLock { $0 = token }
   }
 
   deinit { subscription.withLock { $0 }?.cancel() }
@@ -50,7 +44,23 @@ public final class RewardedAd: Sendable {
   /// Receives events; held weakly.
   public var delegate: (any RewardedAdDelegate)? {
     get { delegateBox.withLock { $0.value } }
-    set { delegateBox.withLock { $0.value = newValue } }
+    set {
+      delegateBox.withLock { $0.value = newValue }
+      subscribeDelegateOnce()
+    }
+  }
+
+  /// Subscribes to the zone's events the first time a delegate is set.
+  private func subscribeDelegateOnce() {
+    let zoneID = controller.zone.id
+    let hub = self.hub
+    subscription.withLock { subscription in
+      guard subscription == nil else { return }
+      subscription = hub.subscribe { [weak self] event in
+        guard let self, event.zoneID == zoneID else { return }
+        self.delegate?.rewardedAd(self, didReceive: event.event)
+      }
+    }
   }
 
   /// Loads an ad (see the type's rules).

@@ -12,7 +12,7 @@ final class ShowSession: Sendable {
   private let ready: ZoneController.ReadyAd
   private let zone: ZoneConfig
   private let context: EngineContext
-  private let onFinish: @Sendable () -> Void
+  private let onFinish: @Sendable (ShowSession) -> Void
   private let estimateRevenue: Bool
   private let state: Mutex<State>
 
@@ -20,7 +20,7 @@ final class ShowSession: Sendable {
   ///   winning price, for networks that do not report it themselves.
   init(
     ready: ZoneController.ReadyAd, zone: ZoneConfig, context: EngineContext, estimateRevenue: Bool,
-    onFinish: @escaping @Sendable () -> Void
+    onFinish: @escaping @Sendable (ShowSession) -> Void
   ) {
     self.ready = ready
     self.zone = zone
@@ -37,7 +37,10 @@ final class ShowSession: Sendable {
     }
     state.withLock { $0.displayTimer = timer }
     let scheduler = context.scheduler
-    let sink = AdapterSignalSink { [self] signal in
+    // Weak: the SDK may keep the sink after the ad is discarded; the zone keeps the session alive
+    // for the show and the late-signal window after it.
+    let sink = AdapterSignalSink { [weak self] signal in
+      guard let self else { return }
       scheduler.execute { [self] in receive(.signal(signal)) }
     }
     ready.loaded.ad.show(
@@ -70,7 +73,7 @@ final class ShowSession: Sendable {
       state.withLock { state in [state.graceTimer.take(), state.displayTimer.take()] }.forEach {
         $0?.cancel()
       }
-      onFinish()
+      onFinish(self)
     }
   }
 

@@ -33,18 +33,38 @@ extension Scheduler {
 
 /// A handle that cancels work not yet done: a scheduled action, or an adapter's load.
 public struct Cancellable: Sendable {
-  private let cancelAction: @Sendable () -> Void
+  private let target: (any CancellationTarget)?
 
   /// Creates a handle whose ``cancel()`` runs `cancel`.
   public init(cancel: @escaping @Sendable () -> Void) {
-    self.cancelAction = cancel
+    self.target = ClosureCancellation(cancel)
   }
 
+  /// Creates a handle that cancels `target`: for schedulers and adapters that keep their own
+  /// cancellable objects, without a closure allocation per handle.
+  public init(_ target: any CancellationTarget) {
+    self.target = target
+  }
+
+  private init(nothing: Void) { self.target = nil }
+
   /// A handle for work that cannot be cancelled (or has nothing to cancel).
-  public static let none = Cancellable(cancel: {})
+  public static let none = Cancellable(nothing: ())
 
   /// Cancels the work if it has not finished yet; does nothing otherwise. Idempotent.
-  public func cancel() { cancelAction() }
+  public func cancel() { target?.cancel() }
+}
+
+/// Something a ``Cancellable`` can cancel.
+public protocol CancellationTarget: AnyObject, Sendable {
+  /// Cancels the work if it has not finished yet; idempotent.
+  func cancel()
+}
+
+private final class ClosureCancellation: CancellationTarget {
+  private let action: @Sendable () -> Void
+  init(_ action: @escaping @Sendable () -> Void) { self.action = action }
+  func cancel() { action() }
 }
 
 extension Duration {

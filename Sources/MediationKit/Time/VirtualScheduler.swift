@@ -7,20 +7,60 @@ import Synchronization
 /// nothing is runnable. All state sits under one lock; actions run outside it, on the thread that
 /// drives the scheduler, and may schedule more work.
 public final class VirtualScheduler: Scheduler {
-  private struct Entry {
+  /// One scheduled action; also its own cancellation handle.
+  private final class Slot: CancellationTarget {
+    let action: @Sendable () -> Void
+    /// 0 pending, 1 taken to run, 2 cancelled.
+    let status = Atomic<UInt8>(0)
+    weak let owner: VirtualScheduler?
+
+    init(_ action: @escaping @Sendable () -> Void, owner: VirtualScheduler) {
+      self.action = action
+      self.owner = owner
+    }
+
+    func cancel() {
+      if status.compareExchange(expected: 0, desired: 2, ordering: .relaxed).exchanged {
+        owner?.pending.subtract(1, ordering: .relaxed)
+      }
+    }
+
+    /// Claims the slot for running; `false` when it was cancelled.
+    func claim() -> Bool {
+      status.compareExchange(expected: 0, desired: 1, ordering: .relaxed).exchanged
+    }
+  }
+
+  /// A heap entry. The slot is held unmanaged (retained once on insert, released once on removal)
+  /// so that sifting the heap moves plain values instead of retaining and releasing references.
+  private struct Entry: Comparable {
     let time: Duration
     let sequence: UInt64
+    let slot: Unmanaged<Slot>
+
+    static func == (lhs: Entry, rhs: Entry) -> Bool { lhs.sequence == rhs.sequence }
+    static func < (lhs: Entry, rhs: Entry) -> Bool {
+      lhs.time != rhs.time ? lhs.time < rhs.time : lhs.sequence < rhs.sequence
+    }
   }
 
   private struct State {
     var now: Duration = .zero
     var nextSequence: UInt64 = 0
-    var heap = MinHeap<Entry>(areInIncreasingOrder: { ($0.time, $0.sequence) < ($1.time, $1.sequence) })
-    /// The actions not yet run nor cancelled, by sequence number.
-    var actions: [UInt64: @Sendable () -> Void] = [:]
+    var heap = MinHeap<Entry>()
   }
 
   private let state = Mutex(State())
+
+  deinit {
+    // Release the slots still in the heap.
+    state.withLock { state in
+      while let entry = state.heap.removeFirst() { entry.slot.release() }
+    }
+  }
+
+  /// Scheduled actions neither run nor cancelled.
+  private let pending = Atomic<Int>(0)
 
   /// Creates a scheduler whose clock starts at zero.
   public init() {}
@@ -28,21 +68,18 @@ public final class VirtualScheduler: Scheduler {
   public var now: Duration { state.withLock { $0.now } }
 
   /// The number of actions waiting to run (cancelled ones excluded).
-  public var pendingCount: Int { state.withLock { $0.actions.count } }
+  public var pendingCount: Int { pending.load(ordering: .relaxed) }
 
   @discardableResult
   public func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> Cancellable {
-    let sequence = state.withLock { state -> UInt64 in
-      let sequence = state.nextSequence
+    let slot = Slot(action, owner: self)
+    pending.add(1, ordering: .relaxed)
+    state.withLock { state in
+      let time = delay > .zero ? state.now + delay : state.now
+      state.heap.insert(Entry(time: time, sequence: state.nextSequence, slot: .passRetained(slot)))
       state.nextSequence += 1
-      let time = state.now + max(delay, .zero)
-      state.heap.insert(Entry(time: time, sequence: sequence))
-      state.actions[sequence] = action
-      return sequence
     }
-    return Cancellable { [weak self] in
-      self?.state.withLock { state in _ = state.actions.removeValue(forKey: sequence) }
-    }
+    return Cancellable(slot)
   }
 
   /// Runs every action due at or before `now + duration`, then sets the clock to that time.
@@ -74,18 +111,20 @@ public final class VirtualScheduler: Scheduler {
 
   /// Pops and runs the earliest action due at or before `deadline` (any, when `nil`).
   private func runNext(notAfter deadline: Duration?) -> Bool {
-    let action = state.withLock { state -> (@Sendable () -> Void)? in
+    let slot = state.withLock { state -> Slot? in
       while let top = state.heap.peek() {
         if let deadline, top.time > deadline { return nil }
-        _ = state.heap.removeFirst()
-        guard let action = state.actions.removeValue(forKey: top.sequence) else { continue }
+        state.heap.removeFirst()
+        let slot = top.slot.takeRetainedValue()
+        guard slot.claim() else { continue }
         state.now = max(state.now, top.time)
-        return action
+        return slot
       }
       return nil
     }
-    guard let action else { return false }
-    action()
+    guard let slot else { return false }
+    pending.subtract(1, ordering: .relaxed)
+    slot.action()
     return true
   }
 }

@@ -55,7 +55,10 @@ public final class MARewardedAd: Sendable {
   /// The ad unit this instance loads for.
   public let adUnitIdentifier: String
 
-  private let sdk: ALSdk
+  /// Unowned: the SDK instance owns its ads (one per ad unit), so a strong reference back would
+  /// keep every per-mediator SDK alive forever. Keep the `ALSdk` alive while using its ads, as
+  /// with the real SDK, whose instances live as long as the app.
+  private unowned let sdk: ALSdk
   private let scheduler: any Scheduler
   private let profile: MaxBehaviorProfile
   private let fullscreen: FullscreenSlot
