@@ -11,6 +11,8 @@ final class EngineContext: Sendable {
   private let random: Mutex<SeededRandom>
   private let auctionCounter = Atomic<UInt64>(0)
   private let statuses: Mutex<[NetworkID: AdapterStatus]>
+  /// Bumped whenever a status changes, so zones can cache which networks are unavailable.
+  private let statusVersion = Atomic<Int>(0)
   private let privacySettings = Mutex(PrivacySettings())
 
   init(scheduler: any Scheduler, options: MediatorOptions, adapters: [NetworkID: any RewardedAdapter]) {
@@ -61,6 +63,7 @@ final class EngineContext: Sendable {
             network: id, state: .timedOut, description: "no answer within \(Auction.format(timeout))",
             latency: timeout)
         }
+        statusVersion.add(1, ordering: .releasing)
       }
       // Weak: an SDK that keeps its completion handler must not keep the mediator alive.
       adapter.start(AdapterStartRequest(placementIDs: placements[id] ?? [])) { [weak self] result in
@@ -82,7 +85,11 @@ final class EngineContext: Sendable {
     statuses.withLock {
       $0[id] = AdapterStatus(network: id, state: state, description: description, latency: latency)
     }
+    statusVersion.add(1, ordering: .releasing)
   }
+
+  /// Changes whenever an adapter's status changes.
+  var adapterStatusVersion: Int { statusVersion.load(ordering: .acquiring) }
 
   /// The networks an auction cannot ask, with why.
   func unavailableNetworks(for items: [LineItem]) -> [NetworkID: String] {

@@ -22,7 +22,9 @@ final class ZoneController: Sendable {
     var auction: Auction?
     var loadStartedAt: Duration = .zero
     /// Open network requests of the current load (bids and loads), by auction entry.
-    var inFlight: [Int: Cancellable] = [:]
+    var inFlight = InFlightRequests()
+    /// The networks loads cannot ask, and the adapter-status version it was computed at.
+    var unavailable: (version: Int, networks: [NetworkID: String]) = (-1, [:])
     var auctionTimer: Cancellable?
     var ready: ReadyAd?
     var expiryTimer: Cancellable?
@@ -38,12 +40,20 @@ final class ZoneController: Sendable {
 
   let zone: ZoneConfig
   private let plan: [Auction.Entry]
+  /// Each plan entry's adapter (`nil` when its network is not registered), looked up once.
+  private let adapters: [(any RewardedAdapter)?]
+  /// The networks that report impression revenue themselves.
+  private let reportsRevenue: Set<NetworkID>
   private let context: EngineContext
   private let state = Mutex(State())
 
   init(zone: ZoneConfig, context: EngineContext) {
     self.zone = zone
-    self.plan = Auction.plan(for: zone)
+    let plan = Auction.plan(for: zone)
+    self.plan = plan
+    self.adapters = plan.map { context.adapters[$0.item.network] }
+    self.reportsRevenue = Set(
+      context.adapters.values.filter { $0.info.capabilities.contains(.impressionRevenue) }.map(\.info.id))
     self.context = context
   }
 
@@ -67,8 +77,11 @@ final class ZoneController: Sendable {
   private func beginLoad() {
     enum Start { case alreadyLoading, alreadyReady(AdInfo), start(Int, [Auction.Action]) }
     let now = context.scheduler.now
-    let unavailable = context.unavailableNetworks(for: zone.lineItems)
+    let version = context.adapterStatusVersion
+    let cached = state.withLock { $0.unavailable.version == version ? $0.unavailable.networks : nil }
+    let unavailable = cached ?? context.unavailableNetworks(for: zone.lineItems)
     let start = state.withLock { state -> Start in
+      state.unavailable = (version, unavailable)
       if state.auction != nil { return .alreadyLoading }
       if let ready = state.ready, ready.expiresAt > now { return .alreadyReady(ready.info) }
       state.loadID += 1
@@ -124,13 +137,13 @@ final class ZoneController: Sendable {
         }
         state.withLock { $0.auctionTimer = timer }
       case .cancelBids(let entries):
-        let handles = state.withLock { state in entries.compactMap { state.inFlight.removeValue(forKey: $0) }
+        let handles = state.withLock { state in entries.compactMap { state.inFlight.remove($0) }
         }
         handles.forEach { $0.cancel() }
       case .load(let entry, let item, let bid, let timeout):
         startLoad(entry, item: item, bid: bid, timeout: timeout, loadID: loadID, request: request)
       case .cancel(let entry):
-        state.withLock { $0.inFlight.removeValue(forKey: entry) }?.cancel()
+        state.withLock { $0.inFlight.remove(entry) }?.cancel()
       case .discard(let loaded, let diagnostic):
         loaded.ad.discard()
         context.publish(zone.id, nil, .diagnostic(diagnostic))
@@ -141,26 +154,26 @@ final class ZoneController: Sendable {
   }
 
   private func requestBid(_ entry: Int, item: LineItem, loadID: Int, request: AdapterLoadRequest) {
-    guard let adapter = context.adapters[item.network] else { return }
+    guard let adapter = adapters[entry] else { return }
     let request = request.for(item)
     let scheduler = context.scheduler
     let handle = adapter.bid(request) { [weak self] result in
       guard let self else { return }
       scheduler.execute { [self] in
-        state.withLock { _ = $0.inFlight.removeValue(forKey: entry) }
+        state.withLock { _ = $0.inFlight.remove(entry) }
         withAuction(loadID, request: request) { auction, now in
           auction.bidAnswered(entry: entry, result: result, now: now)
         }
       }
     }
-    state.withLock { $0.inFlight[entry] = handle }
+    state.withLock { $0.inFlight.insert(handle, for: entry) }
   }
 
   private func startLoad(
     _ entry: Int, item: LineItem, bid: AdapterBid?, timeout: Duration, loadID: Int,
     request: AdapterLoadRequest
   ) {
-    guard let adapter = context.adapters[item.network] else { return }
+    guard let adapter = adapters[entry] else { return }
     let request = request.for(item, bid: bid)
     let scheduler = context.scheduler
     let timer = scheduler.schedule(after: timeout) { [self] in
@@ -170,11 +183,7 @@ final class ZoneController: Sendable {
       guard let self else { return }
       scheduler.execute { [self] in answer(result, entry: entry, loadID: loadID, request: request) }
     }
-    state.withLock {
-      $0.inFlight[entry] = Cancellable {
-        timer.cancel(); handle.cancel()
-      }
-    }
+    state.withLock { $0.inFlight.insert(handle, timer: timer, for: entry) }
   }
 
   private func answer(
@@ -184,7 +193,7 @@ final class ZoneController: Sendable {
     case .success(let loaded):
       let late = Auction.Action.discard(
         loaded, Diagnostic(.lateLoad, "an ad arrived after its load ended; discarded"))
-      state.withLock { $0.inFlight.removeValue(forKey: entry) }?.cancel()
+      state.withLock { $0.inFlight.remove(entry) }?.cancel()
       withAuction(loadID, request: request, stale: [late]) { auction, now in
         auction.loaded(entry: entry, ad: loaded, now: now)
       }
@@ -199,7 +208,7 @@ final class ZoneController: Sendable {
     let now = context.scheduler.now
     let leftovers = state.withLock { state -> [Cancellable] in
       defer { state.inFlight.removeAll() }
-      return Array(state.inFlight.values) + [state.auctionTimer.take()].compactMap { $0 }
+      return state.inFlight.handles + [state.auctionTimer.take()].compactMap { $0 }
     }
     leftovers.forEach { $0.cancel() }
     switch outcome {
@@ -296,8 +305,7 @@ final class ZoneController: Sendable {
       if zone.caps != nil { state.showTimes.append(now) }
       return ready
     }
-    let reportsRevenue =
-      context.adapters[ready.info.network]?.info.capabilities.contains(.impressionRevenue) ?? false
+    let reportsRevenue = reportsRevenue.contains(ready.info.network)
     let session = ShowSession(ready: ready, zone: zone, context: context, estimateRevenue: !reportsRevenue) {
       [weak self] session in self?.showEnded(ready, session: session)
     }
@@ -364,4 +372,34 @@ extension AdapterLoadRequest {
     request.bid = bid
     return request
   }
+}
+
+/// The open network requests of one load, by auction entry: a handful at most, so a small array.
+struct InFlightRequests {
+  private struct Request {
+    let entry: Int
+    let handle: Cancellable
+    let timer: Cancellable?
+  }
+
+  private var requests: [Request] = []
+
+  /// Every open request's handles, timers included.
+  var handles: [Cancellable] { requests.flatMap { [$0.handle] + ($0.timer.map { [$0] } ?? []) } }
+
+  mutating func insert(_ handle: Cancellable, timer: Cancellable? = nil, for entry: Int) {
+    requests.removeAll { $0.entry == entry }
+    requests.append(Request(entry: entry, handle: handle, timer: timer))
+  }
+
+  /// Removes `entry`'s request; the returned handle cancels both the request and its timer.
+  mutating func remove(_ entry: Int) -> Cancellable? {
+    guard let index = requests.firstIndex(where: { $0.entry == entry }) else { return nil }
+    let request = requests.remove(at: index)
+    guard let timer = request.timer else { return request.handle }
+    timer.cancel()
+    return request.handle
+  }
+
+  mutating func removeAll() { requests.removeAll() }
 }

@@ -12,16 +12,16 @@ public final class VirtualScheduler: Scheduler {
     let action: @Sendable () -> Void
     /// 0 pending, 1 taken to run, 2 cancelled.
     let status = Atomic<UInt8>(0)
-    weak let owner: VirtualScheduler?
+    let pending: PendingCounter
 
-    init(_ action: @escaping @Sendable () -> Void, owner: VirtualScheduler) {
+    init(_ action: @escaping @Sendable () -> Void, pending: PendingCounter) {
       self.action = action
-      self.owner = owner
+      self.pending = pending
     }
 
     func cancel() {
       if status.compareExchange(expected: 0, desired: 2, ordering: .relaxed).exchanged {
-        owner?.pending.subtract(1, ordering: .relaxed)
+        pending.count.subtract(1, ordering: .relaxed)
       }
     }
 
@@ -34,7 +34,8 @@ public final class VirtualScheduler: Scheduler {
   /// A heap entry. The slot is held unmanaged (retained once on insert, released once on removal)
   /// so that sifting the heap moves plain values instead of retaining and releasing references.
   private struct Entry: Comparable {
-    let time: Duration
+    /// Due time in nanoseconds: plain integers compare faster than `Duration`.
+    let time: Int64
     let sequence: UInt64
     let slot: Unmanaged<Slot>
 
@@ -44,8 +45,15 @@ public final class VirtualScheduler: Scheduler {
     }
   }
 
+  /// The number of scheduled actions neither run nor cancelled, shared with the slots.
+  private final class PendingCounter: Sendable {
+    let count = Atomic<Int>(0)
+  }
+
   private struct State {
     var now: Duration = .zero
+    /// ``now`` in nanoseconds, for cheap arithmetic.
+    var nowNanoseconds: Int64 = 0
     var nextSequence: UInt64 = 0
     var heap = MinHeap<Entry>()
   }
@@ -59,8 +67,7 @@ public final class VirtualScheduler: Scheduler {
     }
   }
 
-  /// Scheduled actions neither run nor cancelled.
-  private let pending = Atomic<Int>(0)
+  private let pending = PendingCounter()
 
   /// Creates a scheduler whose clock starts at zero.
   public init() {}
@@ -68,14 +75,15 @@ public final class VirtualScheduler: Scheduler {
   public var now: Duration { state.withLock { $0.now } }
 
   /// The number of actions waiting to run (cancelled ones excluded).
-  public var pendingCount: Int { pending.load(ordering: .relaxed) }
+  public var pendingCount: Int { pending.count.load(ordering: .relaxed) }
 
   @discardableResult
   public func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> Cancellable {
-    let slot = Slot(action, owner: self)
-    pending.add(1, ordering: .relaxed)
+    let slot = Slot(action, pending: pending)
+    pending.count.add(1, ordering: .relaxed)
+    let delayNanoseconds = delay > .zero ? Self.nanoseconds(delay) : 0
     state.withLock { state in
-      let time = delay > .zero ? state.now + delay : state.now
+      let time = state.nowNanoseconds &+ delayNanoseconds
       state.heap.insert(Entry(time: time, sequence: state.nextSequence, slot: .passRetained(slot)))
       state.nextSequence += 1
     }
@@ -86,7 +94,12 @@ public final class VirtualScheduler: Scheduler {
   public func advance(by duration: Duration) {
     let deadline = now + max(duration, .zero)
     while runNext(notAfter: deadline) {}
-    state.withLock { $0.now = max($0.now, deadline) }
+    state.withLock { state in
+      if deadline > state.now {
+        state.now = deadline
+        state.nowNanoseconds = Self.nanoseconds(deadline)
+      }
+    }
   }
 
   /// Runs actions, jumping the clock from timer to timer, until none are left.
@@ -109,21 +122,30 @@ public final class VirtualScheduler: Scheduler {
     while runNext(notAfter: current) {}
   }
 
+  private static func nanoseconds(_ duration: Duration) -> Int64 {
+    let (seconds, attoseconds) = duration.components
+    return seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000
+  }
+
   /// Pops and runs the earliest action due at or before `deadline` (any, when `nil`).
   private func runNext(notAfter deadline: Duration?) -> Bool {
+    let limit = deadline.map(Self.nanoseconds) ?? .max
     let slot = state.withLock { state -> Slot? in
       while let top = state.heap.peek() {
-        if let deadline, top.time > deadline { return nil }
+        if top.time > limit { return nil }
         state.heap.removeFirst()
         let slot = top.slot.takeRetainedValue()
         guard slot.claim() else { continue }
-        state.now = max(state.now, top.time)
+        if top.time > state.nowNanoseconds {
+          state.nowNanoseconds = top.time
+          state.now = .nanoseconds(top.time)
+        }
         return slot
       }
       return nil
     }
     guard let slot else { return false }
-    pending.subtract(1, ordering: .relaxed)
+    pending.count.subtract(1, ordering: .relaxed)
     slot.action()
     return true
   }
