@@ -1,6 +1,6 @@
 /// The commands `mediate` has.
 enum Command: String, CaseIterable, Equatable {
-  case run, networks, zones, validate
+  case run, networks, zones, validate, bench
 
   var summary: String {
     switch self {
@@ -8,6 +8,7 @@ enum Command: String, CaseIterable, Equatable {
     case .networks: "List the registered network adapters with their versions."
     case .zones: "List the zones of the configuration in use."
     case .validate: "Check a configuration file and report every problem."
+    case .bench: "Measure MediationKit's overhead: the Empower SDK driven directly and through mediation."
     }
   }
 
@@ -18,6 +19,7 @@ enum Command: String, CaseIterable, Equatable {
     case .networks: "mediate networks [--json]"
     case .zones: "mediate zones [--config FILE] [--json]"
     case .validate: "mediate validate FILE [--json]"
+    case .bench: "mediate bench [--cycles N] [--seed N] [--json]"
     }
   }
 }
@@ -43,6 +45,8 @@ struct OptionSpec {
   static let requests = OptionSpec(
     name: "--requests", valueName: "N",
     help: "Simulate N sessions on virtual time and print fill, revenue, latency and wins.")
+  static let cycles = OptionSpec(
+    name: "--cycles", valueName: "N", help: "Load-show cycles to time on each path (default: 100000).")
   static let json = OptionSpec(
     name: "--json", valueName: nil, help: "Print JSON for machines instead of text.")
   static let help = OptionSpec(name: "--help", valueName: nil, help: "Show help for the command.")
@@ -53,6 +57,7 @@ struct OptionSpec {
     case .networks: [.json, .help]
     case .zones: [.config, .json, .help]
     case .validate: [.json, .help]
+    case .bench: [.cycles, .seed, .json, .help]
     }
   }
 }

@@ -56,6 +56,7 @@ public enum MediateCLI {
       case .networks: return try NetworksCommand(context).run()
       case .zones: return try ZonesCommand(context).run()
       case .validate: return try ValidateCommand(context).run()
+      case .bench: return try BenchCommand(context).run()
       }
     } catch {
       output.err("Error: \(error.message)")

@@ -22,15 +22,7 @@ struct RunCommand {
   func validate() throws(CLIError) -> Settings {
     try context.noPositional(.run)
     let (config, source) = try context.loadConfig()
-    let seed: UInt64
-    if let text = context.arguments.value(.seed) {
-      guard let value = UInt64(text) else {
-        throw .usage("invalid value '\(text)' for --seed: expected a non-negative integer")
-      }
-      seed = value
-    } else {
-      seed = 1
-    }
+    let seed = try seed()
     let networks: [NetworkID]
     if let list = context.arguments.value(.networks) {
       networks = list.split(separator: ",", omittingEmptySubsequences: false).map {
@@ -72,6 +64,16 @@ struct RunCommand {
       requests = value
     }
     return Settings(zone: zone, networks: networks, seed: seed, source: source, requests: requests)
+  }
+
+  /// `--seed N`, 1 when left out.
+  func seed() throws(CLIError) -> UInt64 {
+    guard let text = context.arguments.value(.seed) else { return 1 }
+    guard let value = UInt64(text) else {
+      throw .usage(
+        "invalid value '\(text)' for --seed: expected a non-negative integer", context.arguments.command)
+    }
+    return value
   }
 
   func run() throws(CLIError) -> Int32 {

@@ -68,7 +68,7 @@ final class EngineContext: Sendable {
       // Weak: an SDK that keeps its completion handler must not keep the mediator alive.
       adapter.start(AdapterStartRequest(placementIDs: placements[id] ?? [])) { [weak self] result in
         guard let self else { return }
-        scheduler.execute { [self] in
+        scheduler.runOnExecutor { [self] in
           let latency = scheduler.now - startedAt
           switch result {
           case .success: setStatus(id, .ready, "ready", latency: latency)

@@ -68,7 +68,7 @@ final class ZoneController: Sendable {
 
   /// Starts a load on the scheduler; see ``RewardedAd/load()`` for the rules.
   func load() {
-    context.scheduler.execute { [self] in
+    context.scheduler.runOnExecutor { [self] in
       state.withLock { $0.retryTimer.take() }?.cancel()
       beginLoad()
     }
@@ -159,7 +159,7 @@ final class ZoneController: Sendable {
     let scheduler = context.scheduler
     let handle = adapter.bid(request) { [weak self] result in
       guard let self else { return }
-      scheduler.execute { [self] in
+      scheduler.runOnExecutor { [self] in
         state.withLock { _ = $0.inFlight.remove(entry) }
         withAuction(loadID, request: request) { auction, now in
           auction.bidAnswered(entry: entry, result: result, now: now)
@@ -181,7 +181,7 @@ final class ZoneController: Sendable {
     }
     let handle = adapter.load(request) { [weak self] result in
       guard let self else { return }
-      scheduler.execute { [self] in answer(result, entry: entry, loadID: loadID, request: request) }
+      scheduler.runOnExecutor { [self] in answer(result, entry: entry, loadID: loadID, request: request) }
     }
     state.withLock { $0.inFlight.insert(handle, timer: timer, for: entry) }
   }

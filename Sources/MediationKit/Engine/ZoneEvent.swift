@@ -19,7 +19,11 @@ public struct ZoneEvent: Sendable, Equatable {
   }
 }
 
-/// Fans events out to subscribers. Subscribers are called on the scheduler's executor, in order.
+/// Fans events out to subscribers, on the scheduler's executor, in order.
+///
+/// Delivery is re-entrancy safe: an event published while another is being delivered (a
+/// subscriber that loads or shows, and an SDK that answers at once) is queued and delivered to
+/// every subscriber after the current one, so all subscribers see the same order.
 final class EventHub: Sendable {
   private struct Subscriber {
     let token: Int
@@ -30,6 +34,8 @@ final class EventHub: Sendable {
     var nextToken = 0
     /// In subscription order; replaced (not mutated in place) so publishing only retains it.
     var subscribers: [Subscriber] = []
+    var queue: [ZoneEvent] = []
+    var delivering = false
   }
 
   private let state = Mutex(State())
@@ -45,9 +51,25 @@ final class EventHub: Sendable {
     }
   }
 
-  /// Calls every subscriber, in subscription order, outside the lock.
+  /// Delivers `event` to every subscriber, outside the lock, after any event still being delivered.
   func publish(_ event: ZoneEvent) {
-    let subscribers = state.withLock { $0.subscribers }
-    for subscriber in subscribers { subscriber.handler(event) }
+    var next: (ZoneEvent, [Subscriber])? = state.withLock { state in
+      if state.delivering {
+        state.queue.append(event)
+        return nil
+      }
+      state.delivering = true
+      return (event, state.subscribers)
+    }
+    while let (event, subscribers) = next {
+      for subscriber in subscribers { subscriber.handler(event) }
+      next = state.withLock { state in
+        guard !state.queue.isEmpty else {
+          state.delivering = false
+          return nil
+        }
+        return (state.queue.removeFirst(), state.subscribers)
+      }
+    }
   }
 }

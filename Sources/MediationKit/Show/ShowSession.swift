@@ -41,7 +41,7 @@ final class ShowSession: Sendable {
     // for the show and the late-signal window after it.
     let sink = AdapterSignalSink { [weak self] signal in
       guard let self else { return }
-      scheduler.execute { [self] in receive(.signal(signal)) }
+      scheduler.runOnExecutor { [self] in receive(.signal(signal)) }
     }
     ready.loaded.ad.show(
       AdapterShowRequest(zoneID: zone.id, customData: customData), from: presenter, signals: sink)

@@ -29,6 +29,17 @@ extension Scheduler {
   public func execute(_ action: @escaping @Sendable () -> Void) {
     schedule(after: .zero, action)
   }
+
+  /// Whether the calling code is running on this scheduler's executor, inside one of its actions.
+  /// Schedulers that cannot tell answer `false`.
+  public var isCurrentExecutor: Bool { false }
+
+  /// Runs `action` at once when called on the executor (an SDK calling back from a scheduled
+  /// action), else enqueues it with ``execute(_:)``. Either way it runs on the executor, after
+  /// everything the caller did before.
+  public func runOnExecutor(_ action: @escaping @Sendable () -> Void) {
+    if isCurrentExecutor { action() } else { execute(action) }
+  }
 }
 
 /// A handle that cancels work not yet done: a scheduled action, or an adapter's load.

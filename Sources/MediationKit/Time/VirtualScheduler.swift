@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// A deterministic scheduler on virtual time, for tests and the simulator.
@@ -68,6 +69,22 @@ public final class VirtualScheduler: Scheduler {
   }
 
   private let pending = PendingCounter()
+  /// The thread running an action right now (0 when none).
+  private let executingThread = Atomic<UInt>(0)
+
+  /// Whether the caller is inside an action this scheduler is running.
+  public var isCurrentExecutor: Bool {
+    let thread = executingThread.load(ordering: .relaxed)
+    return thread != 0 && thread == Self.currentThread
+  }
+
+  private static var currentThread: UInt {
+    #if canImport(Glibc)
+      UInt(pthread_self())
+    #else
+      UInt(bitPattern: pthread_self())
+    #endif
+  }
 
   /// Creates a scheduler whose clock starts at zero.
   public init() {}
@@ -146,7 +163,9 @@ public final class VirtualScheduler: Scheduler {
     }
     guard let slot else { return false }
     pending.count.subtract(1, ordering: .relaxed)
+    let outer = executingThread.exchange(Self.currentThread, ordering: .relaxed)
     slot.action()
+    executingThread.store(outer, ordering: .relaxed)
     return true
   }
 }

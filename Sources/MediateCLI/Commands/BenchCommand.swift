@@ -1,0 +1,139 @@
+import EmpowerSim
+import Foundation
+import MediationKit
+import Synchronization
+
+/// `mediate bench`: the same simulated Empower SDK driven two ways in one run — directly, the way
+/// the vendor guide's sample app does (load, show on `.ready`, load again on `.closed`/`.skipped`),
+/// and through MediationKit (a one-line-item zone: load, show on `ready`, load again after the
+/// terminal event) — both on virtual time, and the wall-clock cost of each.
+struct BenchCommand {
+  let context: CommandContext
+
+  init(_ context: CommandContext) { self.context = context }
+
+  static let placement = "bench-zone"
+
+  func run() throws(CLIError) -> Int32 {
+    try context.noPositional(.bench)
+    var cycles = 100_000
+    if let text = context.arguments.value(.cycles) {
+      guard let value = Int(text), value > 0, value <= 10_000_000 else {
+        throw .usage(
+          "invalid value '\(text)' for --cycles: expected a whole number from 1 to 10000000", .bench)
+      }
+      cycles = value
+    }
+    let seed = try RunCommand(context).seed()
+    // Warm up both paths (code paths, allocator), then measure.
+    _ = Self.direct(cycles: min(cycles, 2_000), seed: seed)
+    _ = Self.mediated(cycles: min(cycles, 2_000), seed: seed)
+    let direct = Self.direct(cycles: cycles, seed: seed)
+    let mediated = Self.mediated(cycles: cycles, seed: seed)
+    let directRate = Double(cycles) / direct
+    let mediatedRate = Double(cycles) / mediated
+    let ratio = directRate / mediatedRate
+    if context.json {
+      context.output.out(
+        JSONLine.encode([
+          "cycles": cycles, "direct_cycles_per_s": JSONLine.rounded(directRate, 1),
+          "mediated_cycles_per_s": JSONLine.rounded(mediatedRate, 1),
+          "overhead_ratio": JSONLine.rounded(ratio, 3),
+        ]))
+    } else {
+      context.output.out(
+        """
+        Empower SDK, \(cycles) load-show cycles each way, virtual time, seed \(seed)
+          direct (vendor sample app)   \(String(format: "%10.0f", directRate)) cycles/s
+          through MediationKit         \(String(format: "%10.0f", mediatedRate)) cycles/s
+          overhead ratio               \(String(format: "%10.2f", ratio))x
+        """)
+    }
+    return ExitCode.success
+  }
+
+  /// Seconds of wall time for `cycles` cycles of the guide's sample-app loop on the SDK.
+  static func direct(cycles: Int, seed: UInt64) -> Double {
+    let scheduler = VirtualScheduler()
+    let manager = EMAManager(scheduler: scheduler, random: SeededRandom(seed: seed))
+    manager.configureZone(EmpowerZoneSettings(zoneId: placement, baseECPM: 10))
+    let app = SampleApp(manager: manager, cycles: cycles)
+    let started = ContinuousClock.now
+    app.loadRewardedAd()
+    scheduler.run()
+    precondition(app.completed == cycles, "the direct loop ended early")
+    return (ContinuousClock.now - started).seconds
+  }
+
+  /// Seconds of wall time for `cycles` cycles through a ``Mediator`` over the same SDK.
+  static func mediated(cycles: Int, seed: UInt64) -> Double {
+    let scheduler = VirtualScheduler()
+    let zone = ZoneConfig(
+      id: "bench", reward: RewardConfig(type: "coins", amount: 100),
+      lineItems: [LineItem(network: EmpowerNetwork.id, placementId: placement, priority: 0, ecpm: 10)],
+      autoReload: false)
+    let mediator: Mediator
+    let ad: RewardedAd
+    do {
+      mediator = try Mediator(
+        config: MediationConfig(zones: [zone]), registry: AdapterRegistry([EmpowerNetwork.registration()]),
+        scheduler: scheduler, options: MediatorOptions(seed: seed))
+      ad = try mediator.rewardedAd(zone: zone.id)
+    } catch {
+      preconditionFailure("the bench configuration is valid: \(error)")
+    }
+    let completed = Atomic<Int>(0)
+    let presenter = HeadlessPresenter()
+    let subscription = mediator.observeEvents { event in
+      switch event.event {
+      case .ready: try? ad.show(from: presenter)
+      case .failed: ad.load()
+      case .closed, .skipped, .showFailed:
+        if completed.add(1, ordering: .relaxed).newValue < cycles { ad.load() }
+      default: break
+      }
+    }
+    let started = ContinuousClock.now
+    ad.load()
+    scheduler.run()
+    subscription.cancel()
+    precondition(completed.load(ordering: .relaxed) == cycles, "the mediated loop ended early")
+    return (ContinuousClock.now - started).seconds
+  }
+}
+
+/// The Empower guide's `StoreViewController` loop, minus UIKit: load, show when ready, load again
+/// after the ad is dismissed, retry on failure.
+private final class SampleApp: AdStatusDelegate, AdPresenting {
+  let manager: EMAManager
+  let cycles: Int
+  private(set) var completed = 0
+  private(set) var coins = 0
+
+  init(manager: EMAManager, cycles: Int) {
+    self.manager = manager
+    self.cycles = cycles
+  }
+
+  func loadRewardedAd() {
+    manager.loadRewardedAd(zoneId: BenchCommand.placement, delegate: self)
+  }
+
+  func rewardedStatusChanged(adStatus: AdStatus) {
+    switch adStatus {
+    case .ready:
+      if manager.isRewardedReady(zoneId: BenchCommand.placement) {
+        manager.showRewarded(zoneId: BenchCommand.placement, from: self)
+      }
+    case .rewarded(_, let amount):
+      coins += amount
+    case .closed, .skipped:
+      completed += 1
+      if completed < cycles { loadRewardedAd() }
+    case .failed:
+      loadRewardedAd()
+    default:
+      break
+    }
+  }
+}
