@@ -554,7 +554,10 @@ extension EMAManager {
 
   /// Everything the manager keeps for one zone id. Only `zone` is dropped by a destroy; the
   /// dashboard entry, show stream and load count stay, so one zone's draws never shift another's.
-  fileprivate struct Slot {
+  ///
+  /// A class so that reading or writing one field does not copy the others; only ever used under
+  /// the manager's lock (it is not `Sendable` and never leaves ``State``).
+  fileprivate final class Slot {
     let zoneId: String
     /// The zone's delegate; bound to the live zone's instance, cleared by a destroy.
     let delegate: DelegateBox
