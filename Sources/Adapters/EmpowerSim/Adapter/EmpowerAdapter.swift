@@ -61,16 +61,16 @@ public final class EmpowerAdapter: SimulatedNetwork {
     completion: @escaping @Sendable (Result<AdapterLoadedAd, AdapterError>) -> Void
   ) -> Cancellable {
     let zoneId = request.placementID
-    prepare(request)
     let router = routers.withLock { routers in
       if let router = routers[zoneId] { return router }
-      let router = ZoneRouter(zoneId: zoneId, manager: manager)
+      let router = ZoneRouter(zoneId: zoneId, slot: manager.slot(zoneId), manager: manager)
       routers[zoneId] = router
       return router
     }
+    prepare(request, slot: router.slot)
     let ticket = router.addLoad(completion)
     manager.loadRewardedAd(
-      zoneId: zoneId, delegate: router,
+      slot: router.slot, delegate: router,
       simulation: EMASimulatedRequest(auctionID: Self.auctionKey(request), bidToken: request.bid?.token))
     return Cancellable { router.cancelLoad(ticket) }
   }
@@ -83,7 +83,7 @@ public final class EmpowerAdapter: SimulatedNetwork {
     _ request: AdapterLoadRequest,
     completion: @escaping @Sendable (Result<AdapterBid, AdapterError>) -> Void
   ) -> Cancellable {
-    prepare(request)
+    prepare(request, slot: manager.slot(request.placementID))
     return manager.requestBid(zoneId: request.placementID, auctionID: Self.auctionKey(request)) { result in
       switch result {
       case .success(let bid): completion(.success(AdapterBid(price: bid.price, token: bid.token)))
@@ -100,8 +100,8 @@ public final class EmpowerAdapter: SimulatedNetwork {
   /// which is the bid's price when the bid was made under the same privacy signals.
   public func quote(_ request: AdapterLoadRequest) -> SimulatedQuote {
     let outcome = manager.outcome(
-      zoneId: request.placementID, auctionID: Self.auctionKey(request), privacy: request.privacy,
-      fallback: dashboardEntry(for: request))
+      zoneId: request.placementID, auctionID: Self.auctionKey(request), privacy: request.privacy
+    ) { dashboardEntry(for: request) }
     switch outcome {
     case .success(let ecpm): return SimulatedQuote(fills: true, ecpm: ecpm)
     case .failure: return SimulatedQuote(fills: false, ecpm: 0)
@@ -125,8 +125,8 @@ public final class EmpowerAdapter: SimulatedNetwork {
 
   /// Configures the placement's dashboard entry the first time (simulation wiring) and forwards
   /// the request's privacy signals through Empower's privacy API when they changed.
-  private func prepare(_ request: AdapterLoadRequest) {
-    manager.configureZoneIfAbsent(request.placementID) { dashboardEntry(for: request) }
+  private func prepare(_ request: AdapterLoadRequest, slot: ZoneSlot) {
+    manager.configureZoneIfAbsent(slot: slot) { dashboardEntry(for: request) }
     let settings = manager.settings
     if settings.privacy != request.privacy {
       settings.hasUserConsent = request.privacy.hasUserConsent
@@ -153,8 +153,8 @@ final class ZoneRouter: AdStatusDelegate, AdClickDelegate, Sendable {
     var lastID: UInt64 = 0
     /// Loads waiting for `.ready`/`.failed`, in the order they were made.
     var loads: [(ticket: UInt64, completion: LoadCompletion)] = []
-    /// Ads handed to the core and neither shown nor discarded.
-    var unshown: Set<UInt64> = []
+    /// Ads handed to the core and neither shown nor discarded (a handful at most).
+    var unshown: [UInt64] = []
     /// The show in progress, if any.
     var show: Show?
 
@@ -165,6 +165,14 @@ final class ZoneRouter: AdStatusDelegate, AdClickDelegate, Sendable {
       lastID += 1
       return lastID
     }
+
+    /// Removes `ad` from the unshown ads; whether it was there.
+    mutating func takeUnshown(_ ad: UInt64) -> Bool {
+      guard let index = unshown.firstIndex(of: ad) else { return false }
+      unshown.swapAt(index, unshown.count - 1)
+      unshown.removeLast()
+      return true
+    }
   }
 
   private struct Show {
@@ -172,11 +180,14 @@ final class ZoneRouter: AdStatusDelegate, AdClickDelegate, Sendable {
   }
 
   let zoneId: String
+  /// The zone's handle in `manager`.
+  let slot: ZoneSlot
   let manager: EMAManager
   private let state = Mutex(State())
 
-  init(zoneId: String, manager: EMAManager) {
+  init(zoneId: String, slot: ZoneSlot, manager: EMAManager) {
     self.zoneId = zoneId
+    self.slot = slot
     self.manager = manager
   }
 
@@ -196,13 +207,13 @@ final class ZoneRouter: AdStatusDelegate, AdClickDelegate, Sendable {
       state.loads.removeAll { $0.ticket == ticket }
       return state.isIdle
     }
-    if idle { manager.destroyRewardedZone(zoneId: zoneId) }
+    if idle { manager.destroyRewardedZone(slot: slot) }
   }
 
   func show(ad: UInt64, from presenter: any AdPresenting, signals: AdapterSignalSink) {
     enum Decision { case show, alreadyUsed, busy }
     let decision = state.withLock { state -> Decision in
-      guard state.unshown.remove(ad) != nil else { return .alreadyUsed }
+      guard state.takeUnshown(ad) else { return .alreadyUsed }
       guard state.show == nil else { return .busy }
       state.show = Show(signals: signals)
       return .show
@@ -220,7 +231,8 @@ final class ZoneRouter: AdStatusDelegate, AdClickDelegate, Sendable {
             message: "an ad of zone '\(zoneId)' is already showing")))
       releaseIfIdle()
     case .show:
-      if !manager.isRewardedReady(zoneId: zoneId) {
+      // `showRewarded(zoneId:from:)` once `isRewardedReady(zoneId:)` answers `true`.
+      if !manager.showRewardedIfReady(slot: slot, from: presenter) {
         // The SDK would answer with `.failed(notReady)` on the zone delegate, but a destroyed or
         // never-loaded zone has no delegate to tell, so report it here.
         endShow()?.send(
@@ -229,18 +241,16 @@ final class ZoneRouter: AdStatusDelegate, AdClickDelegate, Sendable {
               .notReady, vendorCode: EMAError.Code.notReady.rawValue,
               message: "zone '\(zoneId)' has no ad loaded (already shown by another load of it?)")))
         releaseIfIdle()
-        return
       }
-      manager.showRewarded(zoneId: zoneId, from: presenter)
     }
   }
 
   func discard(ad: UInt64) {
     let idle = state.withLock { state in
-      state.unshown.remove(ad)
+      _ = state.takeUnshown(ad)
       return state.isIdle
     }
-    if idle { manager.destroyRewardedZone(zoneId: zoneId) }
+    if idle { manager.destroyRewardedZone(slot: slot) }
   }
 
   // MARK: AdStatusDelegate
@@ -250,18 +260,17 @@ final class ZoneRouter: AdStatusDelegate, AdClickDelegate, Sendable {
     case .initializing:
       break
     case .ready:
-      let ecpm = manager.rewardedECPM(zoneId: zoneId)
-      let ready = state.withLock { state in
+      let ecpm = manager.rewardedECPM(slot: slot)
+      let (loads, firstID) = state.withLock { state in
         let loads = state.loads
         state.loads = []
-        return loads.map { load in
-          let id = state.nextID()
-          state.unshown.insert(id)
-          return (load.completion, EmpowerAd(router: self, id: id))
-        }
+        let firstID = state.lastID + 1
+        for _ in loads { state.unshown.append(state.nextID()) }
+        return (loads, firstID)
       }
-      for (completion, ad) in ready {
-        completion(.success(AdapterLoadedAd(ad: ad, ecpm: ecpm, lifetime: nil)))
+      for (offset, load) in loads.enumerated() {
+        let ad = EmpowerAd(router: self, id: firstID + UInt64(offset))
+        load.completion(.success(AdapterLoadedAd(ad: ad, ecpm: ecpm, lifetime: nil)))
       }
       releaseIfIdle()  // nobody was waiting (e.g. the load was cancelled while a show kept the zone)
     case .failed(let error):
@@ -307,7 +316,7 @@ final class ZoneRouter: AdStatusDelegate, AdClickDelegate, Sendable {
   }
 
   private func releaseIfIdle() {
-    if state.withLock({ $0.isIdle }) { manager.destroyRewardedZone(zoneId: zoneId) }
+    if state.withLock({ $0.isIdle }) { manager.destroyRewardedZone(slot: slot) }
   }
 
   /// Maps an SDK error to MediationKit's kinds, keeping Empower's code and message.

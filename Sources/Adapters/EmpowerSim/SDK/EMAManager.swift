@@ -26,7 +26,7 @@ import Synchronization
 ///
 /// ## Memory
 /// Nothing the manager keeps grows with the number of loads or shows: one entry per zone id (its
-/// state, dashboard entry, show stream and load count) and at most
+/// state, delegate, dashboard entry, show stream, load count and keyed-stream roots) and at most
 /// ``EmpowerBehaviorProfile/maxOutstandingBids`` answered bids.
 public final class EMAManager: Sendable {
   /// The simulated SDK's version.
@@ -94,14 +94,12 @@ public final class EMAManager: Sendable {
   ///   - zoneId: The zone, as configured in the dashboard.
   ///   - delegate: Receives the zone's statuses.
   public func loadRewardedAd(zoneId: String, delegate: AdStatusDelegate? = nil) {
-    let box = state.withLock { $0.zone(zoneId).delegate }
-    if let delegate { box.set(delegate) }
-    startLoad(zoneId: zoneId, simulation: nil)
+    startLoad(slot: slot(zoneId).index, delegate: delegate, simulation: nil)
   }
 
   /// Whether `zoneId` holds a loaded ad that ``showRewarded(zoneId:from:)`` can show.
   public func isRewardedReady(zoneId: String) -> Bool {
-    state.withLock { $0.zones[zoneId]?.ad != nil }
+    state.withLock { state in state.slotIndex[zoneId].map { state.slots[$0].zone?.ad != nil } ?? false }
   }
 
   /// Shows the ad loaded for `zoneId`, reporting `.shown`, then `.rewarded` and `.closed`, or
@@ -115,40 +113,17 @@ public final class EMAManager: Sendable {
   ///   - viewController: What to present from (`UIViewController` in the real SDK).
   public func showRewarded(zoneId: String, from viewController: AdPresenting) {
     let outcome = state.withLock { state -> ShowOutcome in
-      guard var zone = state.zones[zoneId] else {
+      guard let slot = state.slotIndex[zoneId] else {
         return .refused(EMAError(.notReady, "zone '\(zoneId)' has no ad loaded"), nil)
       }
-      if let showing = state.fullScreen {
-        return .refused(
-          EMAError(.anotherAdShowing, "a full-screen ad is already showing (zone '\(showing.zoneId)')"),
-          zone.instance)
-      }
-      guard let ad = zone.ad else {
-        return .refused(EMAError(.notReady, "zone '\(zoneId)' has no ad loaded"), zone.instance)
-      }
-      zone.ad = nil
-      state.zones[zoneId] = zone
-      let session = state.nextID()
-      state.fullScreen = FullScreen(zoneId: zoneId, session: session)
-      let plan = state.showStreams.withStream(zoneId, root: state.showRoot) { random in
-        ShowPlan(ad: ad, profile: profile, random: &random)
-      }
-      return .showing(plan, zone.instance, session)
+      return state.show(slot, profile: profile)
     }
-    switch outcome {
-    case .refused(let error, let instance):
-      settings.log(.warning, "showRewarded(\(zoneId)) refused: \(error)")
-      if let instance {
-        scheduler.execute { [self] in deliver(.failed(error), zoneId: zoneId, instance: instance) }
-      }
-    case .showing(let plan, let instance, let session):
-      run(plan, zoneId: zoneId, instance: instance, session: session)
-    }
+    perform(outcome, zoneId: zoneId)
   }
 
   /// Whether the ad of `zoneId` is on screen.
   public func isRewardedShowing(zoneId: String) -> Bool {
-    state.withLock { $0.fullScreen?.zoneId == zoneId }
+    state.withLock { state in state.fullScreen.map { state.slots[$0.slot].zoneId == zoneId } ?? false }
   }
 
   /// Releases `zoneId`: cancels its load, drops its loaded ad and its delegate.
@@ -157,7 +132,7 @@ public final class EMAManager: Sendable {
   /// does not auto-reload. Loading the zone again starts afresh.
   public func destroyRewardedZone(zoneId: String) {
     let load = state.withLock { state -> Cancellable? in
-      state.zones.removeValue(forKey: zoneId)?.load?.cancellable
+      state.slotIndex[zoneId].flatMap { state.destroy($0) }
     }
     load?.cancel()
     settings.log(.info, "zone \(zoneId): destroyed")
@@ -175,26 +150,29 @@ public final class EMAManager: Sendable {
   /// Takes effect from the next load. A zone that is not configured fails to load with
   /// ``EMAError/Code/invalidZone``.
   public func configureZone(_ settings: EmpowerZoneSettings) {
-    state.withLock { $0.dashboard[settings.zoneId] = settings }
+    state.withLock { state in
+      let slot = state.slot(settings.zoneId)
+      state.slots[slot].dashboard = settings
+    }
   }
 
-  /// Simulation wiring: configures `zoneId` with `settings()` unless it is already configured, in
-  /// one step (`settings` is only called when needed).
-  func configureZoneIfAbsent(_ zoneId: String, _ settings: () -> EmpowerZoneSettings) {
+  /// Simulation wiring: configures the zone of `slot` with `settings()` unless it is already
+  /// configured, in one step (`settings` is only called when needed).
+  func configureZoneIfAbsent(slot: ZoneSlot, _ settings: () -> EmpowerZoneSettings) {
     state.withLock { state in
-      if state.dashboard[zoneId] == nil { state.dashboard[zoneId] = settings() }
+      if state.slots[slot.index].dashboard == nil { state.slots[slot.index].dashboard = settings() }
     }
   }
 
   /// Simulation only: the server-side configuration of `zoneId`, if any.
   public func zoneSettings(zoneId: String) -> EmpowerZoneSettings? {
-    state.withLock { $0.dashboard[zoneId] }
+    state.withLock { state in state.slotIndex[zoneId].flatMap { state.slots[$0].dashboard } }
   }
 
   /// Simulation only: the price (USD eCPM) of the ad loaded for `zoneId`, or `nil` when none is
   /// loaded.
   public func rewardedECPM(zoneId: String) -> Double? {
-    state.withLock { $0.zones[zoneId]?.ad?.ecpm }
+    state.withLock { state in state.slotIndex[zoneId].flatMap { state.slots[$0].zone?.ad?.ecpm } }
   }
 
   /// Simulation wiring: ``loadRewardedAd(zoneId:delegate:)`` with what a mediation adapter knows
@@ -210,9 +188,7 @@ public final class EMAManager: Sendable {
   ///   - delegate: Receives the zone's statuses; `nil` keeps the current one.
   ///   - simulation: The auction id and bid token.
   public func loadRewardedAd(zoneId: String, delegate: AdStatusDelegate?, simulation: EMASimulatedRequest) {
-    let box = state.withLock { $0.zone(zoneId).delegate }
-    if let delegate { box.set(delegate) }
-    startLoad(zoneId: zoneId, simulation: simulation)
+    startLoad(slot: slot(zoneId).index, delegate: delegate, simulation: simulation)
   }
 
   /// Simulation only: what a load of `zoneId` keyed by `auctionID` would answer under `privacy` —
@@ -225,7 +201,7 @@ public final class EMAManager: Sendable {
   public func simulatedOutcome(zoneId: String, auctionID: UInt64?, privacy: PrivacySettings) -> Result<
     Double, EMAError
   > {
-    outcome(zoneId: zoneId, auctionID: auctionID, privacy: privacy, fallback: nil)
+    outcome(zoneId: zoneId, auctionID: auctionID, privacy: privacy) { nil }
   }
 
   /// Simulation only (server-side bidding, which the Empower guide does not cover): asks the
@@ -244,12 +220,13 @@ public final class EMAManager: Sendable {
   ) -> Cancellable {
     let privacy = settings.privacy
     let (outcome, latency) = state.withLock { state in
-      let key = state.loadKey(zoneId, auctionID: auctionID, consume: false)
-      var random = state.bidStream(zoneId, key: key)
+      let slot = state.slot(zoneId)
+      let key = state.loadKey(slot, auctionID: auctionID, consume: false)
+      var random = state.slots[slot].streams.bid(key)
       let seconds = random.logNormal(median: profile.bidLatencyMedian.seconds, sigma: profile.bidLatencySigma)
-      var plan = state.planStream(zoneId, key: key)
+      var plan = state.slots[slot].streams.plan(key)
       let outcome = LoadPlan(
-        settings: state.dashboard[zoneId], profile: profile, privacy: privacy, random: &plan
+        settings: state.slots[slot].dashboard, profile: profile, privacy: privacy, random: &plan
       )
       .result
       return (outcome, Duration.milliseconds(Int64((seconds * 1000).rounded())))
@@ -276,135 +253,198 @@ public final class EMAManager: Sendable {
     }
   }
 
+  // MARK: - Slot-based entry points (simulation wiring for the adapter)
+
+  /// The handle of `zoneId`'s entry, created if needed. Stable for the manager's lifetime (across
+  /// destroys), so an adapter looks a zone id up once and passes the handle on every call.
+  func slot(_ zoneId: String) -> ZoneSlot {
+    ZoneSlot(index: state.withLock { $0.slot(zoneId) })
+  }
+
+  /// ``loadRewardedAd(zoneId:delegate:simulation:)`` for the zone of `slot`.
+  func loadRewardedAd(slot: ZoneSlot, delegate: AdStatusDelegate?, simulation: EMASimulatedRequest) {
+    startLoad(slot: slot.index, delegate: delegate, simulation: simulation)
+  }
+
+  /// ``rewardedECPM(zoneId:)`` for the zone of `slot`.
+  func rewardedECPM(slot: ZoneSlot) -> Double? {
+    state.withLock { $0.slots[slot.index].zone?.ad?.ecpm }
+  }
+
+  /// ``showRewarded(zoneId:from:)`` for the zone of `slot` when it holds an ad; otherwise does
+  /// nothing (no status either) and returns `false`, which ``isRewardedReady(zoneId:)`` would have
+  /// answered.
+  func showRewardedIfReady(slot: ZoneSlot, from viewController: AdPresenting) -> Bool {
+    let outcome = state.withLock { state -> ShowOutcome? in
+      guard state.slots[slot.index].zone?.ad != nil else { return nil }
+      return state.show(slot.index, profile: profile)
+    }
+    guard let outcome else { return false }
+    perform(outcome)
+    return true
+  }
+
+  /// ``destroyRewardedZone(zoneId:)`` for the zone of `slot`.
+  func destroyRewardedZone(slot: ZoneSlot) {
+    let (load, zoneId) = state.withLock { state in
+      (state.destroy(slot.index), state.slots[slot.index].zoneId)
+    }
+    load?.cancel()
+    settings.log(.info, "zone \(zoneId): destroyed")
+  }
+
   // MARK: - Loading
 
   /// The outcome of a load keyed by `auctionID` under `privacy`, drawn without side effects.
-  /// `fallback` stands in for the dashboard entry when the zone is not configured.
-  func outcome(zoneId: String, auctionID: UInt64?, privacy: PrivacySettings, fallback: EmpowerZoneSettings?)
-    -> Result<Double, EMAError>
-  {
+  /// `fallback` stands in for the dashboard entry when the zone is not configured (only called
+  /// then).
+  func outcome(
+    zoneId: String, auctionID: UInt64?, privacy: PrivacySettings, fallback: () -> EmpowerZoneSettings?
+  ) -> Result<Double, EMAError> {
     state.withLock { state in
-      let key = state.loadKey(zoneId, auctionID: auctionID, consume: false)
-      var random = state.planStream(zoneId, key: key)
+      guard let slot = state.slotIndex[zoneId] else {
+        // Never seen: no entry is made for a question. Its first load would have count 1.
+        let streams = ZoneStreams(zoneId, state: state)
+        var random = streams.plan(auctionID.map(LoadKey.auction) ?? .sequence(1))
+        return LoadPlan(settings: fallback(), profile: profile, privacy: privacy, random: &random).result.map(
+          \.ecpm)
+      }
+      let key = state.loadKey(slot, auctionID: auctionID, consume: false)
+      var random = state.slots[slot].streams.plan(key)
       return LoadPlan(
-        settings: state.dashboard[zoneId] ?? fallback, profile: profile, privacy: privacy, random: &random
+        settings: state.slots[slot].dashboard ?? fallback(), profile: profile, privacy: privacy,
+        random: &random
       ).result.map(\.ecpm)
     }
   }
 
-  private func startLoad(zoneId: String, simulation: EMASimulatedRequest?) {
+  private func startLoad(slot: Int, delegate: AdStatusDelegate?, simulation: EMASimulatedRequest?) {
     let privacy = simulation?.bidToken == nil ? settings.privacy : PrivacySettings()
-    let start = state.withLock { state -> LoadStart in
-      var zone = state.zone(zoneId)
-      if zone.load != nil { return .joined }
-      if zone.ad != nil { return .alreadyReady(zone.instance) }
-      let settings = state.dashboard[zoneId]
+    let (start, box) = state.withLock { state -> (LoadStart, DelegateBox) in
+      let zone = state.zone(slot)
+      let box = state.slots[slot].delegate
+      if zone.load != nil { return (.joined, box) }
+      if zone.ad != nil { return (.alreadyReady(zone.instance), box) }
+      let settings = state.slots[slot].dashboard
       let plan: LoadPlan
       if let token = simulation?.bidToken {
-        plan = LoadPlan(bid: state.bids.take(token, zoneId: zoneId), settings: settings, profile: profile)
+        plan = LoadPlan(
+          bid: state.bids.take(token, zoneId: state.slots[slot].zoneId), settings: settings, profile: profile)
       } else {
-        let key = state.loadKey(zoneId, auctionID: simulation?.auctionID, consume: true)
-        var random = state.planStream(zoneId, key: key)
+        let key = state.loadKey(slot, auctionID: simulation?.auctionID, consume: true)
+        var random = state.slots[slot].streams.plan(key)
         plan = LoadPlan(settings: settings, profile: profile, privacy: privacy, random: &random)
       }
       let ticket = state.nextID()
-      zone.load = Load(ticket: ticket, cancellable: nil)
-      state.zones[zoneId] = zone
-      return .started(plan, zone.instance, ticket)
+      state.slots[slot].zone?.load = Load(ticket: ticket, cancellable: nil)
+      return (.started(plan, zone.instance, ticket), box)
     }
+    if let delegate { box.set(delegate) }
     switch start {
     case .joined:
       break
     case .alreadyReady(let instance):
-      scheduler.execute { [self] in deliver(.ready, zoneId: zoneId, instance: instance) }
+      scheduler.execute { [self] in deliver(.ready, box: box, instance: instance) }
     case .started(let plan, let instance, let ticket):
-      settings.log(.info, "zone \(zoneId): loading")
-      scheduler.execute { [self] in deliver(.initializing, zoneId: zoneId, instance: instance) }
+      settings.log(.info, "zone \(box.zoneId): loading")
+      scheduler.execute { [self] in deliver(.initializing, box: box, instance: instance) }
       let cancellable = scheduler.schedule(after: plan.latency) { [self] in
-        finishLoad(plan, zoneId: zoneId, instance: instance, ticket: ticket)
+        finishLoad(plan, slot: slot, box: box, instance: instance, ticket: ticket)
       }
       state.withLock { state in
-        if state.zones[zoneId]?.instance == instance, state.zones[zoneId]?.load?.ticket == ticket {
-          state.zones[zoneId]?.load?.cancellable = cancellable
+        if state.slots[slot].zone?.instance == instance, state.slots[slot].zone?.load?.ticket == ticket {
+          state.slots[slot].zone?.load?.cancellable = cancellable
         }
       }
     }
   }
 
-  private func finishLoad(_ plan: LoadPlan, zoneId: String, instance: UInt64, ticket: UInt64) {
+  private func finishLoad(_ plan: LoadPlan, slot: Int, box: DelegateBox, instance: UInt64, ticket: UInt64) {
     let current = state.withLock { state -> Bool in
-      guard var zone = state.zones[zoneId], zone.instance == instance, zone.load?.ticket == ticket else {
+      guard let zone = state.slots[slot].zone, zone.instance == instance, zone.load?.ticket == ticket else {
         return false
       }
-      zone.load = nil
-      if case .success(let ad) = plan.result { zone.ad = ad }
-      state.zones[zoneId] = zone
+      state.slots[slot].zone?.load = nil
+      if case .success(let ad) = plan.result { state.slots[slot].zone?.ad = ad }
       return true
     }
     guard current else { return }
     switch plan.result {
     case .success(let ad):
-      settings.log(.info, "zone \(zoneId): ready (eCPM \(ad.ecpm))")
-      deliver(.ready, zoneId: zoneId, instance: instance)
+      settings.log(.info, "zone \(box.zoneId): ready (eCPM \(ad.ecpm))")
+      deliver(.ready, box: box, instance: instance)
     case .failure(let error):
-      settings.log(.info, "zone \(zoneId): load failed: \(error)")
-      deliver(.failed(error), zoneId: zoneId, instance: instance)
+      settings.log(.info, "zone \(box.zoneId): load failed: \(error)")
+      deliver(.failed(error), box: box, instance: instance)
     }
   }
 
   // MARK: - Showing
 
-  private func run(_ plan: ShowPlan, zoneId: String, instance: UInt64, session: UInt64) {
-    settings.log(.info, "zone \(zoneId): showing")
-    scheduler.execute { [self] in deliver(.shown, zoneId: zoneId, instance: instance) }
+  /// Carries out a show decided under the lock; `zoneId` names the zone in the log (by default
+  /// the refusing zone's).
+  private func perform(_ outcome: ShowOutcome, zoneId: String? = nil) {
+    switch outcome {
+    case .refused(let error, let target):
+      settings.log(.warning, "showRewarded(\(zoneId ?? target?.box.zoneId ?? "")) refused: \(error)")
+      if let (box, instance) = target {
+        scheduler.execute { [self] in deliver(.failed(error), box: box, instance: instance) }
+      }
+    case .showing(let plan, let slot, let box, let instance, let session):
+      run(plan, slot: slot, box: box, instance: instance, session: session)
+    }
+  }
+
+  private func run(_ plan: ShowPlan, slot: Int, box: DelegateBox, instance: UInt64, session: UInt64) {
+    settings.log(.info, "zone \(box.zoneId): showing")
+    scheduler.execute { [self] in deliver(.shown, box: box, instance: instance) }
     if let click = plan.clickAt {
       scheduler.schedule(after: click) { [self] in
-        guard let box = delegateBox(zoneId: zoneId, instance: instance) else { return }
-        settings.log(.debug, "zone \(zoneId): clicked")
-        (box.delegate as? AdClickDelegate)?.rewardedAdClicked(zoneId: zoneId)
+        guard let delegate = box.delegate(of: instance) else { return }
+        settings.log(.debug, "zone \(box.zoneId): clicked")
+        (delegate as? AdClickDelegate)?.rewardedAdClicked(zoneId: box.zoneId)
       }
     }
     switch plan.ending {
     case .skip(let after):
       scheduler.schedule(after: after) { [self] in
-        dismiss(.skipped, zoneId: zoneId, instance: instance, session: session)
+        dismiss(.skipped, slot: slot, box: box, instance: instance, session: session)
       }
     case .complete(let after, let endCard):
       let reward = AdStatus.rewarded(type: plan.ad.rewardType, amount: plan.ad.rewardAmount)
-      scheduler.schedule(after: after) { [self] in deliver(reward, zoneId: zoneId, instance: instance) }
+      scheduler.schedule(after: after) { [self] in deliver(reward, box: box, instance: instance) }
       scheduler.schedule(after: after + endCard) { [self] in
-        dismiss(.closed, zoneId: zoneId, instance: instance, session: session)
+        dismiss(.closed, slot: slot, box: box, instance: instance, session: session)
       }
     }
   }
 
-  private func dismiss(_ status: AdStatus, zoneId: String, instance: UInt64, session: UInt64) {
+  private func dismiss(_ status: AdStatus, slot: Int, box: DelegateBox, instance: UInt64, session: UInt64) {
     let autoReload = state.withLock { state -> Bool in
       if state.fullScreen?.session == session { state.fullScreen = nil }
-      return state.zones[zoneId]?.instance == instance && state.dashboard[zoneId]?.autoReload == true
+      return state.slots[slot].zone?.instance == instance && state.slots[slot].dashboard?.autoReload == true
     }
-    deliver(status, zoneId: zoneId, instance: instance)
-    if autoReload, state.withLock({ $0.zones[zoneId]?.instance == instance }) {
-      settings.log(.info, "zone \(zoneId): auto-reloading")
-      startLoad(zoneId: zoneId, simulation: nil)
+    deliver(status, box: box, instance: instance)
+    if autoReload, state.withLock({ $0.slots[slot].zone?.instance == instance }) {
+      settings.log(.info, "zone \(box.zoneId): auto-reloading")
+      startLoad(slot: slot, delegate: nil, simulation: nil)
     }
   }
 
   // MARK: - Delivery
 
-  private func delegateBox(zoneId: String, instance: UInt64) -> DelegateBox? {
-    state.withLock { state in
-      guard let zone = state.zones[zoneId], zone.instance == instance else { return nil }
-      return zone.delegate
-    }
-  }
-
   /// Tells the zone's delegate, if the zone still exists as it was when the work was scheduled.
-  private func deliver(_ status: AdStatus, zoneId: String, instance: UInt64) {
-    guard let box = delegateBox(zoneId: zoneId, instance: instance) else { return }
-    settings.log(.debug, "zone \(zoneId): \(status)")
-    box.delegate?.rewardedStatusChanged(adStatus: status)
+  private func deliver(_ status: AdStatus, box: DelegateBox, instance: UInt64) {
+    guard let delegate = box.delegate(of: instance) else { return }
+    settings.log(.debug, "zone \(box.zoneId): \(status)")
+    delegate.rewardedStatusChanged(adStatus: status)
   }
+}
+
+/// Simulation wiring: a handle on one zone id's entry in an ``EMAManager`` (see
+/// ``EMAManager/slot(_:)``), so the adapter's calls skip the zone-id lookup.
+struct ZoneSlot: Sendable, Equatable {
+  fileprivate let index: Int
 }
 
 // MARK: - Internal state
@@ -419,12 +459,10 @@ extension EMAManager {
     let sequenceRoot: SeededRandom
     /// The root of the keyed bid-latency streams.
     let bidRoot: SeededRandom
-    var showStreams = Streams()
-    /// Per zone id: how many vendor-API (keyless) loads it started.
-    var loadCounts: [String: UInt64] = [:]
+    /// The slot of every zone id seen: one per zone id, kept across destroys.
+    var slotIndex: [String: Int] = [:]
+    var slots: [Slot] = []
     var bids = BidBook()
-    var zones: [String: Zone] = [:]
-    var dashboard: [String: EmpowerZoneSettings] = [:]
     var fullScreen: FullScreen?
     var lastID: UInt64 = 0
 
@@ -435,34 +473,34 @@ extension EMAManager {
       self.bidRoot = random.derived("empower.bid")
     }
 
+    /// The slot of `zoneId`, created if needed.
+    mutating func slot(_ zoneId: String) -> Int {
+      if let slot = slotIndex[zoneId] { return slot }
+      let slot = slots.count
+      slots.append(Slot(zoneId: zoneId, streams: ZoneStreams(zoneId, state: self)))
+      slotIndex[zoneId] = slot
+      return slot
+    }
+
     /// The key of a load: its auction id, or the zone's next load count (taken when `consume`).
-    mutating func loadKey(_ zoneId: String, auctionID: UInt64?, consume: Bool) -> LoadKey {
+    mutating func loadKey(_ slot: Int, auctionID: UInt64?, consume: Bool) -> LoadKey {
       if let auctionID { return .auction(auctionID) }
-      let count = (loadCounts[zoneId] ?? 0) + 1
-      if consume { loadCounts[zoneId] = count }
+      let count = (slots[slot].loadCount ?? 0) + 1
+      if consume { slots[slot].loadCount = count }
       return .sequence(count)
     }
 
-    /// The stream of a load's market draws.
-    func planStream(_ zoneId: String, key: LoadKey) -> SeededRandom {
-      switch key {
-      case .auction(let id): loadRoot.derived(zoneId, id)
-      case .sequence(let count): sequenceRoot.derived(zoneId, count)
-      }
-    }
-
-    /// The stream of a bid's latency.
-    func bidStream(_ zoneId: String, key: LoadKey) -> SeededRandom {
-      switch key {
-      case .auction(let id): bidRoot.derived(zoneId, id)
-      case .sequence(let count): bidRoot.derived(zoneId, count).derived("sequence")
-      }
-    }
-
     var bookkeeping: Bookkeeping {
-      Bookkeeping(
-        zones: zones.count, dashboardEntries: dashboard.count, showStreams: showStreams.count,
-        loadCounts: loadCounts.count, openBids: bids.count, bidRing: bids.ringCount)
+      var counts = Bookkeeping(
+        zones: 0, dashboardEntries: 0, showStreams: 0, loadCounts: 0, openBids: bids.count,
+        bidRing: bids.ringCount)
+      for slot in slots {
+        if slot.zone != nil { counts.zones += 1 }
+        if slot.dashboard != nil { counts.dashboardEntries += 1 }
+        if slot.showStream != nil { counts.showStreams += 1 }
+        if slot.loadCount != nil { counts.loadCounts += 1 }
+      }
+      return counts
     }
 
     mutating func nextID() -> UInt64 {
@@ -470,34 +508,109 @@ extension EMAManager {
       return lastID
     }
 
-    /// The zone's entry, created (with a fresh instance number) if it does not exist.
-    mutating func zone(_ zoneId: String) -> Zone {
-      if let zone = zones[zoneId] { return zone }
-      let zone = Zone(instance: nextID(), delegate: DelegateBox())
-      zones[zoneId] = zone
+    /// The slot's zone, created (with a fresh instance number and no delegate) if it does not
+    /// exist.
+    mutating func zone(_ slot: Int) -> Zone {
+      if let zone = slots[slot].zone { return zone }
+      let zone = Zone(instance: nextID())
+      slots[slot].delegate.open(zone.instance)
+      slots[slot].zone = zone
       return zone
+    }
+
+    /// Drops the slot's zone and its delegate; returns its load to cancel.
+    mutating func destroy(_ slot: Int) -> Cancellable? {
+      guard let zone = slots[slot].zone else { return nil }
+      slots[slot].zone = nil
+      slots[slot].delegate.close()
+      return zone.load?.cancellable
+    }
+
+    /// Starts showing the slot's ad, drawing the user's behaviour from the zone's show stream.
+    mutating func show(_ slot: Int, profile: EmpowerBehaviorProfile) -> ShowOutcome {
+      let zoneId = slots[slot].zoneId
+      guard let zone = slots[slot].zone else {
+        return .refused(EMAError(.notReady, "zone '\(zoneId)' has no ad loaded"), nil)
+      }
+      let box = slots[slot].delegate
+      if let showing = fullScreen {
+        return .refused(
+          EMAError(
+            .anotherAdShowing, "a full-screen ad is already showing (zone '\(slots[showing.slot].zoneId)')"),
+          (box, zone.instance))
+      }
+      guard let ad = zone.ad else {
+        return .refused(EMAError(.notReady, "zone '\(zoneId)' has no ad loaded"), (box, zone.instance))
+      }
+      slots[slot].zone?.ad = nil
+      let session = nextID()
+      fullScreen = FullScreen(slot: slot, session: session)
+      var random = slots[slot].showStream ?? showRoot.derived("empower.zone." + zoneId)
+      let plan = ShowPlan(ad: ad, profile: profile, random: &random)
+      slots[slot].showStream = random
+      return .showing(plan, slot, box, zone.instance, session)
     }
   }
 
-  /// One random stream per zone id, derived from the manager's seed, kept across destroys, so one
-  /// zone's draws never shift another's.
-  fileprivate struct Streams {
-    private var byZone: [String: SeededRandom] = [:]
+  /// Everything the manager keeps for one zone id. Only `zone` is dropped by a destroy; the
+  /// dashboard entry, show stream and load count stay, so one zone's draws never shift another's.
+  ///
+  /// A class so that reading or writing one field does not copy the others; only ever used under
+  /// the manager's lock (it is not `Sendable` and never leaves ``State``).
+  fileprivate final class Slot {
+    let zoneId: String
+    /// The zone's delegate; bound to the live zone's instance, cleared by a destroy.
+    let delegate: DelegateBox
+    /// The zone's keyed load and bid streams.
+    let streams: ZoneStreams
+    /// The live zone, if any.
+    var zone: Zone?
+    var dashboard: EmpowerZoneSettings?
+    /// The zone's show stream, once it showed.
+    var showStream: SeededRandom?
+    /// How many vendor-API (keyless) loads it started, once it started one.
+    var loadCount: UInt64?
 
-    var count: Int { byZone.count }
+    init(zoneId: String, streams: ZoneStreams) {
+      self.zoneId = zoneId
+      self.delegate = DelegateBox(zoneId: zoneId)
+      self.streams = streams
+    }
+  }
 
-    mutating func withStream<T>(_ zoneId: String, root: SeededRandom, _ body: (inout SeededRandom) -> T) -> T
-    {
-      var random = byZone[zoneId] ?? root.derived("empower.zone." + zoneId)
-      defer { byZone[zoneId] = random }
-      return body(&random)
+  /// The keyed streams of one zone id: `root.derived(zoneId, key)` for the load, sequence and bid
+  /// roots, with the zone id hashed once instead of on every draw.
+  fileprivate struct ZoneStreams {
+    let load: KeyedStreams
+    let sequence: KeyedStreams
+    let bid: KeyedStreams
+
+    init(_ zoneId: String, state: State) {
+      load = KeyedStreams(state.loadRoot, zoneId)
+      sequence = KeyedStreams(state.sequenceRoot, zoneId)
+      bid = KeyedStreams(state.bidRoot, zoneId)
+    }
+
+    /// The stream of a load's market draws.
+    func plan(_ key: LoadKey) -> SeededRandom {
+      switch key {
+      case .auction(let id): load.stream(id)
+      case .sequence(let count): sequence.stream(count)
+      }
+    }
+
+    /// The stream of a bid's latency.
+    func bid(_ key: LoadKey) -> SeededRandom {
+      switch key {
+      case .auction(let id): bid.stream(id)
+      case .sequence(let count): bid.stream(count).derived("sequence")
+      }
     }
   }
 
   fileprivate struct Zone {
     /// Distinguishes this zone from an earlier, destroyed zone with the same id.
     let instance: UInt64
-    let delegate: DelegateBox
     var load: Load?
     var ad: LoadedAd?
   }
@@ -514,7 +627,7 @@ extension EMAManager {
   }
 
   fileprivate struct FullScreen {
-    let zoneId: String
+    let slot: Int
     let session: UInt64
   }
 
@@ -525,8 +638,9 @@ extension EMAManager {
   }
 
   fileprivate enum ShowOutcome {
-    case refused(EMAError, UInt64?)
-    case showing(ShowPlan, UInt64, UInt64)
+    /// Refused; the zone's delegate and instance to tell, if the zone exists.
+    case refused(EMAError, (box: DelegateBox, instance: UInt64)?)
+    case showing(ShowPlan, Int, DelegateBox, UInt64, UInt64)
   }
 
   fileprivate enum LoadKey {
@@ -733,17 +847,55 @@ extension EmpowerBehaviorProfile {
   }
 }
 
-/// A zone's delegate, held weakly, behind a lock.
+/// `root.derived(label, index)` for one label and any index, with the label hashed once.
+///
+/// ``SeededRandom/derived(_:_:)`` is `derived(label)`'s first draw mixed with the index; this
+/// keeps that draw, so ``stream(_:)`` gives the same stream for a fraction of the cost (the
+/// equality is checked by `KeyedStreamsTests`).
+struct KeyedStreams: Sendable {
+  private let base: UInt64
+
+  init(_ root: SeededRandom, _ label: String) {
+    var keyed = root.derived(label)
+    base = keyed.next()
+  }
+
+  /// `root.derived(label, index)`.
+  func stream(_ index: UInt64) -> SeededRandom {
+    SeededRandom(seed: base ^ (index &* 0x9E37_79B9_7F4A_7C15))
+  }
+}
+
+/// A zone id's delegate, held weakly, behind a lock, and bound to one instance of the zone.
 ///
 /// `@unchecked Sendable` because `AdStatusDelegate` is not `Sendable` (the guide's delegates are
-/// view controllers). It is safe: the reference is only read and written under `lock`, and the
-/// SDK only calls the delegate from its scheduler's serial executor, as a real SDK calls its
+/// view controllers). It is safe: the mutable fields are only read and written under `lock`, and
+/// the SDK only calls the delegate from its scheduler's serial executor, as a real SDK calls its
 /// delegates on the main thread.
 private final class DelegateBox: @unchecked Sendable {
+  let zoneId: String
   private let lock = NSLock()
+  /// The live zone's instance; 0 when the zone does not exist.
+  private var instance: UInt64 = 0
   private weak var reference: AdStatusDelegate?
 
-  var delegate: AdStatusDelegate? { lock.withLock { reference } }
+  init(zoneId: String) { self.zoneId = zoneId }
+
+  /// The delegate, if the zone still is instance `instance`.
+  func delegate(of instance: UInt64) -> AdStatusDelegate? {
+    lock.withLock { self.instance == instance ? reference : nil }
+  }
 
   func set(_ delegate: AdStatusDelegate) { lock.withLock { reference = delegate } }
+
+  /// A new instance of the zone, with no delegate yet.
+  func open(_ instance: UInt64) {
+    lock.withLock {
+      self.instance = instance
+      reference = nil
+    }
+  }
+
+  /// The zone was destroyed: its delegate is dropped.
+  func close() { open(0) }
 }

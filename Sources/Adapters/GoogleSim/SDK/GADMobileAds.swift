@@ -40,10 +40,10 @@ public final class GADMobileAds: Sendable {
   }
 
   /// The roots of the keyed streams: one request's draws come from `root.derived(adUnitID, key)`.
-  private let keyedMarket: SeededRandom
-  private let unkeyedMarket: SeededRandom
-  private let bidTiming: SeededRandom
-  private let bidLoadTiming: SeededRandom
+  private let keyedMarket: KeyedStreamCache
+  private let unkeyedMarket: KeyedStreamCache
+  private let bidTiming: KeyedStreamCache
+  private let bidLoadTiming: KeyedStreamCache
   private let bidTokenKey: SeededRandom
   private let defaultAdUnit: GADSimulatedAdUnit
 
@@ -66,10 +66,10 @@ public final class GADMobileAds: Sendable {
     self.profile = profile
     self.state = Mutex(
       State(random: random, rewardCallbacks: BoundedHistory(limit: profile.rewardCallbackHistoryLimit)))
-    self.keyedMarket = random.derived("GADMobileAds.market")
-    self.unkeyedMarket = random.derived("GADMobileAds.market.unkeyed")
-    self.bidTiming = random.derived("GADMobileAds.bid")
-    self.bidLoadTiming = random.derived("GADMobileAds.bidLoad")
+    self.keyedMarket = KeyedStreamCache(random.derived("GADMobileAds.market"))
+    self.unkeyedMarket = KeyedStreamCache(random.derived("GADMobileAds.market.unkeyed"))
+    self.bidTiming = KeyedStreamCache(random.derived("GADMobileAds.bid"))
+    self.bidLoadTiming = KeyedStreamCache(random.derived("GADMobileAds.bidLoad"))
     self.bidTokenKey = random.derived("GADMobileAds.bidToken")
     self.defaultAdUnit = GADSimulatedAdUnit(
       ecpm: profile.defaultECPM, rewardType: profile.defaultRewardType,
@@ -239,7 +239,7 @@ public final class GADMobileAds: Sendable {
     adUnitID: String, key: UInt64, keyed: Bool, ecpm: Double, privacy: GADPrivacySignals
   ) -> MarketDraw {
     let p = profile
-    var random = (keyed ? keyedMarket : unkeyedMarket).derived(adUnitID, key)
+    var random = (keyed ? keyedMarket : unkeyedMarket).stream(adUnitID, key)
     let errorDraw = random.nextUnit()
     let fillDraw = random.nextUnit()
     let latency = random.logNormal(median: p.loadLatencyMedian.seconds, sigma: p.loadLatencySigma)
@@ -374,7 +374,7 @@ public final class GADMobileAds: Sendable {
     }
     let (_, privacy) = privacySignals(of: request)
     let (key, keyed) = requestKey(adUnitID, auctionID: options.auctionID)
-    var timing = bidTiming.derived(adUnitID, key)
+    var timing = bidTiming.stream(adUnitID, key)
     let latency = timing.logNormal(median: profile.bidLatencyMedian.seconds, sigma: profile.bidLatencySigma)
     let delay = Duration.milliseconds(Int64((latency * 1000).rounded()))
     let answer: Result<Double, GADSimulatedFailure>
@@ -433,7 +433,7 @@ public final class GADMobileAds: Sendable {
       state.redeemedBids.insert(bid.mac, now: now, keepFor: profile.bidLifetime)
     }
     guard fresh else { return LoadPlan(delay: .milliseconds(10), outcome: .failure(.usedAdString)) }
-    var timing = bidLoadTiming.derived(adUnitID, bid.key)
+    var timing = bidLoadTiming.stream(adUnitID, bid.key)
     let latency = timing.logNormal(
       median: profile.bidLoadLatencyMedian.seconds, sigma: profile.bidLoadLatencySigma)
     return LoadPlan(

@@ -112,6 +112,8 @@ public final class ALSdk: Sendable {
   /// This instance's privacy signals (the vendor's class methods act on ``shared()``'s).
   public let privacySettings = ALPrivacySettings()
   let random: SeededRandom
+  /// `random.derived(adUnitIdentifier, auctionID)`, with each ad unit hashed once.
+  private let keyedStreams: KeyedStreamCache
   let fullscreen = FullscreenSlot()
   private let state = Mutex(State())
 
@@ -124,6 +126,7 @@ public final class ALSdk: Sendable {
   public init(scheduler: any Scheduler, random: SeededRandom, profile: MaxBehaviorProfile = .default) {
     self.scheduler = scheduler
     self.random = random
+    self.keyedStreams = KeyedStreamCache(random)
     self.profile = profile
   }
 
@@ -200,7 +203,7 @@ public final class ALSdk: Sendable {
     adUnitIdentifier: String, auctionID: UInt64, lineItemECPM: Double, privacy: MaxPrivacy
   ) -> MaxMarketOutcome {
     MaxMarketOutcome(
-      random.derived(adUnitIdentifier, auctionID), profile: profile, lineItemECPM: lineItemECPM,
+      keyedStreams.stream(adUnitIdentifier, auctionID), profile: profile, lineItemECPM: lineItemECPM,
       privacy: privacy)
   }
 
