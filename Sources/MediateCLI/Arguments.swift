@@ -15,8 +15,9 @@ enum Command: String, CaseIterable, Equatable {
   var usage: String {
     switch self {
     case .run:
-      "mediate [run] [--zone ZONE] [--networks LIST] [--strategy S] [--requests N] [--seed N] [--config FILE] [--json]"
-    case .networks: "mediate networks [--json]"
+      "mediate [run] [--zone ZONE] [--networks LIST] [--strategy S] [--requests N] [--seed N] [--config FILE] "
+        + "[--no-consent] [--do-not-sell] [--child-directed] [--json]"
+    case .networks: "mediate networks [--seed N] [--config FILE] [--json]"
     case .zones: "mediate zones [--config FILE] [--json]"
     case .validate: "mediate validate FILE [--json]"
     case .bench: "mediate bench [--cycles N] [--seed N] [--json]"
@@ -47,14 +48,26 @@ struct OptionSpec {
     help: "Simulate N sessions on virtual time and print fill, revenue, latency and wins.")
   static let cycles = OptionSpec(
     name: "--cycles", valueName: "N", help: "Load-show cycles to time on each path (default: 100000).")
+  static let noConsent = OptionSpec(
+    name: "--no-consent", valueName: nil,
+    help: "Privacy: the user declined GDPR consent (non-personalized ads).")
+  static let doNotSell = OptionSpec(
+    name: "--do-not-sell", valueName: nil, help: "Privacy: the user opted out of sale under CCPA.")
+  static let childDirected = OptionSpec(
+    name: "--child-directed", valueName: nil,
+    help: "Privacy: the user is a child (no bidding, restricted ads).")
   static let json = OptionSpec(
     name: "--json", valueName: nil, help: "Print JSON for machines instead of text.")
   static let help = OptionSpec(name: "--help", valueName: nil, help: "Show help for the command.")
 
   static func options(for command: Command) -> [OptionSpec] {
     switch command {
-    case .run: [.zone, .networks, .strategy, .requests, .seed, .config, .json, .help]
-    case .networks: [.json, .help]
+    case .run:
+      [
+        .zone, .networks, .strategy, .requests, .seed, .config, .noConsent, .doNotSell, .childDirected, .json,
+        .help,
+      ]
+    case .networks: [.seed, .config, .json, .help]
     case .zones: [.config, .json, .help]
     case .validate: [.json, .help]
     case .bench: [.cycles, .seed, .json, .help]

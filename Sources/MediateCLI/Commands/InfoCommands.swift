@@ -10,28 +10,60 @@ struct NetworksCommand {
   func run() throws(CLIError) -> Int32 {
     try context.noPositional(.networks)
     let infos = context.registry.all.map(\.info)
+    let statuses = try startStatuses()
     if context.json {
       let objects: [[String: Any]] = infos.map { info in
-        [
+        var object: [String: Any] = [
           "id": info.id.rawValue, "name": info.displayName, "adapter_version": info.adapterVersion,
           "sdk_version": info.sdkVersion, "capabilities": info.capabilities.map(\.rawValue).sorted(),
         ]
+        if let status = statuses[info.id] {
+          object["status"] = status.state.rawValue
+          object["status_description"] = status.description
+          object["start_latency_ms"] = status.latency.map { $0.milliseconds as Any } ?? NSNull()
+        }
+        return object
       }
       context.output.out(JSONLine.encode(["networks": objects]))
     } else {
-      context.output.out("id        name               adapter   sdk       capabilities")
+      context.output.out(
+        "id        name               adapter   sdk          status       start     capabilities")
       for info in infos {
+        let status = statuses[info.id]
         context.output.out(
           [
             info.id.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0),
             info.displayName.padding(toLength: 18, withPad: " ", startingAt: 0),
             info.adapterVersion.padding(toLength: 9, withPad: " ", startingAt: 0),
-            info.sdkVersion.padding(toLength: 9, withPad: " ", startingAt: 0),
+            info.sdkVersion.padding(toLength: 12, withPad: " ", startingAt: 0),
+            (status?.state.rawValue ?? "-").padding(toLength: 12, withPad: " ", startingAt: 0),
+            (status?.latency.map { "\($0.milliseconds) ms" } ?? "-").padding(
+              toLength: 9, withPad: " ", startingAt: 0),
             info.capabilities.map(\.rawValue).sorted().joined(separator: ", "),
           ].joined(separator: " "))
       }
+      context.output.out("")
+      context.output.out(
+        "Start-up: every adapter starts in parallel, each within \(MediatorOptions().startTimeout.seconds.formatted()) s (virtual time, seed \(try RunCommand(context).seed()))."
+      )
     }
     return ExitCode.success
+  }
+
+  /// Starts every registered adapter on virtual time, as a mediator does, and reports the outcome.
+  private func startStatuses() throws(CLIError) -> [NetworkID: AdapterStatus] {
+    let (config, _) = try context.loadConfig()
+    let scheduler = VirtualScheduler()
+    let options = MediatorOptions(seed: try RunCommand(context).seed())
+    let mediator: Mediator
+    do {
+      mediator = try Mediator(
+        config: config, registry: context.registry, scheduler: scheduler, options: options)
+    } catch {
+      throw .data(error.message)
+    }
+    scheduler.advance(by: options.startTimeout + .seconds(1))
+    return Dictionary(uniqueKeysWithValues: mediator.adapterStatuses.map { ($0.network, $0) })
   }
 }
 

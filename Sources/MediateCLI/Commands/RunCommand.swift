@@ -17,6 +17,8 @@ struct RunCommand {
     var source: String
     /// With `--requests`: how many sessions to simulate.
     var requests: Int?
+    /// The privacy signals the networks receive.
+    var privacy = PrivacySettings()
   }
 
   func validate() throws(CLIError) -> Settings {
@@ -63,7 +65,12 @@ struct RunCommand {
       }
       requests = value
     }
-    return Settings(zone: zone, networks: networks, seed: seed, source: source, requests: requests)
+    let privacy = PrivacySettings(
+      hasUserConsent: context.arguments.has(.noConsent) ? false : nil,
+      doNotSell: context.arguments.has(.doNotSell) ? true : nil,
+      isChildDirected: context.arguments.has(.childDirected))
+    return Settings(
+      zone: zone, networks: networks, seed: seed, source: source, requests: requests, privacy: privacy)
   }
 
   /// `--seed N`, 1 when left out.
@@ -101,6 +108,7 @@ struct RunCommand {
     } catch {
       preconditionFailure("settings were validated: \(error)")
     }
+    mediator.privacy = settings.privacy
     let recorded = Mutex<[ZoneEvent]>([])
     let presenter = HeadlessPresenter()
     mediator.observeEvents { event in

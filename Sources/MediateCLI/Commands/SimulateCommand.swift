@@ -7,7 +7,8 @@ extension RunCommand {
   func simulate(_ settings: Settings, requests: Int) throws(CLIError) -> Int32 {
     let simulator = Simulator(
       settings: Simulator.Settings(
-        zone: settings.zone, networks: settings.networks, seed: settings.seed, requests: requests),
+        zone: settings.zone, networks: settings.networks, seed: settings.seed, requests: requests,
+        privacy: settings.privacy),
       registry: context.registry)
     let started = ContinuousClock.now
     let progress = ProgressBar(
@@ -68,7 +69,7 @@ struct SimulationReport {
         + settings.networks.map(\.rawValue).joined(separator: ", ") + " · seed \(settings.seed)",
       "",
       "  fill rate           \(percent(stats.fillRate))  (\(stats.fills) fills)",
-      "  shows               \(stats.shows)   rewards \(stats.rewards)   skips \(stats.skips)   show failures \(stats.showFailures)",
+      "  shows               \(stats.shows)   rewards \(stats.rewards)   skips \(stats.skips)   show failures \(stats.showFailures)   capped \(stats.capped)",
       "  revenue             \(money(stats.revenueUSD))   average eCPM \(money(stats.averageECPM))",
       "  oracle revenue      \(money(stats.oracleRevenueUSD))   efficiency \(percent(stats.revenueEfficiency))",
       "  time to ready       p50 \(stats.readyLatency.quantile(0.5)) ms   p90 \(stats.readyLatency.quantile(0.9)) ms   p99 \(stats.readyLatency.quantile(0.99)) ms",

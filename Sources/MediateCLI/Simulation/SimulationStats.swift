@@ -9,6 +9,8 @@ struct SimulationStats: Equatable {
   var rewards = 0
   var skips = 0
   var showFailures = 0
+  /// Shows refused by the zone's frequency cap or pacing.
+  var capped = 0
   var revenueUSD = 0.0
   /// Sum of the eCPMs of shown impressions, for the average eCPM.
   var shownECPMSum = 0.0
@@ -23,6 +25,7 @@ struct SimulationStats: Equatable {
     rewards += other.rewards
     skips += other.skips
     showFailures += other.showFailures
+    capped += other.capped
     revenueUSD += other.revenueUSD
     shownECPMSum += other.shownECPMSum
     oracleRevenueUSD += other.oracleRevenueUSD

@@ -32,18 +32,28 @@ struct Simulator {
   let registry: AdapterRegistry
 
   /// Runs every shard; `progress` is called with the number of requests done after each shard.
-  func run(progress: (@Sendable (Int) -> Void)? = nil) throws(MediationError) -> SimulationStats {
+  /// - Parameters:
+  ///   - parallel: Run shards on every core (`true`) or one after another; the figures are the same.
+  ///   - progress: Called with the number of requests done after each shard.
+  func run(parallel: Bool = true, progress: (@Sendable (Int) -> Void)? = nil) throws(MediationError)
+    -> SimulationStats
+  {
     let subset = try registry.subset(settings.networks)
     let shardCount = (settings.requests + Self.shardSize - 1) / Self.shardSize
     let merger = Mutex(ShardMerger())
     let done = Atomic<Int>(0)
     let settings = self.settings
-    DispatchQueue.concurrentPerform(iterations: shardCount) { shard in
+    let runShard: @Sendable (Int) -> Void = { shard in
       let requests = min(Self.shardSize, settings.requests - shard * Self.shardSize)
       let stats = Self.runShard(shard, requests: requests, settings: settings, registry: subset)
       merger.withLock { $0.add(stats, shard: shard) }
       let total = done.add(requests, ordering: .relaxed).newValue
       progress?(total)
+    }
+    if parallel {
+      DispatchQueue.concurrentPerform(iterations: shardCount, execute: runShard)
+    } else {
+      for shard in 0..<shardCount { runShard(shard) }
     }
     return merger.withLock { $0.merged }
   }
@@ -53,21 +63,24 @@ struct Simulator {
     -> SimulationStats
   {
     let scheduler = VirtualScheduler()
+    // Sessions drive every load; the zone's own preload and retry would keep the clock running.
+    var zone = settings.zone
+    zone.autoReload = false
     var shardRandom = SeededRandom(seed: settings.seed).derived("shard", UInt64(shard))
     let shardSeed = shardRandom.next()
     let mediator: Mediator
     let ad: RewardedAd
     do {
       mediator = try Mediator(
-        config: MediationConfig(zones: [settings.zone]), registry: registry, scheduler: scheduler,
+        config: MediationConfig(zones: [zone]), registry: registry, scheduler: scheduler,
         options: MediatorOptions(seed: shardSeed))
-      ad = try mediator.rewardedAd(zone: settings.zone.id)
+      ad = try mediator.rewardedAd(zone: zone.id)
     } catch {
       preconditionFailure("the simulation settings were validated: \(error)")
     }
     mediator.privacy = settings.privacy
     let session = SessionDriver(
-      mediator: mediator, ad: ad, zone: settings.zone, privacy: settings.privacy, requests: requests)
+      mediator: mediator, ad: ad, zone: zone, privacy: settings.privacy, requests: requests)
     let subscription = mediator.observeEvents { event in session.handle(event) }
     // Let the adapters start, then run the sessions back to back.
     scheduler.schedule(after: .seconds(1)) { session.startNext() }
@@ -138,10 +151,12 @@ private final class SessionDriver: Sendable {
         state.stats.readyLatency.record(event.time - state.requestStartedAt)
         state.stats.wins[info.network, default: 0] += 1
       }
-      do {
+      do throws(MediationError) {
         try ad.show(from: presenter)
       } catch {
-        state.withLock { $0.stats.showFailures += 1 }
+        state.withLock { state in
+          if error.code == .capped { state.stats.capped += 1 } else { state.stats.showFailures += 1 }
+        }
         endSession()
       }
     case .failed:

@@ -1,0 +1,128 @@
+import Foundation
+import MediationKit
+import Testing
+
+@testable import MediateCLI
+
+/// The simulator and the benchmark on the built-in networks.
+@Suite("Simulator and bench")
+struct SimulatorTests {
+  static func report(_ arguments: [String]) throws -> [String: Any] {
+    let result = mediate(arguments + ["--json"], registry: BuiltInNetworks.registry())
+    #expect(result.code == 0, "\(result.err)")
+    let line = try #require(result.out.first)
+    return try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+  }
+
+  static let keys: Set<String> = [
+    "requests", "fill_rate", "shows", "rewards", "skips", "revenue_usd", "ecpm_usd", "oracle_revenue_usd",
+    "revenue_efficiency", "ready_ms_p50", "ready_ms_p90", "ready_ms_p99", "wins", "wall_s", "requests_per_s",
+  ]
+
+  @Test func jsonReportHasExactlyThePromisedKeysAndConsistentFigures() throws {
+    let report = try Self.report([
+      "--zone", "level_complete", "--networks", "empower,max,google", "--requests", "12000",
+    ])
+    #expect(Set(report.keys) == Self.keys)
+    #expect(report["requests"] as? Int == 12000)
+    let shows = try #require(report["shows"] as? Int)
+    #expect(shows == (report["rewards"] as? Int ?? -1) + (report["skips"] as? Int ?? -1))
+    let revenue = try #require(report["revenue_usd"] as? Double)
+    let oracle = try #require(report["oracle_revenue_usd"] as? Double)
+    #expect(revenue > 0 && revenue <= oracle)
+    let efficiency = try #require(report["revenue_efficiency"] as? Double)
+    #expect(abs(efficiency - revenue / oracle) < 1e-5)
+    let wins = try #require(report["wins"] as? [String: Int])
+    #expect(Set(wins.keys) == ["empower", "max", "google"])
+    let p50 = try #require(report["ready_ms_p50"] as? Int)
+    let p99 = try #require(report["ready_ms_p99"] as? Int)
+    #expect(0 < p50 && p50 <= p99)
+  }
+
+  @Test func sameSeedSameFiguresWhateverTheCores() throws {
+    let zone = try ConfigLoader.load(Data(DefaultConfig.json.utf8), source: "t").zone("daily_bonus")
+    let settings = Simulator.Settings(
+      zone: zone, networks: ["empower", "max", "google"], seed: 7, requests: 11_000)
+    let simulator = Simulator(settings: settings, registry: BuiltInNetworks.registry())
+    let parallel = try simulator.run(parallel: true)
+    let sequential = try simulator.run(parallel: false)
+    #expect(parallel == sequential)
+    var other = settings
+    other.seed = 8
+    #expect(try Simulator(settings: other, registry: BuiltInNetworks.registry()).run() != parallel)
+  }
+
+  @Test func strategiesRunOnTheBuiltInNetworks() throws {
+    var revenue: [String: Double] = [:]
+    for strategy in ["waterfall", "bidding", "hybrid"] {
+      let report = try Self.report(["--zone", "level_complete", "--strategy", strategy, "--requests", "6000"])
+      revenue[strategy] = report["revenue_usd"] as? Double
+      let wins = report["wins"] as? [String: Int] ?? [:]
+      if strategy == "bidding" { #expect(wins["empower"] == nil, "empower does not bid in level_complete") }
+    }
+    #expect(revenue["hybrid"]! > revenue["waterfall"]!)
+  }
+
+  @Test func privacySignalsLowerRevenueAndChildrenGetNoBids() throws {
+    let base = try Self.report(["--zone", "daily_bonus", "--requests", "6000"])
+    let noConsent = try Self.report(["--zone", "daily_bonus", "--requests", "6000", "--no-consent"])
+    #expect((noConsent["revenue_usd"] as! Double) < (base["revenue_usd"] as! Double) * 0.8)
+    let child = try Self.report(["--zone", "daily_bonus", "--requests", "6000", "--child-directed"])
+    // daily_bonus is hybrid: with no bids only Empower's waterfall line item can fill.
+    #expect(Set((child["wins"] as? [String: Int] ?? [:]).keys) == ["empower"])
+  }
+
+  @Test func simulatorUsageErrors() {
+    for (arguments, message) in [
+      (
+        ["--requests", "0"],
+        "Error: invalid value '0' for --requests: expected a whole number from 1 to 100000000"
+      ),
+      (
+        ["--strategy", "auction"],
+        "Error: invalid value 'auction' for --strategy: expected one of waterfall, bidding, hybrid"
+      ),
+      (
+        ["--zone", "extra_life", "--strategy", "bidding"],
+        "Error: zone 'extra_life' has no bidding line items, so it cannot run --strategy bidding"
+      ),
+    ] {
+      let result = mediate(arguments, registry: BuiltInNetworks.registry())
+      #expect(result.code == 64, "\(arguments)")
+      #expect(result.err.first == message, "\(arguments)")
+    }
+  }
+
+  @Test func benchPrintsBothRatesAndTheirRatio() throws {
+    let result = mediate(["bench", "--cycles", "300", "--json"], registry: BuiltInNetworks.registry())
+    #expect(result.code == 0)
+    let line = try #require(result.out.first)
+    let object = try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+    #expect(Set(object.keys) == ["cycles", "direct_cycles_per_s", "mediated_cycles_per_s", "overhead_ratio"])
+    let direct = try #require(object["direct_cycles_per_s"] as? Double)
+    let mediated = try #require(object["mediated_cycles_per_s"] as? Double)
+    #expect(direct > 0 && mediated > 0)
+    #expect(mediate(["bench", "--cycles", "x"]).code == 64)
+  }
+
+  @Test func networksShowsStartUpStatuses() throws {
+    let result = mediate(["networks", "--json"], registry: BuiltInNetworks.registry())
+    let line = try #require(result.out.first)
+    let object = try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+    let networks = try #require(object["networks"] as? [[String: Any]])
+    #expect(networks.map { $0["status"] as? String } == ["ready", "ready", "ready"])
+    #expect(networks.allSatisfy { ($0["start_latency_ms"] as? Int ?? 0) > 0 })
+  }
+
+  @Test func latencyHistogramQuantiles() {
+    var histogram = LatencyHistogram()
+    for ms in 1...100 { histogram.record(.milliseconds(Int64(ms))) }
+    histogram.record(.seconds(200))
+    #expect(histogram.quantile(0.5) == 51)
+    #expect(histogram.quantile(0.9) == 91)
+    #expect(histogram.quantile(1.0) == 200_000)
+    var merged = LatencyHistogram()
+    merged.merge(histogram)
+    #expect(merged == histogram)
+  }
+}
