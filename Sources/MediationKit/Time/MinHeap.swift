@@ -17,12 +17,33 @@ struct MinHeap<Element: Comparable> {
     }
   }
 
+  /// Keeps only the elements `isIncluded` accepts, calling `removed` on the others, and restores
+  /// the heap order in O(n).
+  mutating func removeAll(where shouldRemove: (Element) -> Bool, removed: (Element) -> Void) {
+    var kept: [Element] = []
+    kept.reserveCapacity(storage.count)
+    for element in storage {
+      if shouldRemove(element) { removed(element) } else { kept.append(element) }
+    }
+    storage = kept
+    var index = storage.count / 2 - 1
+    while index >= 0 {
+      siftDown(from: index)
+      index -= 1
+    }
+  }
+
   @discardableResult
   mutating func removeFirst() -> Element? {
     guard !storage.isEmpty else { return nil }
     storage.swapAt(0, storage.count - 1)
     let first = storage.removeLast()
-    var parent = 0
+    siftDown(from: 0)
+    return first
+  }
+
+  private mutating func siftDown(from start: Int) {
+    var parent = start
     let count = storage.count
     while true {
       let left = 2 * parent + 1
@@ -34,6 +55,5 @@ struct MinHeap<Element: Comparable> {
       storage.swapAt(parent, smallest)
       parent = smallest
     }
-    return first
   }
 }

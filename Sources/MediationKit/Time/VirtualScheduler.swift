@@ -26,6 +26,8 @@ public final class VirtualScheduler: Scheduler {
       }
     }
 
+    var isCancelled: Bool { status.load(ordering: .relaxed) == 2 }
+
     /// Claims the slot for running; `false` when it was cancelled.
     func claim() -> Bool {
       status.compareExchange(expected: 0, desired: 1, ordering: .relaxed).exchanged
@@ -99,7 +101,13 @@ public final class VirtualScheduler: Scheduler {
     let slot = Slot(action, pending: pending)
     pending.count.add(1, ordering: .relaxed)
     let delayNanoseconds = delay > .zero ? Self.nanoseconds(delay) : 0
+    let live = pending.count.load(ordering: .relaxed)
     state.withLock { state in
+      // Cancelled timers (expiry, timeouts) would otherwise sit in the heap until their time:
+      // drop them once they outnumber the live ones.
+      if state.heap.count > 64 && state.heap.count > 2 * live {
+        state.heap.removeAll(where: { $0.slot.takeUnretainedValue().isCancelled }, removed: { $0.slot.release() })
+      }
       let time = state.nowNanoseconds &+ delayNanoseconds
       state.heap.insert(Entry(time: time, sequence: state.nextSequence, slot: .passRetained(slot)))
       state.nextSequence += 1
