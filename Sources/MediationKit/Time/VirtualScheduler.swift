@@ -106,7 +106,8 @@ public final class VirtualScheduler: Scheduler {
       // Cancelled timers (expiry, timeouts) would otherwise sit in the heap until their time:
       // drop them once they outnumber the live ones.
       if state.heap.count > 64 && state.heap.count > 2 * live {
-        state.heap.removeAll(where: { $0.slot.takeUnretainedValue().isCancelled }, removed: { $0.slot.release() })
+        state.heap.removeAll(
+          where: { $0.slot.takeUnretainedValue().isCancelled }, removed: { $0.slot.release() })
       }
       let time = state.nowNanoseconds &+ delayNanoseconds
       state.heap.insert(Entry(time: time, sequence: state.nextSequence, slot: .passRetained(slot)))
