@@ -1,78 +1,179 @@
 import MediationKit
 import Synchronization
 
-/// The conformance suite for adapter authors: runs full load-and-show cycles of one adapter
-/// through a real ``Mediator`` on virtual time, over many seeds, and checks the reward contract
-/// on every one. Throws instead of failing a test, so it works under any test framework.
+/// The conformance suite for adapter authors: one call runs an adapter through every scenario of
+/// the contract — full load-and-show cycles over many seeds through a real ``Mediator`` on virtual
+/// time, plus the refusal scenarios — and reports each violated invariant by name. It throws
+/// instead of failing a test, so it works under Swift Testing, XCTest or a command line.
 ///
 /// ```swift
-/// @Test func keepsTheRewardContract() throws {
-///   let report = try AdapterConformance.run(MyNetwork.registration(), placementID: "my-placement")
+/// @Test func conforms() throws {
+///   let report = AdapterConformance.check(MyNetwork.registration(), placementID: "my-placement")
+///   #expect(report.violations.isEmpty, "\(report.violations)")
 ///   #expect(report.fills > 0)
 /// }
 /// ```
 public enum AdapterConformance {
-  /// What the cycles did.
-  public struct Report: Sendable, Equatable {
+  /// What the scenarios did, and every invariant they found broken.
+  public struct Report: Sendable, Equatable, CustomStringConvertible {
     public var cycles = 0
     public var fills = 0
     public var rewards = 0
     public var skips = 0
     public var showFailures = 0
     public var diagnostics = 0
+    /// Every broken invariant, in the order found.
+    public var violations: [Violation] = []
+
+    /// Whether no invariant was broken.
+    public var passed: Bool { violations.isEmpty }
+
+    public var description: String {
+      let head =
+        "\(cycles) cycles, \(fills) fills, \(rewards) rewards, \(skips) skips, \(showFailures) show failures"
+      return violations.isEmpty
+        ? head + ": conforms" : head + ":\n" + violations.map { "  - \($0)" }.joined(separator: "\n")
+    }
   }
 
-  /// A contract violation, with the seed that reproduces it.
+  /// One broken invariant, with the scenario and seed that reproduce it.
+  public struct Violation: Error, Sendable, Equatable, CustomStringConvertible {
+    public var invariant: Invariant
+    public var scenario: String
+    public var seed: UInt64
+    public var detail: String
+
+    public var description: String { "\(invariant) (\(scenario), seed \(seed)): \(detail)" }
+  }
+
+  /// A violation, with the seed and event names, thrown by ``run(_:placementID:ecpm:seeds:rewardGraceSeconds:)``.
   public struct Failure: Error, CustomStringConvertible {
     public var seed: UInt64
-    public var violation: RewardContractViolation
-    public var events: [String]
-    public var description: String { "seed \(seed): \(violation) in \(events)" }
+    public var violation: Violation
+    public var description: String { "seed \(seed): \(violation)" }
   }
 
-  /// Runs one load-and-show cycle per seed and verifies each.
+  /// Runs every scenario and reports what it found.
   ///
   /// - Parameters:
   ///   - registration: The adapter under test.
-  ///   - placementID: The placement to load.
-  ///   - ecpm: The line item's eCPM.
-  ///   - seeds: One cycle per seed.
-  ///   - rewardGraceSeconds: The zone's grace window for late rewards.
-  /// - Returns: What the cycles did.
-  /// - Throws: ``Failure`` at the first cycle that breaks the contract, or a ``MediationError``
-  ///   if the mediator cannot be built.
+  ///   - placementID: A placement the network can fill.
+  ///   - secondPlacementID: Another placement, for the two-zone exclusivity scenario
+  ///     (default: `placementID` + "-b").
+  ///   - ecpm: The line items' eCPM.
+  ///   - seeds: One load-and-show cycle (and a follow-up cycle) per seed.
+  ///   - rewardGraceSeconds: The zones' grace window for late rewards.
+  public static func check(
+    _ registration: AdapterRegistration, placementID: String, secondPlacementID: String? = nil,
+    ecpm: Double = 10,
+    seeds: ClosedRange<UInt64> = 1...100, rewardGraceSeconds: Double = 5
+  ) -> Report {
+    var report = Report()
+    let second = secondPlacementID ?? placementID + "-b"
+    let zones = [placementID, second].enumerated().map { index, placement in
+      ZoneConfig(
+        id: index == 0 ? "conformance" : "conformance-b", reward: RewardConfig(type: "coins", amount: 10),
+        lineItems: [LineItem(network: registration.info.id, placementId: placement, priority: 0, ecpm: ecpm)],
+        rewardGraceSeconds: rewardGraceSeconds, autoReload: false)
+    }
+    for seed in seeds {
+      var run = ScenarioRun(registration: registration, zones: zones, seed: seed, report: report)
+      run.cycles()
+      report = run.report
+    }
+    var run = ScenarioRun(registration: registration, zones: zones, seed: seeds.lowerBound, report: report)
+    run.refusals(seeds: seeds)
+    return run.report
+  }
+
+  /// Runs the cycles and throws at the first broken invariant; returns the report otherwise.
+  /// - Throws: ``Failure``.
   public static func run(
     _ registration: AdapterRegistration, placementID: String, ecpm: Double = 10,
     seeds: ClosedRange<UInt64> = 1...100,
     rewardGraceSeconds: Double = 5
   ) throws -> Report {
-    let zone = ZoneConfig(
-      id: "conformance", reward: RewardConfig(type: "coins", amount: 10),
-      lineItems: [LineItem(network: registration.info.id, placementId: placementID, priority: 0, ecpm: ecpm)],
-      rewardGraceSeconds: rewardGraceSeconds, autoReload: false)
-    let registry = try AdapterRegistry([registration])
-    var report = Report()
-    for seed in seeds {
-      let scheduler = VirtualScheduler()
-      let mediator = try Mediator(
-        config: MediationConfig(zones: [zone]), registry: registry, scheduler: scheduler,
+    let report = check(
+      registration, placementID: placementID, ecpm: ecpm, seeds: seeds, rewardGraceSeconds: rewardGraceSeconds
+    )
+    if let first = report.violations.first { throw Failure(seed: first.seed, violation: first) }
+    return report
+  }
+}
+
+/// One scenario's mediator on virtual time, recording violations into a report.
+private struct ScenarioRun {
+  let registration: AdapterRegistration
+  let zones: [ZoneConfig]
+  let seed: UInt64
+  var report: AdapterConformance.Report
+
+  private func makeMediator() -> (VirtualScheduler, Mediator, EventRecorder)? {
+    let scheduler = VirtualScheduler()
+    guard let registry = try? AdapterRegistry([registration]),
+      let mediator = try? Mediator(
+        config: MediationConfig(zones: zones), registry: registry, scheduler: scheduler,
         options: MediatorOptions(seed: seed))
-      let recorder = EventRecorder(mediator)
-      let ad = try mediator.rewardedAd(zone: zone.id)
+    else { return nil }
+    return (scheduler, mediator, EventRecorder(mediator))
+  }
+
+  private mutating func fail(_ invariant: Invariant, _ scenario: String, _ detail: String) {
+    report.violations.append(
+      AdapterConformance.Violation(invariant: invariant, scenario: scenario, seed: seed, detail: detail))
+  }
+
+  /// A cycle, then another on the same mediator: every per-cycle invariant.
+  mutating func cycles() {
+    guard let (scheduler, mediator, recorder) = makeMediator(),
+      let ad = try? mediator.rewardedAd(zone: zones[0].id)
+    else {
+      fail(.nextCycleWorks, "cycle", "could not build a mediator for \(registration.info.id)")
+      return
+    }
+    for cycle in 1...2 {
+      let scenario = cycle == 1 ? "cycle" : "next cycle"
+      let before = recorder.events(zone: ad.zoneID).count
+      let started = scheduler.now
       ad.load()
-      scheduler.run(until: .seconds(zone.loadTimeoutSeconds + 1))
-      if ad.isReady { try ad.show(from: HeadlessPresenter()) }
-      scheduler.run(until: scheduler.now + .seconds(600))
-      let events = recorder.events(zone: zone.id)
+      scheduler.run(until: started + .seconds(zones[0].loadTimeoutSeconds))
+      let loadEvents = recorder.events(zone: ad.zoneID).dropFirst(before).filter {
+        ["ready", "failed"].contains($0.name)
+      }
+      if loadEvents.count != 1 {
+        fail(
+          .loadEndsOnceWithinBudget, scenario, "the load ended \(loadEvents.count) times within its budget")
+        return
+      }
+      if ad.isReady {
+        report.fills += 1
+        do {
+          try ad.show(from: HeadlessPresenter())
+        } catch {
+          fail(.nextCycleWorks, scenario, "a ready ad refused to show: \(error)")
+          return
+        }
+        scheduler.run(until: scheduler.now + .seconds(600))
+        if mediator.isAnyAdShowing { fail(.screenReleased, scenario, "the full-screen slot is still taken") }
+        do throws(MediationError) {
+          try ad.show(from: HeadlessPresenter())
+          fail(.singleUse, scenario, "the shown ad was shown again")
+        } catch {
+          if error.code != .alreadyUsed {
+            fail(.singleUse, scenario, "expected already_used, got \(error.code)")
+          }
+        }
+      }
+      let events = Array(recorder.events(zone: ad.zoneID).dropFirst(before))
       do {
         try RewardContract.verify(events)
       } catch {
-        throw Failure(seed: seed, violation: error, events: events.map(\.name))
+        fail(error.invariant, scenario, "\(error.rule) in \(events.map(\.name))")
+        return
       }
       report.cycles += 1
       for event in events {
         switch event {
-        case .ready: report.fills += 1
         case .rewarded: report.rewards += 1
         case .skipped: report.skips += 1
         case .showFailed: report.showFailures += 1
@@ -81,6 +182,38 @@ public enum AdapterConformance {
         }
       }
     }
-    return report
+  }
+
+  /// Showing with nothing loaded, and showing while another zone's ad is up.
+  mutating func refusals(seeds: ClosedRange<UInt64>) {
+    guard let (scheduler, mediator, _) = makeMediator(),
+      let first = try? mediator.rewardedAd(zone: zones[0].id),
+      let second = try? mediator.rewardedAd(zone: zones[1].id)
+    else { return }
+    do throws(MediationError) {
+      try first.show(from: HeadlessPresenter())
+      fail(.notReadyRefused, "refusals", "an unloaded zone showed an ad")
+    } catch {
+      if error.code != .notReady {
+        fail(.notReadyRefused, "refusals", "expected not_ready, got \(error.code)")
+      }
+    }
+    // Load both zones until both are ready (networks do not fill every time).
+    for _ in seeds {
+      if !first.isReady { first.load() }
+      if !second.isReady { second.load() }
+      scheduler.run(until: scheduler.now + .seconds(zones[0].loadTimeoutSeconds))
+      if first.isReady && second.isReady { break }
+    }
+    guard first.isReady && second.isReady, (try? first.show(from: HeadlessPresenter())) != nil else { return }
+    do throws(MediationError) {
+      try second.show(from: HeadlessPresenter())
+      fail(.anotherAdShowingRefused, "refusals", "a second ad showed while the first was up")
+    } catch {
+      if error.code != .anotherAdShowing {
+        fail(.anotherAdShowingRefused, "refusals", "expected another_ad_showing, got \(error.code)")
+      }
+    }
+    scheduler.run(until: scheduler.now + .seconds(600))
   }
 }

@@ -1,13 +1,49 @@
 import MediationKit
 
+/// The invariants of the reward contract (DESIGN.md §4) and of the facade, by name.
+public enum Invariant: String, Sendable, Equatable, CaseIterable, CustomStringConvertible {
+  /// At most one `rewarded` per show.
+  case atMostOneReward = "at-most-one-reward"
+  /// `rewarded`, `clicked` and `revenue_paid` only while a show is open.
+  case eventsDuringShow = "events-during-show"
+  /// `closed` only after the show's `rewarded`.
+  case rewardBeforeClose = "reward-before-close"
+  /// `skipped` never after `rewarded`.
+  case noSkipAfterReward = "no-skip-after-reward"
+  /// Every accepted show ends in exactly one of `closed`, `skipped`, `show_failed`.
+  case oneTerminalPerShow = "one-terminal-per-show"
+  /// Every load ends in exactly one `ready` or `failed`, within the zone's budget.
+  case loadEndsOnceWithinBudget = "load-ends-once-within-budget"
+  /// The full-screen slot is free again after the terminal event.
+  case screenReleased = "screen-released"
+  /// Showing with nothing loaded fails at once with `not_ready`.
+  case notReadyRefused = "not-ready-refused"
+  /// A shown ad cannot be shown again (`already_used`).
+  case singleUse = "single-use"
+  /// Showing while another ad is up fails with `another_ad_showing`.
+  case anotherAdShowingRefused = "another-ad-showing-refused"
+  /// After a cycle, the next load and show still work.
+  case nextCycleWorks = "next-cycle-works"
+
+  public var description: String { rawValue }
+}
+
 /// A broken rule of the reward contract (DESIGN.md §4), with the offending event's position.
 public struct RewardContractViolation: Error, Sendable, Equatable, CustomStringConvertible {
+  /// The invariant that was broken.
+  public var invariant: Invariant
   /// The index of the offending event in the checked sequence.
   public var index: Int
-  /// The rule that was broken.
+  /// What happened.
   public var rule: String
 
-  public var description: String { "event #\(index): \(rule)" }
+  public init(_ invariant: Invariant, index: Int, rule: String) {
+    self.invariant = invariant
+    self.index = index
+    self.rule = rule
+  }
+
+  public var description: String { "\(invariant) broken at event #\(index): \(rule)" }
 }
 
 /// Checks a zone's event sequence against the reward contract. Throws instead of failing a test,
@@ -26,37 +62,42 @@ public enum RewardContract {
     var inShow = false
     var rewarded = false
     for (index, event) in events.enumerated() {
-      func violation(_ rule: String) -> RewardContractViolation {
-        RewardContractViolation(index: index, rule: rule)
+      func violation(_ invariant: Invariant, _ rule: String) -> RewardContractViolation {
+        RewardContractViolation(invariant, index: index, rule: rule)
       }
       switch event {
       case .shown:
-        if inShow { throw violation("shown while a show is still open") }
+        if inShow { throw violation(.oneTerminalPerShow, "shown while a show is still open") }
         inShow = true
         rewarded = false
       case .clicked, .revenuePaid:
-        if !inShow { throw violation("\(event.name) outside a show (after its terminal event?)") }
+        if !inShow {
+          throw violation(.eventsDuringShow, "\(event.name) outside a show (after its terminal event?)")
+        }
       case .rewarded:
-        if !inShow { throw violation("rewarded outside a show (after its terminal event?)") }
-        if rewarded { throw violation("second rewarded in one show") }
+        if !inShow {
+          throw violation(.eventsDuringShow, "rewarded outside a show (after its terminal event?)")
+        }
+        if rewarded { throw violation(.atMostOneReward, "second rewarded in one show") }
         rewarded = true
       case .closed:
-        if !inShow { throw violation("closed outside a show") }
-        if !rewarded { throw violation("closed without a preceding rewarded") }
+        if !inShow { throw violation(.oneTerminalPerShow, "closed outside a show") }
+        if !rewarded { throw violation(.rewardBeforeClose, "closed without a preceding rewarded") }
         inShow = false
       case .skipped:
-        if !inShow { throw violation("skipped outside a show") }
-        if rewarded { throw violation("skipped after rewarded") }
+        if !inShow { throw violation(.oneTerminalPerShow, "skipped outside a show") }
+        if rewarded { throw violation(.noSkipAfterReward, "skipped after rewarded") }
         inShow = false
       case .showFailed:
-        if inShow && rewarded { throw violation("showFailed after rewarded") }
+        if inShow && rewarded { throw violation(.noSkipAfterReward, "showFailed after rewarded") }
         inShow = false
       case .loading, .ready, .failed, .expired, .diagnostic:
         break
       }
     }
     if requireFinished && inShow {
-      throw RewardContractViolation(index: events.count, rule: "a show never reached a terminal event")
+      throw RewardContractViolation(
+        .oneTerminalPerShow, index: events.count, rule: "a show never reached a terminal event")
     }
   }
 

@@ -1,3 +1,4 @@
+import Dispatch
 import MediationKit
 import Synchronization
 
@@ -66,6 +67,7 @@ public final class ScriptedAdapter: RewardedAdapter {
   private let state: Mutex<State>
 
   private let startScript: StartScript
+  private let callbackQueue: DispatchQueue?
 
   /// Creates a scripted network.
   /// - Parameters:
@@ -77,10 +79,12 @@ public final class ScriptedAdapter: RewardedAdapter {
   ///   - show: What every show does.
   ///   - start: How `start` answers.
   ///   - capabilities: What the adapter declares (add `.impressionRevenue` to report revenue itself).
+  ///   - callbackQueue: When set, load completions and show signals arrive on this queue — another
+  ///     thread — instead of the scheduler's, as some SDKs do.
   public init(
     id: NetworkID, scheduler: any Scheduler, loads: [String: [LoadScript]], bids: [String: [BidScript]] = [:],
     show: ShowScript = .completes, start: StartScript = .succeed(after: .zero),
-    capabilities: Set<AdapterCapability> = [.rewarded]
+    capabilities: Set<AdapterCapability> = [.rewarded], callbackQueue: DispatchQueue? = nil
   ) {
     let capabilities = bids.isEmpty ? capabilities : capabilities.union([.bidding])
     self.info = AdapterInfo(
@@ -88,6 +92,7 @@ public final class ScriptedAdapter: RewardedAdapter {
       capabilities: capabilities)
     self.scheduler = scheduler
     self.startScript = start
+    self.callbackQueue = callbackQueue
     self.state = Mutex(State(loadScripts: loads, bidScripts: bids, showScript: show))
   }
 
@@ -178,10 +183,11 @@ public final class ScriptedAdapter: RewardedAdapter {
     case .never:
       timer = .none
     case .fail(let delay, let error):
-      timer = scheduler.schedule(after: delay) { completion(.failure(error)) }
+      timer = scheduler.schedule(after: delay) { [self] in deliver { completion(.failure(error)) } }
     case .fill(let delay, let ecpm, let lifetime):
       timer = scheduler.schedule(after: delay) { [self] in
-        completion(.success(AdapterLoadedAd(ad: ScriptedAd(adapter: self), ecpm: ecpm, lifetime: lifetime)))
+        let loaded = AdapterLoadedAd(ad: ScriptedAd(adapter: self), ecpm: ecpm, lifetime: lifetime)
+        deliver { completion(.success(loaded)) }
       }
     }
     return Cancellable { [self] in
@@ -199,8 +205,14 @@ public final class ScriptedAdapter: RewardedAdapter {
       return state.showScript
     }
     for step in script.steps {
-      scheduler.schedule(after: step.offset) { signals.send(step.signal) }
+      scheduler.schedule(after: step.offset) { [self] in deliver { signals.send(step.signal) } }
     }
+  }
+
+  /// Calls `callback` on the scripted thread: inline, or on ``callbackQueue`` like an SDK that
+  /// calls back from its own thread.
+  private func deliver(_ callback: @escaping @Sendable () -> Void) {
+    if let callbackQueue { callbackQueue.async(execute: callback) } else { callback() }
   }
 
   fileprivate func noteDiscard() { state.withLock { $0.discardedAds += 1 } }

@@ -1,3 +1,4 @@
+import Dispatch
 import MediationKit
 import MediationKitTesting
 import Synchronization
@@ -211,5 +212,36 @@ struct MediatorTests {
     let ready = harness.recorder.events.filter { $0.event.name == "ready" }
     #expect(Set(ready.map(\.zoneID)).count == 10_000)
     #expect(harness.recorder.events.count == 20_000)
+  }
+}
+
+@Suite("Callbacks from another thread")
+struct CrossThreadTests {
+  /// An SDK that answers on its own queue: events still come out in order, on the scheduler,
+  /// and the reward is granted once. The test drives virtual time and waits (bounded) for the
+  /// other thread's callbacks to land, without sleeping.
+  @Test func callbacksFromAnotherThreadAreHoppedOntoTheScheduler() throws {
+    let queue = DispatchQueue(label: "sdk-callbacks")
+    let harness = try Harness(zones: [zone([item("a", "a1", ecpm: 5)])]) { s in
+      [
+        ScriptedAdapter(
+          id: "a", scheduler: s, loads: ["a1": [.fill(after: .seconds(1))]], callbackQueue: queue)
+      ]
+    }
+    let ad = try harness.mediator.rewardedAd(zone: "z")
+    func settle() {
+      for _ in 0..<200 {
+        harness.scheduler.run(until: harness.scheduler.now + .seconds(60))
+        queue.sync {}  // let the SDK thread's pending callbacks enqueue themselves
+        if harness.scheduler.pendingCount == 0 { return }
+      }
+    }
+    ad.load()
+    settle()
+    #expect(ad.isReady)
+    try ad.show(from: HeadlessPresenter())
+    settle()
+    #expect(harness.names() == ["loading", "ready", "shown", "revenue_paid", "rewarded", "closed"])
+    try RewardContract.verify(harness.recorder.events)
   }
 }

@@ -194,3 +194,31 @@ struct ShowStateMachineTests {
     }
   }
 }
+
+@Suite("RewardContract names the broken invariant")
+struct RewardContractTests {
+  static let info = AdInfo(
+    zoneID: "z", network: "n", placementID: "p", ecpm: 1, responses: [], latency: .zero)
+  static let reward = RewardedAdEvent.rewarded(
+    Reward(type: "coins", amount: 1, transactionID: "t", network: "n"))
+
+  @Test(arguments: [
+    ([RewardedAdEvent.shown(info), reward, reward, .closed], Invariant.atMostOneReward),
+    ([.shown(info), .closed], .rewardBeforeClose),
+    ([.shown(info), reward, .skipped], .noSkipAfterReward),
+    ([.shown(info), .skipped, reward], .eventsDuringShow),
+    ([.shown(info), .shown(info)], .oneTerminalPerShow),
+    ([.shown(info)], .oneTerminalPerShow),
+  ])
+  func violationsAreNamed(events: [RewardedAdEvent], invariant: Invariant) {
+    let violation = #expect(throws: RewardContractViolation.self) { try RewardContract.verify(events) }
+    #expect(violation?.invariant == invariant)
+  }
+
+  @Test func aGoodSequencePasses() throws {
+    try RewardContract.verify([
+      .loading, .ready(Self.info), .shown(Self.info), .clicked, Self.reward, .closed,
+      .diagnostic(Diagnostic(.lateReward, "x")),
+    ])
+  }
+}
