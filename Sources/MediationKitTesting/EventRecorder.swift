@@ -23,6 +23,29 @@ public final class EventRecorder: Sendable {
   /// The event names of `zone`, e.g. `["loading", "ready", "shown", "rewarded", "closed"]`.
   public func names(zone: String) -> [String] { events(zone: zone).map(\.name) }
 
+  /// Throws unless `zone`'s event names are exactly `expected` (assertions that throw work under
+  /// any test framework).
+  /// - Throws: ``EventMismatch`` naming the zone, what was expected and what was recorded.
+  public func expectNames(_ expected: [String], zone: String) throws(EventMismatch) {
+    let actual = names(zone: zone)
+    if actual != expected { throw EventMismatch(zone: zone, expected: expected, actual: actual) }
+  }
+
+  /// Throws at the first event of any zone that breaks the reward contract.
+  /// - Throws: ``RewardContractViolation`` naming the invariant.
+  public func verifyContract(requireFinished: Bool = true) throws(RewardContractViolation) {
+    try RewardContract.verify(events, requireFinished: requireFinished)
+  }
+
   /// Forgets what was recorded.
   public func reset() { recorded.withLock { $0.removeAll() } }
+}
+
+/// A recorded event sequence that differs from the expected one.
+public struct EventMismatch: Error, Sendable, Equatable, CustomStringConvertible {
+  public var zone: String
+  public var expected: [String]
+  public var actual: [String]
+
+  public var description: String { "zone '\(zone)': expected events \(expected), recorded \(actual)" }
 }

@@ -245,3 +245,19 @@ struct CrossThreadTests {
     try RewardContract.verify(harness.recorder.events)
   }
 }
+
+@Suite("EventRecorder assertions")
+struct RecorderAssertionTests {
+  @Test func assertionsThrowWithWhatWasRecorded() throws {
+    let (harness, ad) = try MediatorTests.single()
+    try ad.show(from: HeadlessPresenter())
+    harness.settle()
+    try harness.recorder.expectNames(
+      ["loading", "ready", "shown", "revenue_paid", "rewarded", "closed"], zone: "z")
+    try harness.recorder.verifyContract()
+    let mismatch = #expect(throws: EventMismatch.self) {
+      try harness.recorder.expectNames(["loading"], zone: "z")
+    }
+    #expect(mismatch?.description.hasPrefix("zone 'z': expected events [\"loading\"], recorded") == true)
+  }
+}
