@@ -14,10 +14,11 @@ import Synchronization
 ///   ``AdapterSignal/rewarded(_:)`` (no payload: Unity has no reward callback, the zone's reward
 ///   applies) then ``AdapterSignal/dismissed``, `unityAdsShowComplete(.showCompletionStateSkipped)`
 ///   → ``AdapterSignal/dismissed``, `unityAdsShowFailed` → ``AdapterSignal/showFailed(_:)``.
+/// - `quote` (``SimulatedNetwork``) tells what a load of a request would do, without loading.
 ///
 /// Unity cannot cancel a load: cancelling only stops listening; the SDK keeps the placement's ad,
 /// and the next load of it reports it at once.
-public final class UnityAdapter: RewardedAdapter {
+public final class UnityAdapter: SimulatedNetwork {
   /// The network and versions this adapter drives.
   public let info: AdapterInfo
   /// The SDK instance the adapter drives (its own, not ``UnityAdsSDK/shared``).
@@ -42,13 +43,33 @@ public final class UnityAdapter: RewardedAdapter {
     completion: @escaping @Sendable (Result<AdapterLoadedAd, AdapterError>) -> Void
   ) -> Cancellable {
     let metaData = UADSMetaData()
-    if let consent = request.privacy.hasUserConsent { metaData.set("gdpr.consent", value: consent) }
-    if let doNotSell = request.privacy.doNotSell { metaData.set("privacy.consent", value: !doNotSell) }
-    metaData.set("user.nonbehavioral", value: request.privacy.isChildDirected)
+    for (key, value) in Self.metaData(request.privacy) { metaData.set(key, value: value) }
     metaData.commit(to: sdk)
     let listener = LoadListener(sdk: sdk, completion: completion)
-    sdk.load(request.placementID, loadDelegate: listener)
+    sdk.load(
+      request.placementID, loadDelegate: listener, auctionID: request.auctionID == 0 ? nil : request.auctionID
+    )
     return Cancellable(listener)
+  }
+
+  /// What a load of `request` would do, without loading (the simulator's oracle): whether it
+  /// fills, at the line item's eCPM since Unity reports no price. Exact for a placement that is
+  /// neither loading nor holding an ad; a request with auction id 0 is not keyed, so its quote is
+  /// only indicative.
+  public func quote(_ request: AdapterLoadRequest) -> SimulatedQuote {
+    let fills = sdk.simulatedFill(
+      placementId: request.placementID, auctionID: request.auctionID, metaData: Self.metaData(request.privacy)
+    )
+    return SimulatedQuote(fills: fills, ecpm: fills ? request.ecpm : 0)
+  }
+
+  /// The request's privacy signals as Unity metadata: `gdpr.consent`, `privacy.consent` (CCPA)
+  /// and `user.nonbehavioral` (COPPA).
+  static func metaData(_ privacy: PrivacySettings) -> [String: Bool] {
+    var entries = ["user.nonbehavioral": privacy.isChildDirected]
+    if let consent = privacy.hasUserConsent { entries["gdpr.consent"] = consent }
+    if let doNotSell = privacy.doNotSell { entries["privacy.consent"] = !doNotSell }
+    return entries
   }
 
   /// Maps a load error, keeping Unity's code and message.

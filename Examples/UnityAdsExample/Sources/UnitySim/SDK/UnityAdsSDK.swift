@@ -34,7 +34,9 @@ public final class UnityAdsSDK: Sendable {
     self.scheduler = scheduler
     self.profile = profile
     self.state = Mutex(
-      State(loadRandom: random.derived("unity.load"), showRandom: random.derived("unity.show")))
+      State(
+        loadRandom: random.derived("unity.load"), loadRoot: random.derived("unity.auction"),
+        showRandom: random.derived("unity.show")))
   }
 
   // MARK: - The vendor API
@@ -69,7 +71,7 @@ public final class UnityAdsSDK: Sendable {
         return (waiting, state.pendingLoads)
       }
       for box in waiting { Self.tellInitialization(box, success: success) }
-      for load in loads { self.load(load.placementId, box: load.delegate) }
+      for load in loads { self.load(load.placementId, box: load.delegate, auctionID: load.auctionID) }
     }
   }
 
@@ -81,7 +83,7 @@ public final class UnityAdsSDK: Sendable {
   /// Loads an ad for `placementId`; `loadDelegate` hears `unityAdsAdLoaded` or
   /// `unityAdsAdFailed` once.
   public func load(_ placementId: String, loadDelegate: UnityAdsLoadDelegate? = nil) {
-    load(placementId, box: loadDelegate.map(Box.init))
+    load(placementId, box: loadDelegate.map(Box.init), auctionID: nil)
   }
 
   /// Shows the ad loaded for `placementId`, consuming it: `unityAdsShowStart`, maybe
@@ -125,6 +127,24 @@ public final class UnityAdsSDK: Sendable {
 
   // MARK: - Simulation wiring
 
+  /// Simulation wiring: ``load(_:loadDelegate:)`` with the mediation auction it is for, which the
+  /// vendor API has no place for. A new load's draws then come from a stream keyed by the
+  /// placement and `auctionID`, so ``simulatedFill(placementId:auctionID:metaData:)`` can tell
+  /// its outcome in advance; `nil` draws from the instance's sequential stream, like the vendor API.
+  public func load(_ placementId: String, loadDelegate: UnityAdsLoadDelegate?, auctionID: UInt64?) {
+    load(placementId, box: loadDelegate.map(Box.init), auctionID: auctionID)
+  }
+
+  /// Simulation only: whether a new load of `placementId` keyed by `auctionID` would fill once
+  /// `metaData` is committed, without loading or drawing anything. Exact for a placement that is neither
+  /// loading nor holding an ad (a load would join or re-report those).
+  public func simulatedFill(placementId: String, auctionID: UInt64, metaData: [String: Bool]) -> Bool {
+    let (root, committed) = state.withLock { ($0.loadRoot, $0.metaData) }
+    var random = root.derived(placementId, auctionID)
+    let merged = committed.merging(metaData) { _, new in new }
+    return LoadPlan(profile: profile, metaData: merged, random: &random).error == nil
+  }
+
   /// Applies committed ``UADSMetaData`` entries.
   func apply(metaData: [String: Bool]) {
     state.withLock { $0.metaData.merge(metaData) { _, new in new } }
@@ -135,7 +155,7 @@ public final class UnityAdsSDK: Sendable {
 
   // MARK: - Internals
 
-  private func load(_ placementId: String, box: Box<UnityAdsLoadDelegate>?) {
+  private func load(_ placementId: String, box: Box<UnityAdsLoadDelegate>?, auctionID: UInt64?) {
     enum Start {
       case fail(UnityAdsLoadError, String)
       case loaded
@@ -147,7 +167,7 @@ public final class UnityAdsSDK: Sendable {
       case .notStarted: return .fail(.initializeFailed, "call UnityAds.initialize before loading")
       case .done(false): return .fail(.initializeFailed, "Unity Ads failed to initialize")
       case .initializing:
-        state.pendingLoads.append(PendingLoad(placementId: placementId, delegate: box))
+        state.pendingLoads.append(PendingLoad(placementId: placementId, delegate: box, auctionID: auctionID))
         return .joined
       case .done(true): break
       }
@@ -158,7 +178,13 @@ public final class UnityAdsSDK: Sendable {
         state.placements[placementId] = .loading(ticket, waiting + (box.map { [$0] } ?? []))
         return .joined
       case nil:
-        let plan = LoadPlan(profile: profile, metaData: state.metaData, random: &state.loadRandom)
+        let plan: LoadPlan
+        if let auctionID {
+          var random = state.loadRoot.derived(placementId, auctionID)
+          plan = LoadPlan(profile: profile, metaData: state.metaData, random: &random)
+        } else {
+          plan = LoadPlan(profile: profile, metaData: state.metaData, random: &state.loadRandom)
+        }
         state.lastTicket += 1
         state.placements[placementId] = .loading(state.lastTicket, box.map { [$0] } ?? [])
         return .started(plan, state.lastTicket)
@@ -207,6 +233,8 @@ public final class UnityAdsSDK: Sendable {
     var metaData: [String: Bool] = [:]
     var lastTicket: UInt64 = 0
     var loadRandom: SeededRandom
+    /// The root of the keyed streams of mediation loads.
+    let loadRoot: SeededRandom
     var showRandom: SeededRandom
   }
 
@@ -219,6 +247,7 @@ public final class UnityAdsSDK: Sendable {
   private struct PendingLoad {
     let placementId: String
     let delegate: Box<UnityAdsLoadDelegate>?
+    let auctionID: UInt64?
   }
 
   private enum Placement {
