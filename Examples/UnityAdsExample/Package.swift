@@ -10,6 +10,8 @@ let package = Package(
     .executable(name: "mediate-unity", targets: ["mediate-unity"]),
   ],
   dependencies: [
+    // `name:` pins the dependency's name: without it, SwiftPM names a path dependency after its
+    // directory (the clone's folder, which varies), and `package: "MediationKit"` would not resolve.
     .package(name: "MediationKit", path: "../..")
   ],
   targets: [
