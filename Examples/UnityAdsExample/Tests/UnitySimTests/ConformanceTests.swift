@@ -1,0 +1,30 @@
+import MediationKit
+import MediationKitTesting
+import Testing
+import UnitySim
+
+/// The Unity adapter keeps the reward contract through a real mediator over many seeds, with
+/// fills, rewards and skips all exercised.
+@Suite("Unity conformance")
+struct UnityConformanceTests {
+  @Test func keepsTheRewardContractOverManySeeds() throws {
+    let report = try AdapterConformance.run(
+      UnityNetwork.registration(), placementID: "Rewarded_iOS", seeds: 1...300)
+    #expect(report.cycles >= 300)  // newer suites add a follow-up cycle per seed
+    #expect(report.fills > 200)
+    #expect(report.rewards > 150)
+    #expect(report.skips > 0)
+    #expect(report.rewards + report.skips + report.showFailures == report.fills)
+  }
+
+  @Test func keepsItWithAQuirkyProfile() throws {
+    // Frequent player errors, skips and clicks, instant skips.
+    let profile = UnityBehaviorProfile(
+      fillRate: 0.9, videoPlayerErrorRate: 0.2, skipRate: 0.5, earliestSkip: .zero, clickRate: 0.5)
+    let report = try AdapterConformance.run(
+      UnityNetwork.registration(profile: profile), placementID: "Rewarded_iOS", seeds: 1...300)
+    #expect(report.showFailures > 0)
+    #expect(report.rewards > 0)
+    #expect(report.skips > 0)
+  }
+}
