@@ -4,6 +4,10 @@ import MediationKitTesting
 import Synchronization
 import Testing
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// Every built-in network × every fault, through a real mediator on virtual time: no hang, no
 /// double grant, no lost reward, the reward contract holds and the next load still works.
 @Suite("Fault injection (built-in networks × faults)")
@@ -386,4 +390,118 @@ final class ObservingApp {
   }
 
   deinit { subscription.cancel() }
+}
+
+/// The fault injector itself, and what it found in the core, on a fully scripted network.
+@Suite("Fault injection (scripted network)")
+struct FaultInjectionScriptedTests {
+  static let zone = ZoneConfig(
+    id: "z", reward: RewardConfig(type: "coins", amount: 1),
+    lineItems: [LineItem(network: "scripted", placementId: "p", priority: 0, ecpm: 1)], autoReload: false)
+
+  static func mediator(_ scripted: ScriptedAdapter, fault: Fault, scheduler: VirtualScheduler) throws -> (
+    Mediator, EventRecorder, RewardedAd
+  ) {
+    let registry = try AdapterRegistry([
+      FaultInjection.registration(wrapping: scripted.registration, fault: fault)
+    ])
+    let mediator = try Mediator(
+      config: MediationConfig(zones: [zone]), registry: registry, scheduler: scheduler)
+    return (mediator, EventRecorder(mediator), try mediator.rewardedAd(zone: zone.id))
+  }
+
+  @Test func callbacksReallyComeFromAnotherThread() {
+    let scheduler = VirtualScheduler()
+    let scripted = ScriptedAdapter(
+      id: "scripted", scheduler: scheduler, loads: ["p": [.fill(after: .seconds(1))]])
+    let adapter = FaultInjectingAdapter(
+      wrapping: scripted, fault: .callbacksFromAnotherThread, scheduler: scheduler)
+    let threads = Mutex<[UInt]>([])
+    let request = AdapterLoadRequest(
+      zoneID: "z", placementID: "p", ecpm: 1, reward: NetworkReward(type: "coins", amount: 1))
+    _ = adapter.load(request) { _ in threads.withLock { $0.append(Self.currentThread) } }
+    scheduler.run()
+    // The hop hands the callback over before its caller returns, so one run sees it.
+    #expect(threads.withLock { $0.count } == 1)
+    #expect(threads.withLock { $0.first } != Self.currentThread)
+  }
+
+  private static var currentThread: UInt { UInt(pthread_self()) }
+
+  @Test func rewardHeldPastTheDismissalInsideAndBeyondTheGraceWindow() throws {
+    for (delay, expected) in [
+      (Duration.seconds(2), ["loading", "ready", "shown", "revenue_paid", "rewarded", "closed"]),
+      (.seconds(8), ["loading", "ready", "shown", "revenue_paid", "skipped", "diagnostic"]),
+    ] {
+      let scheduler = VirtualScheduler()
+      let scripted = ScriptedAdapter(
+        id: "scripted", scheduler: scheduler, loads: ["p": [.fill(after: .seconds(1))]])
+      let (_, recorder, ad) = try Self.mediator(
+        scripted, fault: .rewardAfterDismissal(delay: delay), scheduler: scheduler)
+      ad.load()
+      scheduler.run(until: .seconds(5))
+      try ad.show(from: HeadlessPresenter())
+      scheduler.run()
+      #expect(recorder.names(zone: "z") == expected, "delay \(delay)")
+      try RewardContract.verify(recorder.events)
+    }
+  }
+
+  /// Core finding 1: a duplicate load completion discards the ad that is ready (the same object),
+  /// and the core later discards it a second time (the contract says "at most once").
+  @Test func duplicateLoadCompletionDoesNotDiscardTheReadyAd() throws {
+    let scheduler = VirtualScheduler()
+    let scripted = ScriptedAdapter(
+      id: "scripted", scheduler: scheduler, loads: ["p": [.fill(after: .seconds(1))]])
+    let (_, recorder, ad) = try Self.mediator(scripted, fault: .duplicateCallbacks, scheduler: scheduler)
+    ad.load()
+    scheduler.run(until: .seconds(5))
+    #expect(ad.isReady)
+    withKnownIssue("ZoneController.answer discards a late success without checking it is the ready ad") {
+      #expect(scripted.discardedAds == 0, "the ready ad was discarded before its show")
+      #expect(!recorder.names(zone: "z").contains("diagnostic"), "\(recorder.names(zone: "z"))")
+    }
+    try ad.show(from: HeadlessPresenter())
+    scheduler.run()
+    withKnownIssue("the ready ad is discarded twice") {
+      #expect(scripted.discardedAds == 1)
+    }
+  }
+
+  /// Core finding 2: an SDK that displays the ad but never reports the dismissal keeps the show
+  /// open for ever: no terminal event, and the full-screen gate is never released.
+  @Test func aShowWhoseDismissalNeverComesStillEnds() throws {
+    let scheduler = VirtualScheduler()
+    let scripted = ScriptedAdapter(
+      id: "scripted", scheduler: scheduler, loads: ["p": [.fill(after: .seconds(1))]],
+      show: .init([(.zero, .displayed), (.seconds(3), .rewarded(nil))]))
+    let (mediator, recorder, ad) = try Self.mediator(scripted, fault: .none, scheduler: scheduler)
+    ad.load()
+    scheduler.run(until: .seconds(5))
+    try ad.show(from: HeadlessPresenter())
+    #expect(scheduler.run(until: .seconds(86_400)), "the clock drains")
+    withKnownIssue("no timeout bounds a displayed show whose dismissal never arrives") {
+      #expect(recorder.events(zone: "z").contains { $0.isTerminal }, "\(recorder.names(zone: "z"))")
+      #expect(!mediator.isAnyAdShowing)
+    }
+  }
+
+  /// Core finding 3: when the SDK never reports the display and the reward comes after the
+  /// display timeout, the show has already failed and the earned reward is lost.
+  @Test func aRewardAfterAnUnreportedDisplayIsNotLost() throws {
+    let scheduler = VirtualScheduler()
+    let scripted = ScriptedAdapter(
+      id: "scripted", scheduler: scheduler, loads: ["p": [.fill(after: .seconds(1))]])
+    let (_, recorder, ad) = try Self.mediator(scripted, fault: .dismissalWithoutDisplay, scheduler: scheduler)
+    ad.load()
+    scheduler.run(until: .seconds(5))
+    try ad.show(from: HeadlessPresenter())
+    scheduler.run()
+    // ScriptedShow.completes: displayed (dropped) at 0 s, rewarded at 30 s, dismissed at 31 s;
+    // the display timeout (10 s) fails the show first.
+    #expect(recorder.names(zone: "z").contains("show_failed"))
+    withKnownIssue("display timeout is final; a reward after it is only a late_reward diagnostic") {
+      #expect(recorder.names(zone: "z").contains("rewarded"), "\(recorder.names(zone: "z"))")
+    }
+  }
 }
