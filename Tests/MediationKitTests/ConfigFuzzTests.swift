@@ -356,9 +356,7 @@ struct ConfigFuzzTests {
           "lineItems": [{"network": "max", "placementId": "a", "priority": 0, "ecpm": 3, "timeoutSeconds": 5}]}]}
         """#
       let config = try? ConfigLoader.load(Data(json.utf8), source: "t.json", knownNetworks: Self.known)
-      withKnownIssue("waterfall zones skip the auctionTimeoutSeconds range check; Auction.init traps on it") {
-        #expect(config == nil, "accepted auctionTimeoutSeconds \(value)")
-      }
+      #expect(config == nil, "accepted auctionTimeoutSeconds \(value)")
     }
   }
 }

@@ -229,12 +229,14 @@ struct CrossThreadTests {
       ]
     }
     let ad = try harness.mediator.rewardedAd(zone: "z")
+    // Advance in small steps and let the SDK thread hand over its callbacks after each one, so
+    // no timer can overtake a callback that is still on the other thread.
     func settle() {
-      for _ in 0..<200 {
-        harness.scheduler.run(until: harness.scheduler.now + .seconds(60))
-        queue.sync {}  // let the SDK thread's pending callbacks enqueue themselves
-        if harness.scheduler.pendingCount == 0 { return }
+      for _ in 0..<1_000 {
+        harness.scheduler.advance(by: .milliseconds(100))
+        queue.sync {}
       }
+      harness.scheduler.runUntilIdle()
     }
     ad.load()
     settle()

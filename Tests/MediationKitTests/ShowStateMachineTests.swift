@@ -148,6 +148,7 @@ struct ShowStateMachineTests {
     let alphabet: [Input] = [
       .signal(.displayed), .signal(.clicked), .signal(.revenuePaid(Self.revenue)), .signal(.rewarded(nil)),
       .signal(.dismissed), .signal(.showFailed(Self.failure)), .graceWindowEnded, .displayTimeoutEnded,
+      .showTimeoutEnded,
     ]
     var checked = 0
     func visit(_ prefix: [Input], _ machine: ShowStateMachine, _ events: [Event], rewardBeforeFinal: Bool)
@@ -175,7 +176,7 @@ struct ShowStateMachineTests {
       }
     }
     try visit([], ShowStateMachine(graceWindow: .seconds(5)), [], rewardBeforeFinal: false)
-    #expect(checked == (0...6).reduce(0) { $0 + Int(pow(8.0, Double($1))) })
+    #expect(checked == (0...6).reduce(0) { $0 + Int(pow(Double(alphabet.count), Double($1))) })
   }
 
   static func appEvent(_ event: Event) -> RewardedAdEvent {

@@ -88,10 +88,11 @@ extension ZoneConfig {
             "strategy '\(strategy.rawValue)' needs at least one line item with \"bidding\": true, found none")
       )
     }
-    if strategy != .waterfall,
-      let issue = Self.rangeIssue(
-        "\(path).auctionTimeoutSeconds", auctionTimeoutSeconds, 0...ConfigLimits.maxAuctionTimeout,
-        lowerOpen: true)
+    // Checked for every strategy: a waterfall zone keeps the value (and may be run with another
+    // strategy), so it must be usable too.
+    if let issue = Self.rangeIssue(
+      "\(path).auctionTimeoutSeconds", auctionTimeoutSeconds, 0...ConfigLimits.maxAuctionTimeout,
+      lowerOpen: true)
     {
       issues.append(issue)
     }

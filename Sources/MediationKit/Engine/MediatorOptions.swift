@@ -9,11 +9,15 @@ public struct MediatorOptions: Sendable {
   /// How long after a show ends its ad is kept, so the network's late callbacks still arrive and
   /// are reported as diagnostics; then the ad is discarded.
   public var lateSignalWindow: Duration
+  /// The longest a show may stay open without the network reporting the dismissal; then the core
+  /// ends it as if dismissed (with a diagnostic), so the screen is never held for ever.
+  public var maxShowDuration: Duration
 
   public init(
     displayTimeout: Duration = .seconds(10), seed: UInt64 = 0, startTimeout: Duration = .seconds(10),
-    lateSignalWindow: Duration = .seconds(60)
+    lateSignalWindow: Duration = .seconds(60), maxShowDuration: Duration = .seconds(300)
   ) {
+    self.maxShowDuration = maxShowDuration
     self.displayTimeout = displayTimeout
     self.seed = seed
     self.startTimeout = startTimeout

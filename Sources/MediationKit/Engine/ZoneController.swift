@@ -36,6 +36,9 @@ final class ZoneController: Sendable {
     var showTimes: [Duration] = []
     /// The show on screen; kept alive here, then for the late-signal window after it ends.
     var session: ShowSession?
+    /// The ad the last load filled with, to recognise an SDK reporting the same load twice. Held
+    /// (not just its identifier, which a new ad could reuse) until the next fill.
+    var acceptedAd: (any AdapterAd)?
   }
 
   let zone: ZoneConfig
@@ -191,6 +194,13 @@ final class ZoneController: Sendable {
   ) {
     switch result {
     case .success(let loaded):
+      let twice = state.withLock { $0.acceptedAd === loaded.ad }
+      if twice {
+        // The SDK reported the load that already filled again: the ad is the zone's, keep it.
+        let note = Diagnostic(.duplicateSignal, "the network reported the same load twice; ignored")
+        context.publish(zone.id, nil, .diagnostic(note))
+        return
+      }
       let late = Auction.Action.discard(
         loaded, Diagnostic(.lateLoad, "an ad arrived after its load ended; discarded"))
       state.withLock { $0.inFlight.remove(entry) }?.cancel()
@@ -238,6 +248,7 @@ final class ZoneController: Sendable {
         state.ready = ReadyAd(id: loadID, info: info, loaded: loaded, expiresAt: now + lifetime)
         state.lastAd = .none
         state.consecutiveFailures = 0
+        state.acceptedAd = loaded.ad
         return info
       }
       let timer = context.scheduler.schedule(after: lifetime) { [self] in expire(adID: loadID) }

@@ -7,6 +7,7 @@ final class ShowSession: Sendable {
     var machine: ShowStateMachine
     var graceTimer: Cancellable?
     var displayTimer: Cancellable?
+    var showTimer: Cancellable?
   }
 
   private let ready: ZoneController.ReadyAd
@@ -35,7 +36,13 @@ final class ShowSession: Sendable {
     let timer = context.scheduler.schedule(after: context.options.displayTimeout) { [self] in
       receive(.displayTimeoutEnded)
     }
-    state.withLock { $0.displayTimer = timer }
+    let showTimer = context.scheduler.schedule(after: context.options.maxShowDuration) { [weak self] in
+      self?.receive(.showTimeoutEnded)
+    }
+    state.withLock { state in
+      state.displayTimer = timer
+      state.showTimer = showTimer
+    }
     let scheduler = context.scheduler
     // Weak: the SDK may keep the sink after the ad is discarded; the zone keeps the session alive
     // for the show and the late-signal window after it.
@@ -70,9 +77,10 @@ final class ShowSession: Sendable {
       }
     }
     if finished {
-      state.withLock { state in [state.graceTimer.take(), state.displayTimer.take()] }.forEach {
-        $0?.cancel()
-      }
+      state.withLock { state in [state.graceTimer.take(), state.displayTimer.take(), state.showTimer.take()] }
+        .forEach {
+          $0?.cancel()
+        }
       onFinish(self)
     }
   }

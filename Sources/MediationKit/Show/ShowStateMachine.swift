@@ -10,6 +10,7 @@
 ///   after that is a `lateReward` diagnostic, never a grant. A zero window skips at once.
 /// - `showFailed` before display emits `showFailed`; after display it counts as a dismissal.
 /// - No display within the display timeout emits `showFailed(displayTimeout)`.
+/// - A displayed show with no dismissal within the maximum show duration is ended as dismissed.
 /// - After the terminal event (`closed`, `skipped`, `showFailed`) only diagnostics come out.
 public struct ShowStateMachine: Sendable, Equatable {
   /// Where the show is.
@@ -32,6 +33,8 @@ public struct ShowStateMachine: Sendable, Equatable {
     case graceWindowEnded
     /// The display timeout passed.
     case displayTimeoutEnded
+    /// The show stayed open longer than the maximum show duration.
+    case showTimeoutEnded
   }
 
   /// An app-facing event of one show, before the core attaches zone details.
@@ -81,6 +84,13 @@ public struct ShowStateMachine: Sendable, Equatable {
     case (.finished, .signal(let signal)):
       return [.emit(.diagnostic(afterTerminal(signal)))]
     case (.finished, _):
+      return []
+
+    case (.displayed, .showTimeoutEnded):
+      return dismiss(
+        note: Diagnostic(
+          .duplicateSignal, "no dismissal reported within the maximum show duration; ended by the core"))
+    case (_, .showTimeoutEnded):
       return []
 
     case (.awaitingDisplay, .displayTimeoutEnded):
