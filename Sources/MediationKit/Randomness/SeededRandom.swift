@@ -37,8 +37,18 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
   /// A new, independent generator keyed by `label` and `index`, e.g. a placement and an auction
   /// id: the stream for one request, whatever was drawn before it.
   public func derived(_ label: String, _ index: UInt64) -> SeededRandom {
+    Self.keyed(base: keyBase(label), index: index)
+  }
+
+  /// The part of ``derived(_:_:)`` that depends on `label` only, to compute once per label.
+  public func keyBase(_ label: String) -> UInt64 {
     var keyed = derived(label)
-    return SeededRandom(seed: keyed.next() ^ (index &* 0x9E37_79B9_7F4A_7C15))
+    return keyed.next()
+  }
+
+  /// ``derived(_:_:)`` from a label's ``keyBase(_:)`` and an index.
+  public static func keyed(base: UInt64, index: UInt64) -> SeededRandom {
+    SeededRandom(seed: base ^ (index &* 0x9E37_79B9_7F4A_7C15))
   }
 
   /// A uniform draw in `0..<1`.
