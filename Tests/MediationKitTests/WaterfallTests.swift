@@ -126,3 +126,29 @@ struct WaterfallTests {
     #expect(harness.adapters["a"]!.loadRequests.count == 1)
   }
 }
+
+@Suite("Stale answers")
+struct StaleAnswerTests {
+  /// A late fill from a previous load (an SDK that ignores cancellation) must not cancel the
+  /// request of the load running now, whose entry has the same number.
+  @Test func aStaleFillDoesNotCancelTheCurrentLoadsRequest() throws {
+    let harness = try Harness(
+      zones: [zone([item("late", "l1", ecpm: 10, timeout: 8), item("b", "b1", ecpm: 5)])],
+      scripts: [
+        "late": ["l1": [.fill(after: .seconds(45)), .never]],
+        "b": ["b1": [.fill(after: .seconds(0.5))]],
+      ])
+    harness.adapters["late"]!.ignoresCancellation = true
+    let ad = try harness.mediator.rewardedAd(zone: "z")
+    ad.load()  // load 1: "late" times out at 8 s, "b" fills at 8.5 s
+    harness.scheduler.advance(by: .milliseconds(8600))
+    try ad.show(from: HeadlessPresenter())  // the show ends at 39.6 s
+    harness.scheduler.advance(by: .seconds(31))
+    ad.load()  // load 2 at 39.6 s: "late" never answers and must time out at 47.6 s
+    harness.settle()  // load 1's stale fill lands at 45 s, during load 2
+    let outcomes = harness.recorder.events(zone: "z").filter { $0.name == "ready" || $0.name == "failed" }
+    #expect(outcomes.count == 2, "\(harness.names())")
+    #expect(harness.recorder.events(zone: "z").compactMap(\.adInfo).last?.network == "b")
+    #expect(harness.recorder.events.last { $0.event.name == "ready" }?.time == .milliseconds(48_100))
+  }
+}

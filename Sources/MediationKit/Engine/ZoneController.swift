@@ -163,7 +163,7 @@ final class ZoneController: Sendable {
     let handle = adapter.bid(request) { [weak self] result in
       guard let self else { return }
       scheduler.runOnExecutor { [self] in
-        state.withLock { _ = $0.inFlight.remove(entry) }
+        state.withLock { state in if state.loadID == loadID { _ = state.inFlight.remove(entry) } }
         withAuction(loadID, request: request) { auction, now in
           auction.bidAnswered(entry: entry, result: result, now: now)
         }
@@ -203,7 +203,9 @@ final class ZoneController: Sendable {
       }
       let late = Auction.Action.discard(
         loaded, Diagnostic(.lateLoad, "an ad arrived after its load ended; discarded"))
-      state.withLock { $0.inFlight.remove(entry) }?.cancel()
+      // The request answered: stop its timer. Only for this load — a stale answer's entry number
+      // may belong to the load running now.
+      state.withLock { state in if state.loadID == loadID { _ = state.inFlight.remove(entry) } }
       withAuction(loadID, request: request, stale: [late]) { auction, now in
         auction.loaded(entry: entry, ad: loaded, now: now)
       }
