@@ -39,15 +39,22 @@ public enum MediateCLI {
   ///   - arguments: The command-line arguments.
   ///   - registry: The adapters available (``BuiltInNetworks/registry()`` in the real tool).
   ///   - output: Where to write.
-  public static func run(_ arguments: [String], registry: AdapterRegistry, output: CLIOutput) -> Int32 {
+  ///   - programName: The name usage lines and `--version` print (for tools built on this one).
+  public static func run(
+    _ arguments: [String], registry: AdapterRegistry, output: CLIOutput, programName: String = "mediate"
+  ) -> Int32 {
+    func named(_ text: String) -> String {
+      programName == "mediate" ? text : text.replacingOccurrences(of: "mediate", with: programName)
+    }
     do {
       let parsed = try Arguments.parse(arguments)
       if parsed.has(.help) {
-        output.out(help(for: parsed.command, explicitCommand: arguments.first == parsed.command.rawValue))
+        output.out(
+          named(help(for: parsed.command, explicitCommand: arguments.first == parsed.command.rawValue)))
         return ExitCode.success
       }
       if parsed.flags.contains("--version") {
-        output.out("mediate \(version)")
+        output.out(named("mediate \(version)"))
         return ExitCode.success
       }
       let context = CommandContext(arguments: parsed, registry: registry, output: output)
@@ -61,9 +68,9 @@ public enum MediateCLI {
     } catch {
       output.err("Error: \(error.message)")
       if case .usage(let command) = error.kind {
-        output.err("Usage: \(command.usage)")
+        output.err(named("Usage: \(command.usage)"))
         let helpCommand = command == .run ? "mediate --help" : "mediate \(command.rawValue) --help"
-        output.err("See '\(helpCommand)'.")
+        output.err(named("See '\(helpCommand)'."))
       }
       return error.exitCode
     }

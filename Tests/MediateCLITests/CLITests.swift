@@ -212,3 +212,31 @@ struct CLITests {
     #expect(mediate(["--version"]).out == ["mediate \(MediateCLI.version)"])
   }
 }
+
+@Suite("mediate as a library for other tools")
+struct ProgramNameTests {
+  @Test func toolsBuiltOnTheCLIUseTheirOwnName() {
+    let captured = Captured()
+    let code = MediateCLI.run(
+      ["--frobnicate"], registry: scriptedRegistry(), output: captured.output, programName: "mediate-unity")
+    #expect(code == 64)
+    #expect(captured.err[1].hasPrefix("Usage: mediate-unity [run]"))
+    #expect(captured.err[2] == "See 'mediate-unity --help'.")
+    let version = Captured()
+    _ = MediateCLI.run(
+      ["--version"], registry: scriptedRegistry(), output: version.output, programName: "mediate-unity")
+    #expect(version.out == ["mediate-unity \(MediateCLI.version)"])
+  }
+}
+
+@Suite("Simulator oracle coverage")
+struct OracleCoverageTests {
+  @Test func networksThatCannotQuoteAreNamed() {
+    let result = mediate(["--zone", "level_complete", "--networks", "max", "--requests", "50", "--json"])
+    #expect(result.code == 0)
+    #expect(
+      result.err == [
+        "note: the oracle leaves out max: their adapters cannot quote (SimulatedNetwork), so oracle revenue and efficiency ignore them"
+      ])
+  }
+}

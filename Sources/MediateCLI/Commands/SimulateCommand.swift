@@ -23,6 +23,12 @@ extension RunCommand {
     }
     progress?.finish()
     let wall = (ContinuousClock.now - started).seconds
+    if !stats.unquotedNetworks.isEmpty {
+      let names = stats.unquotedNetworks.map(\.rawValue).sorted().joined(separator: ", ")
+      context.output.err(
+        "note: the oracle leaves out \(names): their adapters cannot quote (SimulatedNetwork), so oracle revenue and efficiency ignore them"
+      )
+    }
     let report = SimulationReport(stats: stats, wallSeconds: wall)
     if context.json {
       context.output.out(JSONLine.encode(report.json))

@@ -17,6 +17,8 @@ struct SimulationStats: Equatable {
   var oracleRevenueUSD = 0.0
   var readyLatency = LatencyHistogram()
   var wins: [NetworkID: Int] = [:]
+  /// Participating networks the oracle could not ask (their adapters are not `SimulatedNetwork`).
+  var unquotedNetworks: Set<NetworkID> = []
 
   mutating func merge(_ other: SimulationStats) {
     requests += other.requests
@@ -31,6 +33,7 @@ struct SimulationStats: Equatable {
     oracleRevenueUSD += other.oracleRevenueUSD
     readyLatency.merge(other.readyLatency)
     wins.merge(other.wins, uniquingKeysWith: +)
+    unquotedNetworks.formUnion(other.unquotedNetworks)
   }
 
   var fillRate: Double { requests == 0 ? 0 : Double(fills) / Double(requests) }

@@ -121,6 +121,10 @@ private final class SessionDriver: Sendable {
     oracleNetworks = participating.compactMap { item in
       (mediator.adapter(for: item.network) as? any SimulatedNetwork).map { (item, $0) }
     }
+    let unquoted = participating.filter { item in
+      mediator.adapter(for: item.network).map { !($0 is any SimulatedNetwork) } ?? false
+    }
+    state.withLock { $0.stats.unquotedNetworks = Set(unquoted.map(\.network)) }
   }
 
   var stats: SimulationStats { state.withLock { $0.stats } }

@@ -11,4 +11,7 @@ do {
   FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
   exit(70)
 }
-exit(MediateCLI.run(Array(CommandLine.arguments.dropFirst()), registry: registry, output: .standard))
+exit(
+  MediateCLI.run(
+    Array(CommandLine.arguments.dropFirst()), registry: registry, output: .standard,
+    programName: "mediate-unity"))
