@@ -1,6 +1,10 @@
 /// Engine settings that are not per zone.
 public struct MediatorOptions: Sendable {
-  /// How long the network has to put the ad on screen after `show`, before the show fails.
+  /// How long the network has to report the ad on screen after `show` before the show fails.
+  ///
+  /// 45 s by default: longer than a rewarded video and its end card, so that an SDK which plays
+  /// the ad without ever reporting the display (its later reward or dismissal implies it) does not
+  /// lose the user's reward; an SDK that never shows anything holds the screen that long at most.
   public var displayTimeout: Duration
   /// The seed of every random draw the mediator and its adapters make.
   public var seed: UInt64
@@ -14,7 +18,7 @@ public struct MediatorOptions: Sendable {
   public var maxShowDuration: Duration
 
   public init(
-    displayTimeout: Duration = .seconds(10), seed: UInt64 = 0, startTimeout: Duration = .seconds(10),
+    displayTimeout: Duration = .seconds(45), seed: UInt64 = 0, startTimeout: Duration = .seconds(10),
     lateSignalWindow: Duration = .seconds(60), maxShowDuration: Duration = .seconds(300)
   ) {
     self.maxShowDuration = maxShowDuration

@@ -58,9 +58,11 @@ final class ShowSession: Sendable {
     let (actions, finished) = state.withLock { state in
       let wasFinished = state.machine.isFinished
       var actions = state.machine.handle(input)
-      if estimateRevenue && actions.contains(.emit(.shown)) && !state.machine.isFinished {
+      // For networks that do not report revenue, the core reports the impression's revenue from
+      // the winning price, right after `shown`.
+      if estimateRevenue, let shown = actions.firstIndex(of: .emit(.shown)) {
         let revenue = ImpressionRevenue(usd: ready.info.ecpm / 1000, precision: ready.info.precision)
-        actions += state.machine.handle(.signal(.revenuePaid(revenue)))
+        actions.insert(.emit(.revenuePaid(revenue)), at: shown + 1)
       }
       return (actions, !wasFinished && state.machine.isFinished)
     }
