@@ -3,8 +3,8 @@ import Synchronization
 
 /// Records a mediator's events for assertions. Safe from any thread.
 public final class EventRecorder: Sendable {
-  private let recorded = Mutex<[ZoneEvent]>([])
-  private let subscription = Mutex<Cancellable?>(nil)
+  private let recorded = Locked<[ZoneEvent]>([])
+  private let subscription = Locked<Cancellable?>(nil)
 
   /// Creates a recorder attached to `mediator`.
   public init(_ mediator: Mediator) {

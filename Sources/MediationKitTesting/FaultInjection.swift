@@ -121,7 +121,7 @@ public final class FaultInjectingAdapter: RewardedAdapter {
   /// How long a callback hopping threads may take before the caller stops waiting for it.
   public let hopTimeout: Duration
   private let scheduler: any Scheduler
-  private let state: Mutex<State>
+  private let state: Locked<State>
   private let hop = ThreadHop(label: "MediationKitTesting.FaultInjectingAdapter.hop")
 
   /// Wraps `adapter`.
@@ -139,7 +139,7 @@ public final class FaultInjectingAdapter: RewardedAdapter {
     self.wrapped = adapter
     self.scheduler = scheduler
     self.hopTimeout = hopTimeout
-    self.state = Mutex(State(fault: fault))
+    self.state = Locked(State(fault: fault))
   }
 
   /// The wrapped adapter's info, unchanged (same network id).
@@ -259,7 +259,7 @@ private final class FaultInjectingAd: AdapterAd {
 
   private let inner: any AdapterAd
   private let adapter: FaultInjectingAdapter
-  private let reorder = Mutex(Reorder())
+  private let reorder = Locked(Reorder())
 
   init(_ inner: any AdapterAd, adapter: FaultInjectingAdapter) {
     self.inner = inner

@@ -4,7 +4,7 @@ import Synchronization
 /// Collects the signals an adapter sends for one show, with the time each arrived. Safe from any
 /// thread; hand its ``sink`` to `AdapterAd.show(_:from:signals:)`.
 public final class SignalRecorder: Sendable {
-  private let storage = Mutex<[(time: Duration, signal: AdapterSignal)]>([])
+  private let storage = Locked<[(time: Duration, signal: AdapterSignal)]>([])
   private let clock: (any Scheduler)?
 
   /// Creates a recorder; with a `clock`, each signal is stamped with its time.
@@ -29,7 +29,7 @@ public final class SignalRecorder: Sendable {
 
 /// Captures what an adapter's load completion reports. Safe from any thread.
 public final class LoadRecorder: Sendable {
-  private let storage = Mutex<[Result<AdapterLoadedAd, AdapterError>]>([])
+  private let storage = Locked<[Result<AdapterLoadedAd, AdapterError>]>([])
 
   public init() {}
 

@@ -64,7 +64,7 @@ public final class ScriptedAdapter: RewardedAdapter {
 
   public let info: AdapterInfo
   private let scheduler: any Scheduler
-  private let state: Mutex<State>
+  private let state: Locked<State>
 
   private let startScript: StartScript
   private let callbackQueue: DispatchQueue?
@@ -93,7 +93,7 @@ public final class ScriptedAdapter: RewardedAdapter {
     self.scheduler = scheduler
     self.startScript = start
     self.callbackQueue = callbackQueue
-    self.state = Mutex(State(loadScripts: loads, bidScripts: bids, showScript: show))
+    self.state = Locked(State(loadScripts: loads, bidScripts: bids, showScript: show))
   }
 
   /// A registration whose factory returns this very instance.

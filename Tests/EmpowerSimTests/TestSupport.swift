@@ -48,7 +48,7 @@ final class StatusRecorder: AdStatusDelegate, AdClickDelegate {
 
 /// A thread-safe list, for signals and completions reported from any thread.
 final class Recorded<Element: Sendable>: Sendable {
-  private let items = Mutex<[Element]>([])
+  private let items = Locked<[Element]>([])
 
   init() {}
 

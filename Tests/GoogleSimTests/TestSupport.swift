@@ -76,7 +76,7 @@ final class CallbackRecorder: GADFullScreenContentDelegate {
 
 /// A thread-safe single value, for completions.
 final class Box<Value: Sendable>: Sendable {
-  private let storage = Mutex<Value?>(nil)
+  private let storage = Locked<Value?>(nil)
   var value: Value? { storage.withLock { $0 } }
   func set(_ value: Value) { storage.withLock { $0 = value } }
 }

@@ -382,7 +382,7 @@ import Testing
 
 /// Counts calls and the times they came at.
 final class CallCounter: Sendable {
-  private let storage = Mutex<[Duration]>([])
+  private let storage = Locked<[Duration]>([])
   var times: [Duration] { storage.withLock { $0 } }
   func increment(at time: Duration) { storage.withLock { $0.append(time) } }
 }

@@ -17,7 +17,7 @@ func loadOutcome(
   _ adapter: MaxAdapter, _ scheduler: VirtualScheduler, _ request: AdapterLoadRequest
 ) throws -> LoadOutcome {
   let box = LoadRecorder()
-  let answeredAt = Mutex<Duration?>(nil)
+  let answeredAt = Locked<Duration?>(nil)
   let start = scheduler.now
   _ = adapter.load(request) { result in
     answeredAt.withLock { $0 = scheduler.now }

@@ -7,10 +7,10 @@ import Synchronization
 /// Records every delegate call of a `MARewardedAd`, with the virtual time it arrived at.
 final class CallbackRecorder: MARewardedAdDelegate, MAAdRevenueDelegate, Sendable {
   private let clock: any Scheduler
-  private let entries = Mutex<[(time: Duration, call: String)]>([])
-  private let adsStorage = Mutex<[MAAd]>([])
-  private let errorsStorage = Mutex<[MAError]>([])
-  private let rewardsStorage = Mutex<[MAReward]>([])
+  private let entries = Locked<[(time: Duration, call: String)]>([])
+  private let adsStorage = Locked<[MAAd]>([])
+  private let errorsStorage = Locked<[MAError]>([])
+  private let rewardsStorage = Locked<[MAReward]>([])
   private let onCall: (@Sendable (String) -> Void)?
 
   init(clock: any Scheduler, onCall: (@Sendable (String) -> Void)? = nil) {
@@ -101,7 +101,7 @@ func loadRequest(
 
 /// Collects bid answers.
 final class BidRecorder: Sendable {
-  private let storage = Mutex<[(time: Duration, result: Result<AdapterBid, AdapterError>)]>([])
+  private let storage = Locked<[(time: Duration, result: Result<AdapterBid, AdapterError>)]>([])
   private let clock: any Scheduler
 
   init(clock: any Scheduler) { self.clock = clock }

@@ -7,7 +7,7 @@ import Testing
 
 /// Captures what the CLI writes.
 final class Captured: Sendable {
-  private let lines = Mutex<(out: [String], err: [String])>(([], []))
+  private let lines = Locked<(out: [String], err: [String])>(([], []))
   var out: [String] { lines.withLock { $0.out } }
   var err: [String] { lines.withLock { $0.err } }
   var output: CLIOutput {

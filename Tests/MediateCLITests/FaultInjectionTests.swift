@@ -372,7 +372,7 @@ struct Harness {
 /// What an app holds: the zone's facade, a delegate and an event subscription.
 final class ObservingApp {
   final class Delegate: RewardedAdDelegate {
-    private let received = Mutex(0)
+    private let received = Locked(0)
     var count: Int { received.withLock { $0 } }
     func rewardedAd(_ ad: RewardedAd, didReceive event: RewardedAdEvent) { received.withLock { $0 += 1 } }
   }
@@ -414,7 +414,7 @@ struct FaultInjectionScriptedTests {
       id: "scripted", scheduler: scheduler, loads: ["p": [.fill(after: .seconds(1))]])
     let adapter = FaultInjectingAdapter(
       wrapping: scripted, fault: .callbacksFromAnotherThread, scheduler: scheduler)
-    let threads = Mutex<[UInt]>([])
+    let threads = Locked<[UInt]>([])
     let request = AdapterLoadRequest(
       zoneID: "z", placementID: "p", ecpm: 1, reward: NetworkReward(type: "coins", amount: 1))
     _ = adapter.load(request) { _ in threads.withLock { $0.append(Self.currentThread) } }

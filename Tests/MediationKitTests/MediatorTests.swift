@@ -164,7 +164,7 @@ struct MediatorTests {
 
   @Test func delegateAndAsyncStreamSeeTheSameEvents() async throws {
     final class Delegate: RewardedAdDelegate {
-      let names = Mutex<[String]>([])
+      let names = Locked<[String]>([])
       func rewardedAd(_ ad: RewardedAd, didReceive event: RewardedAdEvent) {
         names.withLock { $0.append(event.name) }
       }

@@ -7,7 +7,7 @@ import Testing
 struct TimeAndRandomTests {
   @Test func runsInTimeThenSubmissionOrderAndJumpsTheClock() {
     let scheduler = VirtualScheduler()
-    let log = Mutex<[String]>([])
+    let log = Locked<[String]>([])
     scheduler.schedule(after: .seconds(2)) { log.withLock { $0.append("b@\(scheduler.now)") } }
     scheduler.schedule(after: .seconds(1)) { log.withLock { $0.append("a@\(scheduler.now)") } }
     scheduler.schedule(after: .seconds(2)) { log.withLock { $0.append("c@\(scheduler.now)") } }
@@ -17,7 +17,7 @@ struct TimeAndRandomTests {
 
   @Test func advanceStopsAtTheDeadlineAndCancelWorks() {
     let scheduler = VirtualScheduler()
-    let ran = Mutex(0)
+    let ran = Locked(0)
     scheduler.schedule(after: .seconds(1)) { ran.withLock { $0 += 1 } }
     let cancelled = scheduler.schedule(after: .seconds(2)) { ran.withLock { $0 += 100 } }
     scheduler.schedule(after: .seconds(5)) { ran.withLock { $0 += 10 } }
@@ -32,7 +32,7 @@ struct TimeAndRandomTests {
 
   @Test func actionsCanScheduleMoreWork() {
     let scheduler = VirtualScheduler()
-    let count = Mutex(0)
+    let count = Locked(0)
     @Sendable func tick() {
       if count.withLock({
         $0 += 1; return $0

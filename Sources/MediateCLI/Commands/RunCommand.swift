@@ -109,7 +109,7 @@ struct RunCommand {
       preconditionFailure("settings were validated: \(error)")
     }
     mediator.privacy = settings.privacy
-    let recorded = Mutex<[ZoneEvent]>([])
+    let recorded = Locked<[ZoneEvent]>([])
     let presenter = HeadlessPresenter()
     mediator.observeEvents { event in
       recorded.withLock { $0.append(event) }

@@ -92,7 +92,7 @@ struct SimulationReport {
 final class ProgressBar: Sendable {
   private let total: Int
   private let output: CLIOutput
-  private let lastDrawn = Mutex(-1)
+  private let lastDrawn = Locked(-1)
 
   init?(total: Int, output: CLIOutput, enabled: Bool) {
     guard enabled else { return nil }

@@ -40,7 +40,7 @@ struct Simulator {
   {
     let subset = try registry.subset(settings.networks)
     let shardCount = (settings.requests + Self.shardSize - 1) / Self.shardSize
-    let merger = Mutex(ShardMerger())
+    let merger = Locked(ShardMerger())
     let done = Atomic<Int>(0)
     let settings = self.settings
     let runShard: @Sendable (Int) -> Void = { shard in
@@ -103,7 +103,7 @@ private final class SessionDriver: Sendable {
   private let zone: ZoneConfig
   private let privacy: PrivacySettings
   private let oracleNetworks: [(item: LineItem, network: any SimulatedNetwork)]
-  private let state: Mutex<State>
+  private let state: Locked<State>
   private let presenter = HeadlessPresenter()
 
   init(mediator: Mediator, ad: RewardedAd, zone: ZoneConfig, privacy: PrivacySettings, requests: Int) {
@@ -111,7 +111,7 @@ private final class SessionDriver: Sendable {
     self.ad = ad
     self.zone = zone
     self.privacy = privacy
-    self.state = Mutex(State(remaining: requests))
+    self.state = Locked(State(remaining: requests))
     let participating: [LineItem] =
       switch zone.strategy {
       case .waterfall: zone.lineItems

@@ -8,19 +8,19 @@ final class EngineContext: Sendable {
   let adapters: [NetworkID: any RewardedAdapter]
   let hub = EventHub()
   let fullScreen = FullScreenGate()
-  private let random: Mutex<SeededRandom>
+  private let random: Locked<SeededRandom>
   private let auctionCounter = Atomic<UInt64>(0)
-  private let statuses: Mutex<[NetworkID: AdapterStatus]>
+  private let statuses: Locked<[NetworkID: AdapterStatus]>
   /// Bumped whenever a status changes, so zones can cache which networks are unavailable.
   private let statusVersion = Atomic<Int>(0)
-  private let privacySettings = Mutex(PrivacySettings())
+  private let privacySettings = Locked(PrivacySettings())
 
   init(scheduler: any Scheduler, options: MediatorOptions, adapters: [NetworkID: any RewardedAdapter]) {
     self.scheduler = scheduler
     self.options = options
     self.adapters = adapters
-    self.random = Mutex(SeededRandom(seed: options.seed).derived("mediator"))
-    self.statuses = Mutex(
+    self.random = Locked(SeededRandom(seed: options.seed).derived("mediator"))
+    self.statuses = Locked(
       adapters.mapValues {
         AdapterStatus(network: $0.info.id, state: .notStarted, description: "not started")
       })
@@ -117,7 +117,7 @@ final class EngineContext: Sendable {
 
 /// Lets one full-screen ad up at a time, across every zone of a mediator.
 final class FullScreenGate: Sendable {
-  private let holder = Mutex<String?>(nil)
+  private let holder = Locked<String?>(nil)
 
   /// Takes the screen for `zoneID`; `false` when another zone holds it.
   func acquire(_ zoneID: String) -> Bool {

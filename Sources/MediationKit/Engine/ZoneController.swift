@@ -48,7 +48,7 @@ final class ZoneController: Sendable {
   /// The networks that report impression revenue themselves.
   private let reportsRevenue: Set<NetworkID>
   private let context: EngineContext
-  private let state = Mutex(State())
+  private let state = Locked(State())
 
   init(zone: ZoneConfig, context: EngineContext) {
     self.zone = zone

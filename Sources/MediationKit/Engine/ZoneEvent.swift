@@ -38,7 +38,7 @@ final class EventHub: Sendable {
     var delivering = false
   }
 
-  private let state = Mutex(State())
+  private let state = Locked(State())
 
   func subscribe(_ handler: @escaping @Sendable (ZoneEvent) -> Void) -> Cancellable {
     let token = state.withLock { state -> Int in

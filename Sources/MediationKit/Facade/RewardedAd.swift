@@ -31,8 +31,8 @@ public final class RewardedAd: Sendable {
   public var zoneID: String { controller.zone.id }
   private let controller: ZoneController
   private let hub: EventHub
-  private let delegateBox = Mutex(WeakDelegate())
-  private let subscription = Mutex<Cancellable?>(nil)
+  private let delegateBox = Locked(WeakDelegate())
+  private let subscription = Locked<Cancellable?>(nil)
 
   init(controller: ZoneController, hub: EventHub) {
     self.controller = controller

@@ -11,7 +11,7 @@ public final class KeyedStreamCache: Sendable {
   public static let capacity = 8
 
   private let root: SeededRandom
-  private let bases = Mutex<[(label: String, base: UInt64)]>([])
+  private let bases = Locked<[(label: String, base: UInt64)]>([])
 
   /// Creates a cache of `root`'s keyed streams.
   public init(_ root: SeededRandom) {

@@ -19,7 +19,7 @@ public struct AdapterRegistration: Sendable {
 /// An instance you create and pass to a ``Mediator``; ``shared`` is a convenience for apps that
 /// register their adapters once at launch. Tests make their own. Safe to use from any thread.
 public final class AdapterRegistry: Sendable {
-  private let registrations = Mutex<[NetworkID: AdapterRegistration]>([:])
+  private let registrations = Locked<[NetworkID: AdapterRegistration]>([:])
 
   /// The process-wide default registry, for apps that want one.
   public static let shared = AdapterRegistry()

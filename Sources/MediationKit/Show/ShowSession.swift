@@ -15,7 +15,7 @@ final class ShowSession: Sendable {
   private let context: EngineContext
   private let onFinish: @Sendable (ShowSession) -> Void
   private let estimateRevenue: Bool
-  private let state: Mutex<State>
+  private let state: Locked<State>
 
   /// - Parameter estimateRevenue: Whether the core reports the impression's revenue from the
   ///   winning price, for networks that do not report it themselves.
@@ -28,7 +28,7 @@ final class ShowSession: Sendable {
     self.context = context
     self.estimateRevenue = estimateRevenue
     self.onFinish = onFinish
-    self.state = Mutex(State(machine: ShowStateMachine(graceWindow: zone.rewardGrace)))
+    self.state = Locked(State(machine: ShowStateMachine(graceWindow: zone.rewardGrace)))
   }
 
   /// Starts the display timeout and asks the adapter to show.

@@ -61,7 +61,7 @@ public final class VirtualScheduler: Scheduler {
     var heap = MinHeap<Entry>()
   }
 
-  private let state = Mutex(State())
+  private let state = Locked(State())
 
   deinit {
     // Release the slots still in the heap.

@@ -206,7 +206,7 @@ func request(_ placementID: String = "Rewarded_iOS") -> AdapterLoadRequest {
 
 /// Values appended from any thread.
 final class Recorded<Value: Sendable>: Sendable {
-  private let storage = Mutex<[Value]>([])
+  private let storage = Locked<[Value]>([])
   func append(_ value: Value) { storage.withLock { $0.append(value) } }
   var values: [Value] { storage.withLock { $0 } }
 }

@@ -31,7 +31,7 @@ public final class EmpowerAdapter: SimulatedNetwork {
   public let info: AdapterInfo
   /// The SDK instance the adapter drives (its own, not ``EMAManager/shared``).
   public let manager: EMAManager
-  private let routers = Mutex<[String: ZoneRouter]>([:])
+  private let routers = Locked<[String: ZoneRouter]>([:])
 
   /// Creates an adapter driving `manager`.
   ///
@@ -183,7 +183,7 @@ final class ZoneRouter: AdStatusDelegate, AdClickDelegate, Sendable {
   /// The zone's handle in `manager`.
   let slot: ZoneSlot
   let manager: EMAManager
-  private let state = Mutex(State())
+  private let state = Locked(State())
 
   init(zoneId: String, slot: ZoneSlot, manager: EMAManager) {
     self.zoneId = zoneId

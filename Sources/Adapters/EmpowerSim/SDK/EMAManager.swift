@@ -32,7 +32,7 @@ public final class EMAManager: Sendable {
   /// The simulated SDK's version.
   public static let sdkVersion = "3.4.0-sim"
 
-  private static let sharedInstance = Mutex(
+  private static let sharedInstance = Locked(
     EMAManager(
       scheduler: DispatchScheduler(queue: DispatchQueue(label: "EmpowerMobileAds.main")),
       random: SeededRandom(seed: 0x454D_4131), profile: .default, settings: .shared))
@@ -62,7 +62,7 @@ public final class EMAManager: Sendable {
   public let settings: EMASettings
   /// Where every delay and status delivery goes (the adapter also uses it for its start latency).
   let scheduler: any Scheduler
-  private let state: Mutex<State>
+  private let state: Locked<State>
 
   /// Creates an isolated SDK instance.
   ///
@@ -79,7 +79,7 @@ public final class EMAManager: Sendable {
     self.scheduler = scheduler
     self.profile = profile
     self.settings = settings
-    self.state = Mutex(State(random: random))
+    self.state = Locked(State(random: random))
   }
 
   // MARK: - The vendor API

@@ -39,7 +39,7 @@ public final class EMASettings: Sendable {
   public static let shared = EMASettings()
 
   private let level = Atomic<Int>(LogLevel.none.rawValue)
-  private let privacySignals = Mutex(PrivacySettings())
+  private let privacySignals = Locked(PrivacySettings())
 
   /// Creates settings with logging off and no privacy signal set.
   public init() {}

@@ -250,10 +250,10 @@ final class GoogleAdapterAd: AdapterAd, GADFullScreenContentDelegate {
     var signals: AdapterSignalSink?
   }
 
-  private let state: Mutex<State>
+  private let state: Locked<State>
 
   init(_ ad: GADRewardedAd) {
-    state = Mutex(State(ad: ad))
+    state = Locked(State(ad: ad))
   }
 
   /// The SDK's ad, until discarded.

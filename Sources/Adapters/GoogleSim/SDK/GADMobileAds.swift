@@ -50,7 +50,7 @@ public final class GADMobileAds: Sendable {
   /// Settings applied to every request of this instance (privacy tags).
   public let requestConfiguration = GADRequestConfiguration()
 
-  private let state: Mutex<State>
+  private let state: Locked<State>
   private let startHandlers = SchedulerConfined<[GADInitializationCompletionHandler]>([])
 
   /// Creates an isolated SDK instance.
@@ -64,7 +64,7 @@ public final class GADMobileAds: Sendable {
   public init(scheduler: any Scheduler, random: SeededRandom, profile: GoogleBehaviorProfile = .default) {
     self.scheduler = scheduler
     self.profile = profile
-    self.state = Mutex(
+    self.state = Locked(
       State(random: random, rewardCallbacks: BoundedHistory(limit: profile.rewardCallbackHistoryLimit)))
     self.keyedMarket = KeyedStreamCache(random.derived("GADMobileAds.market"))
     self.unkeyedMarket = KeyedStreamCache(random.derived("GADMobileAds.market.unkeyed"))
@@ -78,7 +78,7 @@ public final class GADMobileAds: Sendable {
 
   // MARK: Shared instance
 
-  private static let shared = Mutex<GADMobileAds?>(nil)
+  private static let shared = Locked<GADMobileAds?>(nil)
 
   /// The process-wide instance the guide's code uses.
   ///

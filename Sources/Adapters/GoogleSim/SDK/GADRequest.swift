@@ -14,7 +14,7 @@ public final class GADRequest: Sendable {
     var extras: GADExtras?
   }
 
-  private let storage = Mutex(Storage())
+  private let storage = Locked(Storage())
 
   /// Creates a request with no targeting.
   public init() {}
@@ -69,7 +69,7 @@ public final class GADRequest: Sendable {
 /// for non-personalized ads (the user did not consent under GDPR), and `"rdp": "1"` turns on
 /// restricted data processing (the user opted out of the sale of personal information under CCPA).
 public final class GADExtras: Sendable {
-  private let storage = Mutex<(parameters: [String: String]?, signals: GADPrivacySignals)>(
+  private let storage = Locked<(parameters: [String: String]?, signals: GADPrivacySignals)>(
     (nil, GADPrivacySignals()))
 
   /// Creates empty extras.
@@ -92,7 +92,7 @@ public final class GADExtras: Sendable {
 /// Global settings applied to every request of one ``GADMobileAds`` instance
 /// (`GADMobileAds.requestConfiguration` in the real SDK).
 public final class GADRequestConfiguration: Sendable {
-  private let storage = Mutex<(childDirected: Bool?, underAgeOfConsent: Bool?)>((nil, nil))
+  private let storage = Locked<(childDirected: Bool?, underAgeOfConsent: Bool?)>((nil, nil))
 
   init() {}
 
@@ -133,7 +133,7 @@ struct GADPrivacySignals: Sendable, Equatable {
 ///
 /// The ad copies the options when they are assigned (`@NSCopying` in the real SDK).
 public final class GADServerSideVerificationOptions: Sendable {
-  private let storage = Mutex<(userIdentifier: String?, customRewardString: String?)>((nil, nil))
+  private let storage = Locked<(userIdentifier: String?, customRewardString: String?)>((nil, nil))
 
   /// Creates empty options.
   public init() {}

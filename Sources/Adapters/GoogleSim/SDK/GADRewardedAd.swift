@@ -40,7 +40,7 @@ public final class GADRewardedAd: GADFullScreenPresentingAd, Sendable {
     var paidEvent: GADPaidEventHandler?
   }
 
-  private let state = Mutex(State())
+  private let state = Locked(State())
   private let callbacks = SchedulerConfined(Callbacks())
 
   init(adUnitID: String, served: GADMobileAds.ServedAd, mobileAds: GADMobileAds) {

@@ -43,7 +43,7 @@ public final class MaxAdapter: SimulatedNetwork {
   /// The SDK instance this adapter drives; ``MaxNetwork/registration(profile:)`` makes one per
   /// mediator, never the process default.
   public let sdk: ALSdk
-  private let routers = Mutex<[String: MaxAdUnitRouter]>([:])
+  private let routers = Locked<[String: MaxAdUnitRouter]>([:])
 
   /// Creates an adapter driving `sdk`.
   public init(sdk: ALSdk, info: AdapterInfo = MaxNetwork.info) {
@@ -211,7 +211,7 @@ final class MaxAdUnitRouter: MARewardedAdDelegate, MAAdRevenueDelegate, Sendable
   private static let showHistory = 16
 
   let rewardedAd: MARewardedAd
-  private let state = Mutex(State())
+  private let state = Locked(State())
 
   init(rewardedAd: MARewardedAd) {
     self.rewardedAd = rewardedAd

@@ -1,3 +1,4 @@
+import MediationKit
 import Synchronization
 
 /// The user's privacy signals for AppLovin: GDPR consent, CCPA do-not-sell and age restriction.
@@ -10,7 +11,7 @@ import Synchronization
 /// fill and price (non-personalized ads), do-not-sell lowers price, and an age-restricted user
 /// gets fewer, cheaper ads and no bids.
 public final class ALPrivacySettings: Sendable {
-  private let state = Mutex(MaxPrivacy())
+  private let state = Locked(MaxPrivacy())
 
   init() {}
 

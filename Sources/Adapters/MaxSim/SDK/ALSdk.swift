@@ -68,7 +68,7 @@ public final class ALSdk: Sendable {
   /// The seed of the process default instance.
   public static let defaultSeed: UInt64 = 0x4D41_5853_494D  // "MAXSIM"
 
-  private static let sharedInstance = Mutex<ALSdk?>(nil)
+  private static let sharedInstance = Locked<ALSdk?>(nil)
 
   /// The process default SDK instance, as in `ALSdk.shared()!.userIdentifier = "user-id"`.
   ///
@@ -115,7 +115,7 @@ public final class ALSdk: Sendable {
   /// `random.derived(adUnitIdentifier, auctionID)`, with each ad unit hashed once.
   private let keyedStreams: KeyedStreamCache
   let fullscreen = FullscreenSlot()
-  private let state = Mutex(State())
+  private let state = Locked(State())
 
   /// Creates an isolated SDK instance.
   ///
@@ -225,7 +225,7 @@ public final class ALSdk: Sendable {
 
 /// Whether a full-screen ad of one SDK instance is on screen (MAX error −23 semantics).
 final class FullscreenSlot: Sendable {
-  private let showing = Mutex(false)
+  private let showing = Locked(false)
 
   /// Claims the screen; `false` when another ad already holds it.
   func claim() -> Bool {

@@ -1,3 +1,4 @@
+import MediationKit
 import Synchronization
 
 /// The format of a MAX ad (the simulated SDK serves rewarded ads only).
@@ -50,7 +51,7 @@ public final class MAAd: Sendable, CustomStringConvertible {
   /// Makes ``creativeIdentifier`` on demand, so no string is built for ads nobody inspects.
   private let creativeNumber: Int
 
-  private let placementStorage = Mutex<String?>(nil)
+  private let placementStorage = Locked<String?>(nil)
 
   /// The placement passed to `show(forPlacement:customData:)`, once the ad is shown.
   public var placement: String? { placementStorage.withLock { $0 } }

@@ -65,7 +65,7 @@ public final class MARewardedAd: Sendable {
   private let delegates = DelegateSlots()
   /// The label of the keyed streams of plain ``load()`` calls (made once, not per load).
   private let vendorLoadLabel: String
-  private let state: Mutex<State>
+  private let state: Locked<State>
 
   init(adUnitIdentifier: String, sdk: ALSdk) {
     self.adUnitIdentifier = adUnitIdentifier
@@ -74,7 +74,7 @@ public final class MARewardedAd: Sendable {
     self.profile = sdk.profile
     self.fullscreen = sdk.fullscreen
     self.vendorLoadLabel = "MARewardedAd.load:\(adUnitIdentifier)"
-    self.state = Mutex(
+    self.state = Locked(
       State(
         random: sdk.random.derived("MARewardedAd:\(adUnitIdentifier)"),
         bids: MaxBidBook(capacity: sdk.profile.maxOutstandingBids)))

@@ -122,11 +122,11 @@ final class LoadListener: UnityAdsLoadDelegate, CancellationTarget {
 
   private let sdk: UnityAdsSDK
   /// Taken by the first answer or by cancellation.
-  private let completion: Mutex<Completion?>
+  private let completion: Locked<Completion?>
 
   init(sdk: UnityAdsSDK, completion: @escaping Completion) {
     self.sdk = sdk
-    self.completion = Mutex(completion)
+    self.completion = Locked(completion)
   }
 
   func cancel() { _ = take() }

@@ -27,13 +27,13 @@ public final class UnityAdsSDK: Sendable {
   public let profile: UnityBehaviorProfile
   /// Where every delay and callback goes.
   public let scheduler: any Scheduler
-  private let state: Mutex<State>
+  private let state: Locked<State>
 
   /// Creates an isolated SDK instance.
   public init(scheduler: any Scheduler, random: SeededRandom, profile: UnityBehaviorProfile = .default) {
     self.scheduler = scheduler
     self.profile = profile
-    self.state = Mutex(
+    self.state = Locked(
       State(
         loadRandom: random.derived("unity.load"), loadRoot: random.derived("unity.auction"),
         showRandom: random.derived("unity.show")))
