@@ -24,3 +24,18 @@ struct ConformanceTests {
     #expect(report.rewards + report.skips + report.showFailures == report.fills)
   }
 }
+
+@Suite("Built-in adapters pass the conformance suite under every fault")
+struct FaultConformanceTests {
+  @Test(arguments: ["empower", "max", "google"] as [NetworkID])
+  func conformsUnderEveryFault(network: NetworkID) throws {
+    let registration = try BuiltInNetworks.registry().registration(for: network)
+    let placement = try #require(ConformanceTests.placements[network])
+    for fault in Fault.catalogue(rewardGrace: .seconds(5)) {
+      let report = AdapterConformance.check(
+        FaultInjection.registration(wrapping: registration, fault: fault), placementID: placement,
+        seeds: 1...20)
+      #expect(report.passed, "\(network), \(fault): \(report)")
+    }
+  }
+}
