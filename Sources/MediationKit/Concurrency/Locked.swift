@@ -26,3 +26,20 @@ public final class Locked<Value>: @unchecked Sendable {
     return try body(&value)
   }
 }
+
+extension Locked {
+  /// The value, read under the lock.
+  public func get() -> Value { withLock { $0 } }
+
+  /// Replaces the value under the lock.
+  public func set(_ newValue: Value) { withLock { $0 = newValue } }
+
+  /// Replaces the value and returns the old one, atomically.
+  public func exchange(_ newValue: Value) -> Value {
+    withLock { value in
+      let old = value
+      value = newValue
+      return old
+    }
+  }
+}

@@ -5,7 +5,7 @@ import Observation
 ///
 /// ```swift
 /// struct StoreView: View {
-///   @State private var ad = RewardedAdModel(ad: try! mediator.rewardedAd(zone: "store"))
+///   @State private var ad: RewardedAdModel  // RewardedAdModel(ad: try mediator.rewardedAd(zone: "store"))
 ///   var body: some View {
 ///     Button(ad.isReady ? "Watch Ad for 100 Coins" : "Ad Unavailable") { ad.show(from: presenter) }
 ///       .disabled(!ad.isReady)

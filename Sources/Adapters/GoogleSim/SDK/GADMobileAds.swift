@@ -51,7 +51,7 @@ public final class GADMobileAds: Sendable {
   public let requestConfiguration = GADRequestConfiguration()
 
   private let state: Locked<State>
-  private let startHandlers = SchedulerConfined<[GADInitializationCompletionHandler]>([])
+  private let startHandlers = Locked<[GADInitializationCompletionHandler]>([])
 
   /// Creates an isolated SDK instance.
   ///
@@ -136,12 +136,12 @@ public final class GADMobileAds: Sendable {
     }
     switch action {
     case .reportNow(let status):
-      let box = SchedulerConfined(completionHandler)
+      let box = Locked(completionHandler)
       scheduler.execute { box.get()?(status) }
     case .wait:
-      if let completionHandler { startHandlers.set(startHandlers.get() + [completionHandler]) }
+      if let completionHandler { startHandlers.withLock { $0.append(completionHandler) } }
     case .begin(let delay, let status):
-      if let completionHandler { startHandlers.set(startHandlers.get() + [completionHandler]) }
+      if let completionHandler { startHandlers.withLock { $0.append(completionHandler) } }
       scheduler.schedule(after: delay) { [self] in
         state.withLock { $0.startPhase = .started(status) }
         for handler in startHandlers.exchange([]) { handler(status) }
@@ -353,7 +353,7 @@ public final class GADMobileAds: Sendable {
     forAdUnitID adUnitID: String, request: GADRequest?, options: GADSimulatedLoadOptions = .init(),
     completionHandler: @escaping (GADSimulatedBid?, (any Error)?) -> Void
   ) -> Cancellable {
-    let handler = SchedulerConfined<((GADSimulatedBid?, (any Error)?) -> Void)?>(completionHandler)
+    let handler = Locked<((GADSimulatedBid?, (any Error)?) -> Void)?>(completionHandler)
     return bid(adUnitID: adUnitID, request: request, options: options) { result in
       guard let completionHandler = handler.exchange(nil) else { return }
       switch result {

@@ -41,7 +41,9 @@ public final class GADRewardedAd: GADFullScreenPresentingAd, Sendable {
   }
 
   private let state = Locked(State())
-  private let callbacks = SchedulerConfined(Callbacks())
+  /// The app's non-`Sendable` delegate and handlers, carried into the scheduler's actions and
+  /// called only from its serial executor (the real SDK's main thread).
+  private let callbacks = Locked(Callbacks())
 
   init(adUnitID: String, served: GADMobileAds.ServedAd, mobileAds: GADMobileAds) {
     self.adUnitID = adUnitID
@@ -58,7 +60,7 @@ public final class GADRewardedAd: GADFullScreenPresentingAd, Sendable {
   /// The delegate told about the full-screen lifecycle. Held weakly, as in the real SDK.
   public var fullScreenContentDelegate: (any GADFullScreenContentDelegate)? {
     get { callbacks.get().delegate }
-    set { callbacks.modify { $0.delegate = newValue } }
+    set { callbacks.withLock { $0.delegate = newValue } }
   }
 
   /// Options for server-side verification of the reward; copied when set. Set before presenting.
@@ -73,7 +75,7 @@ public final class GADRewardedAd: GADFullScreenPresentingAd, Sendable {
   /// Called when the impression earns money, with its value.
   public var paidEventHandler: GADPaidEventHandler? {
     get { callbacks.get().paidEvent }
-    set { callbacks.modify { $0.paidEvent = newValue } }
+    set { callbacks.withLock { $0.paidEvent = newValue } }
   }
 
   // MARK: Loading
@@ -126,7 +128,7 @@ public final class GADRewardedAd: GADFullScreenPresentingAd, Sendable {
     withAdUnitID adUnitID: String, request: GADRequest?, mobileAds: GADMobileAds,
     options: GADSimulatedLoadOptions, completionHandler: @escaping GADRewardedAdLoadCompletionHandler
   ) {
-    let handler = SchedulerConfined<GADRewardedAdLoadCompletionHandler?>(completionHandler)
+    let handler = Locked<GADRewardedAdLoadCompletionHandler?>(completionHandler)
     startLoad(adUnitID: adUnitID, request: request, mobileAds: mobileAds, options: options) { result in
       guard let completionHandler = handler.exchange(nil) else { return }
       switch result {
@@ -230,7 +232,7 @@ public final class GADRewardedAd: GADFullScreenPresentingAd, Sendable {
       }
       return
     }
-    let reward = SchedulerConfined<GADUserDidEarnRewardHandler?>(userDidEarnRewardHandler)
+    let reward = Locked<GADUserDidEarnRewardHandler?>(userDidEarnRewardHandler)
     let rewardRecorded = Atomic<Bool>(false)
     let rewardAction: @Sendable () -> Void = { [self] in
       if !rewardRecorded.exchange(true, ordering: .acquiringAndReleasing) { recordRewardCallback() }
