@@ -263,3 +263,54 @@ struct RecorderAssertionTests {
     #expect(mismatch?.description.hasPrefix("zone 'z': expected events [\"loading\"], recorded") == true)
   }
 }
+
+@Suite("Event delivery is re-entrancy safe")
+struct ReentrantDeliveryTests {
+  /// An SDK that reports the whole show synchronously from inside `show`.
+  final class SynchronousNetwork: RewardedAdapter {
+    final class Ad: AdapterAd {
+      func show(_ request: AdapterShowRequest, from presenter: any AdPresenting, signals: AdapterSignalSink) {
+        signals.send(.displayed)
+        signals.send(.rewarded(nil))
+        signals.send(.dismissed)
+      }
+      func discard() {}
+    }
+
+    let info = AdapterInfo(id: "sync", displayName: "Sync", adapterVersion: "1", sdkVersion: "1")
+    let scheduler: any Scheduler
+    init(scheduler: any Scheduler) { self.scheduler = scheduler }
+
+    func start(
+      _ request: AdapterStartRequest, completion: @escaping @Sendable (Result<Void, AdapterError>) -> Void
+    ) {
+      completion(.success(()))
+    }
+
+    func load(
+      _ request: AdapterLoadRequest,
+      completion: @escaping @Sendable (Result<AdapterLoadedAd, AdapterError>) -> Void
+    ) -> Cancellable {
+      scheduler.schedule(after: .seconds(1)) { completion(.success(AdapterLoadedAd(ad: Ad()))) }
+    }
+  }
+
+  /// The first subscriber shows the ad while `ready` is being delivered; the SDK answers at once,
+  /// on the executor. Every subscriber must still see `ready` before `shown`, in the same order.
+  @Test func eventsPublishedDuringDeliveryAreQueuedForEverySubscriber() throws {
+    let scheduler = VirtualScheduler()
+    let network = SynchronousNetwork(scheduler: scheduler)
+    let registry = try AdapterRegistry([AdapterRegistration(info: network.info) { _ in network }])
+    let mediator = try Mediator(
+      config: MediationConfig(zones: [zone([item("sync", "p", ecpm: 1)])]), registry: registry,
+      scheduler: scheduler)
+    let ad = try mediator.rewardedAd(zone: "z")
+    mediator.observeEvents { event in
+      if case .ready = event.event { try? ad.show(from: HeadlessPresenter()) }
+    }
+    let second = EventRecorder(mediator)
+    ad.load()
+    scheduler.run()
+    #expect(second.names(zone: "z") == ["loading", "ready", "shown", "revenue_paid", "rewarded", "closed"])
+  }
+}

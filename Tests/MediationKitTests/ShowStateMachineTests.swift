@@ -107,13 +107,21 @@ struct ShowStateMachineTests {
     let events = Self.events([
       .signal(.displayed), .signal(.rewarded(nil)), .signal(.showFailed(Self.failure)),
     ])
-    #expect(Self.names(events) == ["shown", "rewarded", "diag:duplicate_signal", "closed"])
+    #expect(Self.names(events) == ["shown", "rewarded", "diag:out_of_order_signal", "closed"])
   }
 
   @Test func displayTimeoutFailsTheShow() {
     let events = Self.events([.displayTimeoutEnded, .signal(.displayed)])
     #expect(Self.names(events) == ["showFailed", "diag:signal_after_terminal"])
     if case .showFailed(let error) = events[0] { #expect(error.code == .displayTimeout) }
+  }
+
+  @Test func aShowWithoutDismissalIsEndedAfterTheMaximumDuration() {
+    let rewarded = Self.events([.signal(.displayed), .signal(.rewarded(nil)), .showTimeoutEnded])
+    #expect(Self.names(rewarded) == ["shown", "rewarded", "diag:ended_by_core", "closed"])
+    let unrewarded = Self.events([.signal(.displayed), .showTimeoutEnded, .graceWindowEnded])
+    #expect(Self.names(unrewarded) == ["shown", "diag:ended_by_core", "skipped"])
+    #expect(Self.names(Self.events([.showTimeoutEnded])) == [])
   }
 
   @Test func displayTimeoutAfterDisplayIsIgnored() {

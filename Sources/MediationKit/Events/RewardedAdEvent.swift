@@ -120,6 +120,12 @@ public struct Diagnostic: Sendable, Equatable {
     case impliedDisplay = "implied_display"
     /// The network reported something twice (display, dismissal, revenue).
     case duplicateSignal = "duplicate_signal"
+    /// The network did something out of order the core treated as the nearest valid step
+    /// (a show failure after the display counts as the dismissal).
+    case outOfOrderSignal = "out_of_order_signal"
+    /// The network never reported the dismissal; the core ended the show after the maximum show
+    /// duration.
+    case endedByCore = "ended_by_core"
     /// A load completed after its line item timed out or was cancelled; the ad was discarded.
     case lateLoad = "late_load"
   }

@@ -89,7 +89,7 @@ public struct ShowStateMachine: Sendable, Equatable {
     case (.displayed, .showTimeoutEnded):
       return dismiss(
         note: Diagnostic(
-          .duplicateSignal, "no dismissal reported within the maximum show duration; ended by the core"))
+          .endedByCore, "no dismissal reported within the maximum show duration; ended by the core"))
     case (_, .showTimeoutEnded):
       return []
 
@@ -152,7 +152,7 @@ public struct ShowStateMachine: Sendable, Equatable {
       return dismiss(note: nil)
     case .showFailed(let error):
       return dismiss(
-        note: Diagnostic(.duplicateSignal, "show failed after display (\(error)); treated as dismissal"))
+        note: Diagnostic(.outOfOrderSignal, "show failed after display (\(error)); treated as dismissal"))
     }
   }
 

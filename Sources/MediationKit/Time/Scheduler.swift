@@ -22,6 +22,10 @@ public protocol Scheduler: Sendable {
   /// - Returns: A handle that cancels the action if it has not started yet.
   @discardableResult
   func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> Cancellable
+
+  /// Whether the calling code is running on this scheduler's executor, inside one of its actions.
+  /// Schedulers that cannot tell answer `false` (the default).
+  var isCurrentExecutor: Bool { get }
 }
 
 extension Scheduler {
@@ -30,8 +34,7 @@ extension Scheduler {
     schedule(after: .zero, action)
   }
 
-  /// Whether the calling code is running on this scheduler's executor, inside one of its actions.
-  /// Schedulers that cannot tell answer `false`.
+  /// Schedulers that cannot tell whether the caller is on their executor say it is not.
   public var isCurrentExecutor: Bool { false }
 
   /// Runs `action` at once when called on the executor (an SDK calling back from a scheduled
