@@ -1,3 +1,5 @@
+import Foundation
+
 /// Engine settings that are not per zone.
 public struct MediatorOptions: Sendable {
   /// How long the network has to report the ad on screen after `show` before the show fails.
@@ -16,15 +18,28 @@ public struct MediatorOptions: Sendable {
   /// The longest a show may stay open without the network reporting the dismissal; then the core
   /// ends it as if dismissed (with a diagnostic), so the screen is never held for ever.
   public var maxShowDuration: Duration
+  /// The wall clock, in milliseconds since 1970, that stamps rewards in the ``RewardLedger``
+  /// (the scheduler's time restarts with the process; the ledger outlives it). Injected so tests
+  /// and the simulator stay deterministic.
+  public var wallClockMilliseconds: @Sendable () -> Int64
 
   public init(
     displayTimeout: Duration = .seconds(45), seed: UInt64 = 0, startTimeout: Duration = .seconds(10),
-    lateSignalWindow: Duration = .seconds(60), maxShowDuration: Duration = .seconds(300)
+    lateSignalWindow: Duration = .seconds(60), maxShowDuration: Duration = .seconds(300),
+    wallClockMilliseconds: @escaping @Sendable () -> Int64 = MediatorOptions.systemWallClock
   ) {
+    self.wallClockMilliseconds = wallClockMilliseconds
     self.maxShowDuration = maxShowDuration
     self.displayTimeout = displayTimeout
     self.seed = seed
     self.startTimeout = startTimeout
     self.lateSignalWindow = lateSignalWindow
+  }
+}
+
+extension MediatorOptions {
+  /// The system's wall clock, in milliseconds since 1970.
+  public static let systemWallClock: @Sendable () -> Int64 = {
+    Int64((Date().timeIntervalSince1970 * 1000).rounded())
   }
 }

@@ -74,15 +74,35 @@ public struct Reward: Sendable, Equatable, Codable {
   public var network: NetworkID
   /// What the network itself reported, when it reported a payload.
   public var networkReward: NetworkReward?
+  /// Whether this is a redelivery, on a later start, of a reward the app did not acknowledge
+  /// (see ``RewardLedger``). Credit it only if its transaction id was not credited before.
+  public var isRedelivery: Bool
 
   public init(
-    type: String, amount: Int, transactionID: String, network: NetworkID, networkReward: NetworkReward? = nil
+    type: String, amount: Int, transactionID: String, network: NetworkID, networkReward: NetworkReward? = nil,
+    isRedelivery: Bool = false
   ) {
     self.type = type
     self.amount = amount
     self.transactionID = transactionID
     self.network = network
     self.networkReward = networkReward
+    self.isRedelivery = isRedelivery
+  }
+
+  private enum CodingKeys: String, CodingKey {
+    case type, amount, transactionID, network, networkReward, isRedelivery
+  }
+
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    self.init(
+      type: try container.decode(String.self, forKey: .type),
+      amount: try container.decode(Int.self, forKey: .amount),
+      transactionID: try container.decode(String.self, forKey: .transactionID),
+      network: try container.decode(NetworkID.self, forKey: .network),
+      networkReward: try container.decodeIfPresent(NetworkReward.self, forKey: .networkReward),
+      isRedelivery: try container.decodeIfPresent(Bool.self, forKey: .isRedelivery) ?? false)
   }
 }
 

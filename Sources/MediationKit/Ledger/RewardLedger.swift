@@ -1,0 +1,109 @@
+/// A reward as the ledger keeps it: recorded before the app is told, pending until the app
+/// acknowledges that it credited the user.
+public struct LedgerEntry: Sendable, Equatable, Codable {
+  /// The reward, with its unique transaction id.
+  public var reward: Reward
+  /// The zone whose show earned it.
+  public var zoneID: String
+  /// When it was recorded, in milliseconds since 1970 (wall clock, from the mediator's
+  /// ``MediatorOptions/wallClockMilliseconds``).
+  public var recordedAtMilliseconds: Int64
+  /// How many times it has been delivered to the app: 1 after the first delivery, more after
+  /// redeliveries on later starts.
+  public var deliveries: Int
+
+  public init(reward: Reward, zoneID: String, recordedAtMilliseconds: Int64, deliveries: Int = 1) {
+    self.reward = reward
+    self.zoneID = zoneID
+    self.recordedAtMilliseconds = recordedAtMilliseconds
+    self.deliveries = deliveries
+  }
+}
+
+/// Why the ledger could not do what was asked.
+public struct LedgerError: Error, Sendable, Equatable, CustomStringConvertible {
+  /// What went wrong, for the log: the operation, the storage's own message, and where.
+  public var message: String
+
+  public init(_ message: String) {
+    self.message = message
+  }
+
+  public var description: String { message }
+}
+
+/// Durable storage for earned rewards: at-least-once delivery, exactly-once effect through the
+/// transaction id.
+///
+/// The mediator records every reward **before** it publishes `rewarded`; the app calls
+/// ``Mediator/acknowledgeReward(transactionID:)`` once it has credited the user. A reward still
+/// pending when the app stops (or is killed) is delivered again on the next start, with
+/// ``Reward/isRedelivery`` set, until it is acknowledged. The app credits each transaction id once.
+///
+/// Implementations must be safe to call from any thread, and ``record(_:)`` must not return before
+/// the entry is durable (it survives a killed process). `MediationKit` ships
+/// ``InMemoryRewardLedger`` for tests; the `RewardLedgerSQLite` library stores rewards in SQLite.
+public protocol RewardLedger: Sendable {
+  /// Records a new reward as pending. Recording a transaction id that is already there is an
+  /// error (ids are unique).
+  func record(_ entry: LedgerEntry) throws(LedgerError)
+
+  /// The rewards not acknowledged yet, oldest first (by recording time, then transaction id).
+  func pending() throws(LedgerError) -> [LedgerEntry]
+
+  /// Counts one more delivery of a pending reward (a redelivery on start).
+  func markRedelivered(transactionID: String) throws(LedgerError)
+
+  /// Marks a reward credited, so it is never delivered again.
+  ///
+  /// - Returns: `true` if the reward was pending; `false` if it was already acknowledged or is
+  ///   unknown (acknowledging twice is harmless).
+  @discardableResult
+  func acknowledge(transactionID: String) throws(LedgerError) -> Bool
+}
+
+/// A ledger in memory: the contract of ``RewardLedger`` without durability, for tests and for
+/// apps that accept losing a reward on a crash.
+public final class InMemoryRewardLedger: RewardLedger {
+  private struct State {
+    var entries: [String: LedgerEntry] = [:]
+    var acknowledged: Set<String> = []
+  }
+
+  private let state = Locked(State())
+
+  public init() {}
+
+  public func record(_ entry: LedgerEntry) throws(LedgerError) {
+    let id = entry.reward.transactionID
+    try state.withLock { (state) throws(LedgerError) in
+      guard state.entries[id] == nil, !state.acknowledged.contains(id) else {
+        throw LedgerError("record: transaction id \(id) is already in the ledger")
+      }
+      state.entries[id] = entry
+    }
+  }
+
+  public func pending() throws(LedgerError) -> [LedgerEntry] {
+    state.withLock { state in
+      state.entries.values.sorted {
+        ($0.recordedAtMilliseconds, $0.reward.transactionID) < (
+          $1.recordedAtMilliseconds, $1.reward.transactionID
+        )
+      }
+    }
+  }
+
+  public func markRedelivered(transactionID: String) throws(LedgerError) {
+    state.withLock { $0.entries[transactionID]?.deliveries += 1 }
+  }
+
+  @discardableResult
+  public func acknowledge(transactionID: String) throws(LedgerError) -> Bool {
+    state.withLock { state in
+      guard state.entries.removeValue(forKey: transactionID) != nil else { return false }
+      state.acknowledged.insert(transactionID)
+      return true
+    }
+  }
+}
