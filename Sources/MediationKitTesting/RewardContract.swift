@@ -74,6 +74,9 @@ public enum RewardContract {
         if !inShow {
           throw violation(.eventsDuringShow, "\(event.name) outside a show (after its terminal event?)")
         }
+      case .rewarded(let reward) where reward.isRedelivery:
+        // A redelivery of an unacknowledged reward from an earlier run: outside any show.
+        if inShow { throw violation(.eventsDuringShow, "a redelivered reward inside a show") }
       case .rewarded:
         if !inShow {
           throw violation(.eventsDuringShow, "rewarded outside a show (after its terminal event?)")

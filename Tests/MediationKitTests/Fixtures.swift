@@ -12,16 +12,16 @@ struct Harness {
     zones: [ZoneConfig],
     scripts: [NetworkID: [String: [ScriptedAdapter.LoadScript]]],
     show: ScriptedAdapter.ShowScript = .completes,
-    options: MediatorOptions = MediatorOptions()
+    options: MediatorOptions = MediatorOptions(), ledger: (any RewardLedger)? = nil
   ) throws {
-    try self.init(zones: zones, options: options) { scheduler in
+    try self.init(zones: zones, options: options, ledger: ledger) { scheduler in
       scripts.map { ScriptedAdapter(id: $0.key, scheduler: scheduler, loads: $0.value, show: show) }
     }
   }
 
   /// A harness over adapters the caller builds on the harness's scheduler.
   init(
-    zones: [ZoneConfig], options: MediatorOptions = MediatorOptions(),
+    zones: [ZoneConfig], options: MediatorOptions = MediatorOptions(), ledger: (any RewardLedger)? = nil,
     adapters makeAdapters: (VirtualScheduler) -> [ScriptedAdapter]
   ) throws {
     var adapters: [NetworkID: ScriptedAdapter] = [:]
@@ -32,7 +32,8 @@ struct Harness {
     }
     self.adapters = adapters
     mediator = try Mediator(
-      config: MediationConfig(zones: zones), registry: registry, scheduler: scheduler, options: options)
+      config: MediationConfig(zones: zones), registry: registry, scheduler: scheduler, options: options,
+      ledger: ledger)
     recorder = EventRecorder(mediator)
   }
 

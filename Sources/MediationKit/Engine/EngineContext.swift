@@ -6,6 +6,8 @@ final class EngineContext: Sendable {
   let scheduler: any Scheduler
   let options: MediatorOptions
   let adapters: [NetworkID: any RewardedAdapter]
+  /// Where rewards are recorded before the app is told; `nil` for none.
+  let ledger: (any RewardLedger)?
   let hub = EventHub()
   let fullScreen = FullScreenGate()
   private let random: Locked<SeededRandom>
@@ -15,8 +17,12 @@ final class EngineContext: Sendable {
   private let statusVersion = Atomic<Int>(0)
   private let privacySettings = Locked(PrivacySettings())
 
-  init(scheduler: any Scheduler, options: MediatorOptions, adapters: [NetworkID: any RewardedAdapter]) {
+  init(
+    scheduler: any Scheduler, options: MediatorOptions, adapters: [NetworkID: any RewardedAdapter],
+    ledger: (any RewardLedger)? = nil
+  ) {
     self.scheduler = scheduler
+    self.ledger = ledger
     self.options = options
     self.adapters = adapters
     self.random = Locked(SeededRandom(seed: options.seed).derived("mediator"))
@@ -107,6 +113,52 @@ final class EngineContext: Sendable {
         }
       }
       return unavailable
+    }
+  }
+
+  /// Records `reward` in the ledger, then publishes it: the app is told only once it is durable.
+  /// If the ledger cannot record it, the reward is still delivered, after a diagnostic saying so.
+  func publishReward(_ reward: Reward, zoneID: String) {
+    if let ledger {
+      let entry = LedgerEntry(
+        reward: reward, zoneID: zoneID, recordedAtMilliseconds: options.wallClockMilliseconds())
+      do {
+        try ledger.record(entry)
+      } catch {
+        publish(
+          zoneID, reward.network,
+          .diagnostic(Diagnostic(.ledgerWriteFailed, "reward \(reward.transactionID) not recorded: \(error)"))
+        )
+      }
+    }
+    publish(zoneID, reward.network, .rewarded(reward))
+  }
+
+  /// See ``Mediator/acknowledgeReward(transactionID:)``.
+  func acknowledgeReward(transactionID: String) throws(MediationError) -> Bool {
+    guard let ledger else { return false }
+    do {
+      return try ledger.acknowledge(transactionID: transactionID)
+    } catch {
+      throw MediationError(.ledgerFailure, "could not acknowledge reward \(transactionID): \(error)")
+    }
+  }
+
+  /// Delivers every reward the ledger still holds from an earlier run, marked as a redelivery.
+  func redeliverPendingRewards(_ entries: [LedgerEntry]) {
+    guard let ledger else { return }
+    for entry in entries {
+      var reward = entry.reward
+      reward.isRedelivery = true
+      do {
+        try ledger.markRedelivered(transactionID: reward.transactionID)
+      } catch {
+        publish(
+          entry.zoneID, reward.network,
+          .diagnostic(
+            Diagnostic(.ledgerWriteFailed, "redelivery of \(reward.transactionID) not counted: \(error)")))
+      }
+      publish(entry.zoneID, reward.network, .rewarded(reward))
     }
   }
 

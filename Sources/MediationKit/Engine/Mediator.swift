@@ -23,10 +23,15 @@ public final class Mediator: Sendable {
   ///   - registry: The adapters to use; each is made once for this mediator.
   ///   - scheduler: The clock and executor for every delay and event.
   ///   - options: Display timeout and random seed.
-  /// - Throws: ``MediationError`` `invalidConfiguration` listing the problems in `config`.
+  ///   - ledger: Where rewards are recorded before the app is told (see ``RewardLedger``); `nil`
+  ///     delivers each reward once, with nothing to redeliver after a crash. Rewards still pending
+  ///     from an earlier run are redelivered, marked ``Reward/isRedelivery``, on the scheduler's
+  ///     executor right after this initializer returns: subscribe before yielding the executor.
+  /// - Throws: ``MediationError`` `invalidConfiguration` listing the problems in `config`, or
+  ///   `ledgerFailure` when the ledger cannot be read.
   public init(
     config: MediationConfig, registry: AdapterRegistry, scheduler: any Scheduler,
-    options: MediatorOptions = MediatorOptions()
+    options: MediatorOptions = MediatorOptions(), ledger: (any RewardLedger)? = nil
   ) throws(MediationError) {
     let issues = config.validate()
     guard issues.isEmpty else {
@@ -41,7 +46,15 @@ public final class Mediator: Sendable {
     }
     self.config = config
     self.networks = registry.all.map(\.info)
-    let context = EngineContext(scheduler: scheduler, options: options, adapters: adapters)
+    var pendingRewards: [LedgerEntry] = []
+    if let ledger {
+      do {
+        pendingRewards = try ledger.pending()
+      } catch {
+        throw MediationError(.ledgerFailure, "could not read the pending rewards: \(error)")
+      }
+    }
+    let context = EngineContext(scheduler: scheduler, options: options, adapters: adapters, ledger: ledger)
     self.context = context
     self.zones = Dictionary(
       uniqueKeysWithValues: config.zones.map { ($0.id, ZoneController(zone: $0, context: context)) })
@@ -50,6 +63,24 @@ public final class Mediator: Sendable {
       placements[item.network, default: []].append(item.placementId)
     }
     context.startAdapters(placements: placements)
+    if !pendingRewards.isEmpty {
+      scheduler.schedule(after: .zero) { [context, pendingRewards] in
+        context.redeliverPendingRewards(pendingRewards)
+      }
+    }
+  }
+
+  /// Tells the ledger the app has credited the reward with `transactionID`, so it is never
+  /// delivered again. Call it after the reward is safely stored on your side (your database or
+  /// server), for first deliveries and redeliveries alike.
+  ///
+  /// - Returns: `true` if the reward was pending; `false` if it was already acknowledged, is
+  ///   unknown, or the mediator has no ledger.
+  /// - Throws: ``MediationError`` `ledgerFailure` when the ledger cannot write; the reward stays
+  ///   pending and will be redelivered.
+  @discardableResult
+  public func acknowledgeReward(transactionID: String) throws(MediationError) -> Bool {
+    try context.acknowledgeReward(transactionID: transactionID)
   }
 
   /// The scheduler every delay and event of this mediator goes through.

@@ -281,6 +281,11 @@ final class ZoneController: Sendable {
 
   // MARK: Showing
 
+  /// See ``RewardedAd/acknowledge(_:)``.
+  func acknowledge(_ reward: Reward) throws(MediationError) -> Bool {
+    try context.acknowledgeReward(transactionID: reward.transactionID)
+  }
+
   /// Shows the ready ad; see ``RewardedAd/show(from:customData:)`` for the rules.
   func show(from presenter: any AdPresenting, customData: String?) throws(MediationError) {
     let now = context.scheduler.now

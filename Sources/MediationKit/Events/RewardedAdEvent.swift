@@ -148,6 +148,9 @@ public struct Diagnostic: Sendable, Equatable {
     case endedByCore = "ended_by_core"
     /// A load completed after its line item timed out or was cancelled; the ad was discarded.
     case lateLoad = "late_load"
+    /// The reward could not be recorded in the ledger; it is delivered anyway, but will not be
+    /// redelivered if the app stops before crediting it.
+    case ledgerWriteFailed = "ledger_write_failed"
   }
 
   public var kind: Kind

@@ -83,6 +83,16 @@ public final class RewardedAd: Sendable {
     try controller.show(from: presenter, customData: customData)
   }
 
+  /// Tells the mediator's ``RewardLedger`` that the app has credited `reward`, so it is never
+  /// delivered again; see ``Mediator/acknowledgeReward(transactionID:)``.
+  ///
+  /// - Returns: `true` if the reward was pending; `false` if it was already acknowledged, is
+  ///   unknown, or the mediator has no ledger.
+  @discardableResult
+  public func acknowledge(_ reward: Reward) throws(MediationError) -> Bool {
+    try controller.acknowledge(reward)
+  }
+
   /// A new stream of this zone's events from now on. Each call makes an independent stream;
   /// it ends when the `RewardedAd` is released or the consumer stops iterating.
   public var events: AsyncStream<RewardedAdEvent> {

@@ -99,10 +99,11 @@ final class ShowSession: Sendable {
           network: info.network, zoneID: zone.id, placementID: info.placementID, usd: revenue.usd,
           precision: revenue.precision))
     case .rewarded(let payload):
-      appEvent = .rewarded(
-        Reward(
-          type: zone.reward.type, amount: zone.reward.amount, transactionID: context.nextTransactionID(),
-          network: info.network, networkReward: payload))
+      let reward = Reward(
+        type: zone.reward.type, amount: zone.reward.amount, transactionID: context.nextTransactionID(),
+        network: info.network, networkReward: payload)
+      context.publishReward(reward, zoneID: zone.id)
+      return
     case .closed: appEvent = .closed
     case .skipped: appEvent = .skipped
     case .showFailed(let error): appEvent = .showFailed(error)

@@ -1,0 +1,173 @@
+import MediationKit
+import MediationKitTesting
+import Testing
+
+/// A ledger whose storage can be made to fail, to pin what the mediator does then.
+private final class FailingLedger: RewardLedger {
+  let inner = InMemoryRewardLedger()
+  let failRecord: Bool
+  let failPending: Bool
+
+  init(failRecord: Bool = false, failPending: Bool = false) {
+    self.failRecord = failRecord
+    self.failPending = failPending
+  }
+
+  func record(_ entry: LedgerEntry) throws(LedgerError) {
+    if failRecord { throw LedgerError("record: disk I/O error (/tmp/full.sqlite)") }
+    try inner.record(entry)
+  }
+  func pending() throws(LedgerError) -> [LedgerEntry] {
+    if failPending { throw LedgerError("pending: file is not a database (/tmp/x)") }
+    return try inner.pending()
+  }
+  func markRedelivered(transactionID: String) throws(LedgerError) {
+    try inner.markRedelivered(transactionID: transactionID)
+  }
+  func acknowledge(transactionID: String) throws(LedgerError) -> Bool {
+    try inner.acknowledge(transactionID: transactionID)
+  }
+}
+
+@Suite("Reward ledger: recorded before the app is told, redelivered until acknowledged")
+struct RewardLedgerTests {
+  static let presenter = HeadlessPresenter()
+  static let clock: @Sendable () -> Int64 = { 1_764_000_000_000 }
+
+  /// One run of the app: a mediator on `ledger`, one completed show unless `show` is false.
+  static func run(
+    ledger: any RewardLedger, seed: UInt64 = 1, show: Bool = true, settle: Bool = true
+  ) throws -> Harness {
+    let harness = try Harness(
+      zones: [zone([item("a", "a1", ecpm: 10)])],
+      scripts: ["a": ["a1": [.fill(after: .milliseconds(200))]]],
+      options: MediatorOptions(seed: seed, wallClockMilliseconds: clock), ledger: ledger)
+    if show {
+      let ad = try harness.mediator.rewardedAd(zone: "z")
+      ad.load()
+      harness.settle()
+      try ad.show(from: presenter)
+    }
+    if settle { harness.settle() }
+    return harness
+  }
+
+  static func rewards(_ harness: Harness) -> [Reward] {
+    harness.recorder.events.compactMap { if case .rewarded(let reward) = $0.event { reward } else { nil } }
+  }
+
+  @Test func theRewardIsRecordedBeforeTheAppIsTold() throws {
+    let ledger = InMemoryRewardLedger()
+    let harness = try Self.run(ledger: ledger, show: false)
+    let pendingWhenTold = Locked<[[String]]>([])
+    harness.mediator.observeEvents { event in
+      guard case .rewarded = event.event else { return }
+      let ids = (try? ledger.pending().map(\.reward.transactionID)) ?? []
+      pendingWhenTold.withLock { $0.append(ids) }
+    }
+    let ad = try harness.mediator.rewardedAd(zone: "z")
+    ad.load()
+    harness.settle()
+    try ad.show(from: Self.presenter)
+    harness.settle()
+    let reward = try #require(Self.rewards(harness).first)
+    #expect(pendingWhenTold.withLock { $0 } == [[reward.transactionID]])
+    let entry = try #require(try ledger.pending().first)
+    #expect(entry.zoneID == "z")
+    #expect(entry.reward == reward)
+    #expect(entry.recordedAtMilliseconds == 1_764_000_000_000)
+    #expect(entry.deliveries == 1)
+    #expect(!reward.isRedelivery)
+  }
+
+  @Test func anUnacknowledgedRewardIsRedeliveredOnTheNextStartUntilAcknowledged() throws {
+    let ledger = InMemoryRewardLedger()
+    let first = try Self.run(ledger: ledger)
+    let original = try #require(Self.rewards(first).first)
+
+    // Second start: delivered again, once, marked; no new show needed.
+    let second = try Self.run(ledger: ledger, seed: 2, show: false)
+    let redelivered = Self.rewards(second)
+    #expect(redelivered.count == 1)
+    #expect(redelivered.first?.transactionID == original.transactionID)
+    #expect(redelivered.first?.isRedelivery == true)
+    #expect(second.recorder.events.first?.zoneID == "z")
+    #expect(try ledger.pending().first?.deliveries == 2)
+    try RewardContract.verify(second.recorder.events)
+
+    // Acknowledged: never again.
+    #expect(try second.mediator.acknowledgeReward(transactionID: original.transactionID))
+    #expect(try !second.mediator.acknowledgeReward(transactionID: original.transactionID))
+    let third = try Self.run(ledger: ledger, seed: 3, show: false)
+    #expect(Self.rewards(third).isEmpty)
+    #expect(try ledger.pending().isEmpty)
+  }
+
+  @Test func theFacadeAcknowledgesTheRewardItDelivered() throws {
+    let ledger = InMemoryRewardLedger()
+    let harness = try Self.run(ledger: ledger)
+    let reward = try #require(Self.rewards(harness).first)
+    let ad = try harness.mediator.rewardedAd(zone: "z")
+    #expect(try ad.acknowledge(reward))
+    #expect(try ledger.pending().isEmpty)
+    #expect(try !ad.acknowledge(reward))
+  }
+
+  @Test func redeliveryWaitsForTheExecutorSoSubscribersAttachedAtStartSeeIt() throws {
+    let ledger = InMemoryRewardLedger()
+    _ = try Self.run(ledger: ledger)
+    let second = try Self.run(ledger: ledger, seed: 2, show: false, settle: false)
+    #expect(Self.rewards(second).isEmpty)
+    second.scheduler.advance(by: .zero)
+    #expect(Self.rewards(second).count == 1)
+  }
+
+  @Test func aRewardTheLedgerCannotRecordIsStillDeliveredWithADiagnostic() throws {
+    let ledger = FailingLedger(failRecord: true)
+    let harness = try Self.run(ledger: ledger)
+    let names = harness.names()
+    let diagnostic = try #require(names.firstIndex(of: "diagnostic"))
+    #expect(names[diagnostic + 1] == "rewarded")
+    guard case .diagnostic(let note) = harness.recorder.events(zone: "z")[diagnostic] else {
+      Issue.record("expected a diagnostic")
+      return
+    }
+    #expect(note.kind == .ledgerWriteFailed)
+    #expect(note.message.contains("disk I/O error"))
+    #expect(Self.rewards(harness).count == 1)
+  }
+
+  @Test func aLedgerThatCannotBeReadFailsTheStartWithItsReason() throws {
+    let error = #expect(throws: MediationError.self) {
+      _ = try Self.run(ledger: FailingLedger(failPending: true), show: false)
+    }
+    #expect(error?.code == .ledgerFailure)
+    #expect(error?.message.contains("file is not a database (/tmp/x)") == true)
+  }
+
+  @Test func withoutALedgerThereIsNothingToAcknowledge() throws {
+    let harness = try Harness(
+      zones: [zone([item("a", "a1", ecpm: 10)])], scripts: ["a": ["a1": [.fill(after: .milliseconds(200))]]])
+    #expect(try !harness.mediator.acknowledgeReward(transactionID: "nope"))
+  }
+
+  @Test func theInMemoryLedgerRefusesADuplicateTransactionID() throws {
+    let ledger = InMemoryRewardLedger()
+    let entry = LedgerEntry(
+      reward: Reward(type: "coins", amount: 1, transactionID: "t1", network: "a"), zoneID: "z",
+      recordedAtMilliseconds: 1)
+    try ledger.record(entry)
+    #expect(throws: LedgerError.self) { try ledger.record(entry) }
+    #expect(try ledger.acknowledge(transactionID: "t1"))
+    #expect(throws: LedgerError.self) { try ledger.record(entry) }
+  }
+
+  @Test func theContractRejectsARedeliveryInsideAShow() {
+    let reward = Reward(type: "coins", amount: 1, transactionID: "t", network: "a", isRedelivery: true)
+    let info = AdInfo(zoneID: "z", network: "a", placementID: "p", ecpm: 1, responses: [], latency: .zero)
+    #expect(throws: RewardContractViolation.self) {
+      try RewardContract.verify([.shown(info), .rewarded(reward), .closed])
+    }
+    #expect(throws: Never.self) { try RewardContract.verify([.rewarded(reward)]) }
+  }
+}
