@@ -28,6 +28,7 @@ enum TimelineFormatter {
       object["reward_type"] = reward.type
       object["reward_amount"] = reward.amount
       object["transaction_id"] = reward.transactionID
+      if reward.isRedelivery { object["redelivery"] = true }
     case .revenuePaid(let revenue):
       object["revenue_usd"] = JSONLine.rounded(revenue.usd, 6)
       object["precision"] = revenue.precision.rawValue
@@ -94,7 +95,9 @@ enum TimelineFormatter {
     switch event {
     case .ready(let info): "eCPM \(money(info.ecpm)), after \(info.latency.milliseconds) ms"
     case .failed(let error), .showFailed(let error): error.description
-    case .rewarded(let reward): "\(reward.amount) \(reward.type) (transaction \(reward.transactionID))"
+    case .rewarded(let reward):
+      "\(reward.amount) \(reward.type) (transaction \(reward.transactionID))"
+        + (reward.isRedelivery ? " — redelivered: not acknowledged in an earlier run" : "")
     case .revenuePaid(let revenue): String(format: "$%.6f (%@)", revenue.usd, revenue.precision.rawValue)
     case .diagnostic(let diagnostic): "\(diagnostic.kind.rawValue): \(diagnostic.message)"
     default: ""
@@ -115,7 +118,7 @@ enum TimelineFormatter {
     }
     let head = "\(filled.network) filled at \(money(filled.ecpm)) eCPM; "
     if let reward = names.lazy.compactMap({ event -> Reward? in
-      if case .rewarded(let r) = event { r } else { nil }
+      if case .rewarded(let r) = event, !r.isRedelivery { r } else { nil }
     }).first {
       return head + "reward granted once: \(reward.amount) \(reward.type)"
     }
