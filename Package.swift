@@ -35,7 +35,8 @@ let package = Package(
     .testTarget(
       name: "RewardLedgerSQLiteTests", dependencies: ["RewardLedgerSQLite", "MediationKit", "CSQLite3"]),
     .testTarget(
-      name: "MediateCLITests", dependencies: ["MediateCLI", "MediationKit", "MediationKitTesting"]),
+      name: "MediateCLITests",
+      dependencies: ["MediateCLI", "MediationKit", "MediationKitTesting", "RewardLedgerSQLite"]),
   ],
   swiftLanguageModes: [.v6]
 )
