@@ -9,6 +9,7 @@ let package = Package(
     .library(name: "EmpowerSim", targets: ["EmpowerSim"]),
     .library(name: "MaxSim", targets: ["MaxSim"]),
     .library(name: "GoogleSim", targets: ["GoogleSim"]),
+    .library(name: "RewardLedgerSQLite", targets: ["RewardLedgerSQLite"]),
     .library(name: "MediateCLI", targets: ["MediateCLI"]),
     .executable(name: "mediate", targets: ["mediate"]),
   ],
@@ -18,7 +19,13 @@ let package = Package(
     .target(name: "EmpowerSim", dependencies: ["MediationKit"], path: "Sources/Adapters/EmpowerSim"),
     .target(name: "MaxSim", dependencies: ["MediationKit"], path: "Sources/Adapters/MaxSim"),
     .target(name: "GoogleSim", dependencies: ["MediationKit"], path: "Sources/Adapters/GoogleSim"),
-    .target(name: "MediateCLI", dependencies: ["MediationKit", "EmpowerSim", "MaxSim", "GoogleSim"]),
+    .systemLibrary(
+      name: "CSQLite3", path: "Sources/CSystemLibraries/CSQLite3", pkgConfig: "sqlite3",
+      providers: [.apt(["libsqlite3-dev"])]),
+    .target(name: "RewardLedgerSQLite", dependencies: ["MediationKit", "CSQLite3"]),
+    .target(
+      name: "MediateCLI",
+      dependencies: ["MediationKit", "EmpowerSim", "MaxSim", "GoogleSim", "RewardLedgerSQLite"]),
     .executableTarget(name: "mediate", dependencies: ["MediateCLI"]),
     .testTarget(name: "MediationKitTests", dependencies: ["MediationKit", "MediationKitTesting"]),
     .testTarget(
@@ -26,7 +33,10 @@ let package = Package(
     .testTarget(name: "MaxSimTests", dependencies: ["MaxSim", "MediationKit", "MediationKitTesting"]),
     .testTarget(name: "GoogleSimTests", dependencies: ["GoogleSim", "MediationKit", "MediationKitTesting"]),
     .testTarget(
-      name: "MediateCLITests", dependencies: ["MediateCLI", "MediationKit", "MediationKitTesting"]),
+      name: "RewardLedgerSQLiteTests", dependencies: ["RewardLedgerSQLite", "MediationKit", "CSQLite3"]),
+    .testTarget(
+      name: "MediateCLITests",
+      dependencies: ["MediateCLI", "MediationKit", "MediationKitTesting", "RewardLedgerSQLite"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -1,6 +1,6 @@
 /// The commands `mediate` has.
 enum Command: String, CaseIterable, Equatable {
-  case run, networks, zones, validate, bench
+  case run, networks, zones, validate, bench, rewards
 
   var summary: String {
     switch self {
@@ -9,6 +9,7 @@ enum Command: String, CaseIterable, Equatable {
     case .zones: "List the zones of the configuration in use."
     case .validate: "Check a configuration file and report every problem."
     case .bench: "Measure MediationKit's overhead: the Empower SDK driven directly and through mediation."
+    case .rewards: "List the rewards pending in a reward ledger (oldest first), or acknowledge one."
     }
   }
 
@@ -21,6 +22,7 @@ enum Command: String, CaseIterable, Equatable {
     case .zones: "mediate zones [--config FILE] [--json]"
     case .validate: "mediate validate FILE [--json]"
     case .bench: "mediate bench [--cycles N] [--seed N] [--json]"
+    case .rewards: "mediate rewards --ledger FILE [--all] [--ack ID] [--json]"
     }
   }
 }
@@ -58,6 +60,18 @@ struct OptionSpec {
     help: "Privacy: the user is a child (no bidding, restricted ads).")
   static let json = OptionSpec(
     name: "--json", valueName: nil, help: "Print JSON for machines instead of text.")
+  /// `--ledger FILE`: the SQLite reward ledger. Shared by every command that uses a ledger; see
+  /// ``CommandContext/openLedger(path:createIfMissing:)``.
+  static let ledger = OptionSpec(
+    name: "--ledger", valueName: "FILE",
+    help: "The SQLite reward ledger file: rewards are recorded there before they are granted.")
+  static let all = OptionSpec(
+    name: "--all", valueName: nil,
+    help: "Also list the acknowledged rewards, with when they were acknowledged.")
+  static let ack = OptionSpec(
+    name: "--ack", valueName: "ID",
+    help:
+      "Acknowledge the pending reward with this transaction id (exit 65 if unknown or already acknowledged).")
   static let help = OptionSpec(name: "--help", valueName: nil, help: "Show help for the command.")
 
   static func options(for command: Command) -> [OptionSpec] {
@@ -71,6 +85,7 @@ struct OptionSpec {
     case .zones: [.config, .json, .help]
     case .validate: [.json, .help]
     case .bench: [.cycles, .seed, .json, .help]
+    case .rewards: [.ledger, .all, .ack, .json, .help]
     }
   }
 }

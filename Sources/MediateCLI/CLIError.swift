@@ -10,6 +10,9 @@ struct CLIError: Error, Equatable {
     case data
     /// An input file that does not exist or cannot be read (exit 66).
     case noInput
+    /// A file that opened but could not be read or written (exit 74), e.g. a ledger another
+    /// process kept locked.
+    case io
   }
 
   var kind: Kind
@@ -30,6 +33,7 @@ struct CLIError: Error, Equatable {
     case .usage: ExitCode.usage
     case .data: ExitCode.dataError
     case .noInput: ExitCode.noInput
+    case .io: ExitCode.ioError
     }
   }
 }
@@ -45,4 +49,6 @@ public enum ExitCode {
   public static let dataError: Int32 = 65
   /// EX_NOINPUT.
   public static let noInput: Int32 = 66
+  /// EX_IOERR.
+  public static let ioError: Int32 = 74
 }

@@ -1,0 +1,42 @@
+import Foundation
+import MediationKit
+import RewardLedgerSQLite
+
+extension CommandContext {
+  /// The `--ledger FILE` path, when the command was given one.
+  var ledgerPath: String? { arguments.value(.ledger) }
+
+  /// Opens the SQLite reward ledger at `path` for any command that takes `--ledger`.
+  ///
+  /// - Parameters:
+  ///   - path: The `--ledger` value.
+  ///   - createIfMissing: `true` for a command that records rewards (a new ledger is created);
+  ///     `false` for one that only reads or acknowledges, which must not leave an empty ledger
+  ///     behind a mistyped path.
+  /// - Throws: exit 66 when there is no file at `path` (and it may not be created) or `path` is
+  ///   a directory; exit 65 when the file is not a reward ledger (not a SQLite database, another
+  ///   application's database, a newer schema version, not writable).
+  func openLedger(path: String, createIfMissing: Bool) throws(CLIError) -> SQLiteRewardLedger {
+    var isDirectory: ObjCBool = false
+    let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+    if !exists && !createIfMissing {
+      throw CLIError(kind: .noInput, message: "no ledger at \(path)")
+    }
+    if exists && isDirectory.boolValue {
+      throw CLIError(kind: .noInput, message: "\(path) is a directory; expected a reward ledger file")
+    }
+    do {
+      return try SQLiteRewardLedger(path: path, createIfMissing: createIfMissing)
+    } catch {
+      throw .data(error.message)
+    }
+  }
+}
+
+extension CLIError {
+  /// A ledger operation that failed after the ledger opened (a lock held too long, an I/O
+  /// error): exit 74.
+  static func ledger(_ error: LedgerError) -> CLIError {
+    CLIError(kind: .io, message: error.message)
+  }
+}

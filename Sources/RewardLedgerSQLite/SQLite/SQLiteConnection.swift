@@ -1,0 +1,175 @@
+import CSQLite3
+import MediationKit
+
+/// One SQLite connection: open, prepare, and errors as ``LedgerError``s naming the file.
+///
+/// Not thread-safe on its own: ``SQLiteRewardLedger`` keeps it, with its statements, behind one
+/// lock, so a bind-step-reset sequence and the `changes` read after it are never interleaved.
+final class SQLiteConnection {
+  /// The file as given (or `:memory:`), for messages.
+  let path: String
+  private let handle: OpaquePointer
+
+  /// Opens `path` with `flags` (`SQLITE_OPEN_*`).
+  init(path: String, flags: Int32) throws(LedgerError) {
+    self.path = path
+    var handle: OpaquePointer?
+    let code = sqlite3_open_v2(path, &handle, flags, nil)
+    guard code == SQLITE_OK, let handle else {
+      // Even a failed open usually returns a handle that carries the message; it must be closed.
+      let message =
+        handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
+      sqlite3_close_v2(handle)
+      throw SQLiteFailure(code: code, message: message).ledgerError("open", path: path)
+    }
+    self.handle = handle
+    sqlite3_extended_result_codes(handle, 1)
+  }
+
+  deinit {
+    // Every statement holds its connection, so all of them are finalized by now.
+    sqlite3_close_v2(handle)
+  }
+
+  /// Waits up to `milliseconds` for a lock another connection (or process) holds.
+  func setBusyTimeout(milliseconds: Int32) {
+    sqlite3_busy_timeout(handle, milliseconds)
+  }
+
+  /// Whether the main database was opened read-only (SQLite silently does so for a file the
+  /// process may not write).
+  var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
+
+  /// Rows changed by the last INSERT, UPDATE or DELETE on this connection.
+  var changes: Int { Int(sqlite3_changes(handle)) }
+
+  /// Compiles one SQL statement. Values are never part of `sql`: they are bound to its `?N`
+  /// parameters.
+  func prepare(_ sql: String) throws(SQLiteFailure) -> SQLiteStatement {
+    var statement: OpaquePointer?
+    let code = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
+    guard code == SQLITE_OK, let statement else {
+      sqlite3_finalize(statement)
+      throw failure(code)
+    }
+    return SQLiteStatement(handle: statement, connection: self)
+  }
+
+  /// Runs one statement that takes no values (pragmas, schema) and returns its rows' first
+  /// column as text.
+  @discardableResult
+  func execute(_ sql: String) throws(SQLiteFailure) -> [String] {
+    try prepare(sql).query([]) { $0.text(0) }
+  }
+
+  /// The connection's current error, for a call that returned `code`.
+  func failure(_ code: Int32) -> SQLiteFailure {
+    SQLiteFailure(code: code, message: String(cString: sqlite3_errmsg(handle)))
+  }
+}
+
+/// A SQLite result code with the connection's message (`sqlite3_errmsg`).
+struct SQLiteFailure: Error {
+  var code: Int32
+  var message: String
+
+  /// The primary result code (the low byte of an extended one).
+  var primaryCode: Int32 { code & 0xff }
+
+  /// The error as a ledger reports it: the operation, SQLite's message and the file.
+  func ledgerError(_ operation: String, path: String) -> LedgerError {
+    LedgerError("\(operation) failed on the reward ledger at \(path): \(message) (SQLite error \(code))")
+  }
+}
+
+/// A value bound to a statement parameter.
+enum SQLiteValue {
+  case text(String)
+  case integer(Int64)
+  case real(Double)
+  case null
+}
+
+/// One compiled statement, reused: each run resets it and binds fresh values.
+final class SQLiteStatement {
+  private let handle: OpaquePointer
+  // Strong: the connection outlives its statements, so it is closed after they are finalized.
+  private let connection: SQLiteConnection
+
+  fileprivate init(handle: OpaquePointer, connection: SQLiteConnection) {
+    self.handle = handle
+    self.connection = connection
+  }
+
+  deinit {
+    sqlite3_finalize(handle)
+  }
+
+  /// Runs the statement with `values` bound to `?1`, `?2`, … and returns one value per row.
+  func query<Row>(_ values: [SQLiteValue], row: (SQLiteRow) -> Row) throws(SQLiteFailure) -> [Row] {
+    try bind(values)
+    defer { sqlite3_reset(handle) }
+    var rows: [Row] = []
+    while true {
+      let code = sqlite3_step(handle)
+      switch code {
+      case SQLITE_ROW: rows.append(row(SQLiteRow(handle: handle)))
+      case SQLITE_DONE: return rows
+      default: throw connection.failure(code)
+      }
+    }
+  }
+
+  /// Runs a statement that returns no rows (INSERT, UPDATE, DELETE) and returns how many rows it
+  /// changed.
+  @discardableResult
+  func run(_ values: [SQLiteValue]) throws(SQLiteFailure) -> Int {
+    _ = try query(values) { _ in () }
+    return connection.changes
+  }
+
+  private func bind(_ values: [SQLiteValue]) throws(SQLiteFailure) {
+    sqlite3_reset(handle)
+    sqlite3_clear_bindings(handle)
+    for (offset, value) in values.enumerated() {
+      let index = Int32(offset + 1)
+      let code: Int32
+      switch value {
+      case .text(let text):
+        // Explicit length, so a text with a NUL inside is stored whole; the trailing 0 keeps the
+        // pointer valid for the empty string.
+        let bytes = Array(text.utf8) + [0]
+        code = bytes.withUnsafeBufferPointer { buffer in
+          buffer.withMemoryRebound(to: CChar.self) {
+            sqlite3_bind_text(handle, index, $0.baseAddress, Int32(bytes.count - 1), csqlite3_transient())
+          }
+        }
+      case .integer(let integer): code = sqlite3_bind_int64(handle, index, integer)
+      case .real(let real): code = sqlite3_bind_double(handle, index, real)
+      case .null: code = sqlite3_bind_null(handle, index)
+      }
+      guard code == SQLITE_OK else { throw connection.failure(code) }
+    }
+  }
+}
+
+/// The current row of a running statement.
+struct SQLiteRow {
+  fileprivate let handle: OpaquePointer
+
+  /// Whether column `index` is NULL.
+  func isNull(_ index: Int32) -> Bool { sqlite3_column_type(handle, index) == SQLITE_NULL }
+
+  /// Column `index` as text (empty for NULL).
+  func text(_ index: Int32) -> String {
+    guard let bytes = sqlite3_column_text(handle, index) else { return "" }
+    let count = Int(sqlite3_column_bytes(handle, index))
+    return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+  }
+
+  /// Column `index` as a 64-bit integer.
+  func integer(_ index: Int32) -> Int64 { sqlite3_column_int64(handle, index) }
+
+  /// Column `index` as a double.
+  func real(_ index: Int32) -> Double { sqlite3_column_double(handle, index) }
+}
