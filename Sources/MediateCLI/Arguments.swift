@@ -17,7 +17,7 @@ enum Command: String, CaseIterable, Equatable {
     switch self {
     case .run:
       "mediate [run] [--zone ZONE] [--networks LIST] [--strategy S] [--requests N] [--seed N] [--config FILE] "
-        + "[--no-consent] [--do-not-sell] [--child-directed] [--json]"
+        + "[--no-consent] [--do-not-sell] [--child-directed] [--ledger FILE [--pause-before-ack]] [--json]"
     case .networks: "mediate networks [--seed N] [--config FILE] [--json]"
     case .zones: "mediate zones [--config FILE] [--json]"
     case .validate: "mediate validate FILE [--json]"
@@ -65,6 +65,11 @@ struct OptionSpec {
   static let ledger = OptionSpec(
     name: "--ledger", valueName: "FILE",
     help: "The SQLite reward ledger file: rewards are recorded there before they are granted.")
+  /// `--pause-before-ack`: lets a test kill `mediate` between recording a reward and
+  /// acknowledging it.
+  static let pauseBeforeAck = OptionSpec(
+    name: "--pause-before-ack", valueName: nil,
+    help: "With --ledger: before acknowledging the rewards, wait for a line on standard input.")
   static let all = OptionSpec(
     name: "--all", valueName: nil,
     help: "Also list the acknowledged rewards, with when they were acknowledged.")
@@ -78,8 +83,9 @@ struct OptionSpec {
     switch command {
     case .run:
       [
-        .zone, .networks, .strategy, .requests, .seed, .config, .noConsent, .doNotSell, .childDirected, .json,
-        .help,
+        .zone, .networks, .strategy, .requests, .seed, .config, .noConsent, .doNotSell, .childDirected,
+        .ledger,
+        .pauseBeforeAck, .json, .help,
       ]
     case .networks: [.seed, .config, .json, .help]
     case .zones: [.config, .json, .help]

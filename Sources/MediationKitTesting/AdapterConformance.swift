@@ -113,7 +113,7 @@ private struct ScenarioRun {
     guard let registry = try? AdapterRegistry([registration]),
       let mediator = try? Mediator(
         config: MediationConfig(zones: zones), registry: registry, scheduler: scheduler,
-        options: MediatorOptions(seed: seed))
+        options: MediatorOptions(seed: seed, transactionIDs: .seeded))
     else { return nil }
     return (scheduler, mediator, EventRecorder(mediator))
   }

@@ -227,7 +227,8 @@ struct Harness {
       rewardGraceSeconds: FaultInjectionTests.grace.seconds, autoReload: false)
     mediator = try Mediator(
       config: MediationConfig(zones: [zone]), registry: registry, scheduler: scheduler,
-      options: MediatorOptions(displayTimeout: FaultInjectionTests.displayTimeout, seed: seed))
+      options: MediatorOptions(
+        displayTimeout: FaultInjectionTests.displayTimeout, seed: seed, transactionIDs: .seeded))
     recorder = EventRecorder(mediator)
     guard let adapter = mediator.adapter(for: network) as? FaultInjectingAdapter else {
       throw HarnessError.notWrapped(network)

@@ -44,7 +44,9 @@ struct LedgerCrashTests {
         let chunk = stderr.fileHandleForReading.availableData
         if chunk.isEmpty { return nil }  // end of file: the process is gone
         text += String(decoding: chunk, as: UTF8.self)
-        if let line = text.split(separator: "\n").first(where: { $0.contains(marker) }) { return String(line) }
+        if let line = text.split(separator: "\n").first(where: { $0.contains(marker) }) {
+          return String(line)
+        }
       }
     }
 
@@ -96,15 +98,17 @@ struct LedgerCrashTests {
     #expect(listing.process.terminationStatus == 0)
     #expect(pending.contains(id))
 
-    // 2. The next start delivers it once, marked, then acknowledges it (and the new reward).
-    let next = try Child(Self.cycle + ["--seed", "2", "--ledger", ledger])
+    // 2. The next start (the same seed: the same auction and show, but a new transaction id)
+    //    delivers it once, marked, then acknowledges it and the new reward.
+    let next = try Child(Self.cycle + ["--seed", "1", "--ledger", ledger])
     let secondRewards = try Self.rewards(in: next.finish())
     #expect(next.process.terminationStatus == 0)
     #expect(secondRewards.filter { $0.id == id }.map(\.redelivery) == [true])
     #expect(secondRewards.filter { $0.redelivery }.count == 1)
+    #expect(secondRewards.filter { !$0.redelivery && $0.id != id }.count == 1)
 
     // 3. Acknowledged: never again.
-    let third = try Child(Self.cycle + ["--seed", "3", "--ledger", ledger])
+    let third = try Child(Self.cycle + ["--seed", "1", "--ledger", ledger])
     let thirdRewards = try Self.rewards(in: third.finish())
     #expect(third.process.terminationStatus == 0)
     #expect(thirdRewards.allSatisfy { !$0.redelivery })

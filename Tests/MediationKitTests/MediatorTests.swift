@@ -184,9 +184,9 @@ struct MediatorTests {
     #expect(delegate.names.withLock { $0 } == ["shown", "revenue_paid", "rewarded", "closed"])
   }
 
-  @Test func sameSeedSameTransactionIDs() throws {
+  @Test func sameSeedSameSeededTransactionIDs() throws {
     func ids(seed: UInt64) throws -> [String] {
-      let (harness, ad) = try Self.single(options: MediatorOptions(seed: seed))
+      let (harness, ad) = try Self.single(options: MediatorOptions(seed: seed, transactionIDs: .seeded))
       try ad.show(from: Self.presenter)
       harness.settle()
       return harness.recorder.events(zone: "z").compactMap {

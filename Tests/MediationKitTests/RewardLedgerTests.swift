@@ -103,6 +103,24 @@ struct RewardLedgerTests {
     #expect(try ledger.pending().isEmpty)
   }
 
+  @Test func transactionIDsAreUniqueAcrossRunsWithOneSeedUnlessSeededIDsAreAsked() throws {
+    func id(_ source: TransactionIDSource) throws -> String {
+      let harness = try Harness(
+        zones: [zone([item("a", "a1", ecpm: 10)])],
+        scripts: ["a": ["a1": [.fill(after: .milliseconds(200))]]],
+        options: MediatorOptions(seed: 7, transactionIDs: source))
+      let ad = try harness.mediator.rewardedAd(zone: "z")
+      ad.load()
+      harness.settle()
+      try ad.show(from: Self.presenter)
+      harness.settle()
+      return try #require(Self.rewards(harness).first?.transactionID)
+    }
+    #expect(MediatorOptions().transactionIDs == .systemRandom)
+    #expect(try id(.systemRandom) != id(.systemRandom))
+    #expect(try id(.seeded) == id(.seeded))
+  }
+
   @Test func theFacadeAcknowledgesTheRewardItDelivered() throws {
     let ledger = InMemoryRewardLedger()
     let harness = try Self.run(ledger: ledger)

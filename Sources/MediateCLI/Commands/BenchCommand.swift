@@ -77,7 +77,7 @@ struct BenchCommand {
     do {
       mediator = try Mediator(
         config: MediationConfig(zones: [zone]), registry: AdapterRegistry([EmpowerNetwork.registration()]),
-        scheduler: scheduler, options: MediatorOptions(seed: seed))
+        scheduler: scheduler, options: MediatorOptions(seed: seed, transactionIDs: .seeded))
       ad = try mediator.rewardedAd(zone: zone.id)
     } catch {
       preconditionFailure("the bench configuration is valid: \(error)")

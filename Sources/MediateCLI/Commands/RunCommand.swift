@@ -19,6 +19,10 @@ struct RunCommand {
     var requests: Int?
     /// The privacy signals the networks receive.
     var privacy = PrivacySettings()
+    /// With `--ledger`: the reward ledger file.
+    var ledgerPath: String?
+    /// With `--pause-before-ack`: wait for a line on standard input before acknowledging.
+    var pauseBeforeAck = false
   }
 
   func validate() throws(CLIError) -> Settings {
@@ -69,8 +73,16 @@ struct RunCommand {
       hasUserConsent: context.arguments.has(.noConsent) ? false : nil,
       doNotSell: context.arguments.has(.doNotSell) ? true : nil,
       isChildDirected: context.arguments.has(.childDirected))
+    let ledgerPath = context.ledgerPath
+    if ledgerPath != nil && requests != nil {
+      throw .usage("--ledger records the rewards of one cycle; it cannot be combined with --requests")
+    }
+    if ledgerPath == nil && context.arguments.has(.pauseBeforeAck) {
+      throw .usage("--pause-before-ack needs --ledger FILE")
+    }
     return Settings(
-      zone: zone, networks: networks, seed: seed, source: source, requests: requests, privacy: privacy)
+      zone: zone, networks: networks, seed: seed, source: source, requests: requests, privacy: privacy,
+      ledgerPath: ledgerPath, pauseBeforeAck: context.arguments.has(.pauseBeforeAck))
   }
 
   /// `--seed N`, 1 when left out.
@@ -86,25 +98,64 @@ struct RunCommand {
   func run() throws(CLIError) -> Int32 {
     let settings = try validate()
     if let requests = settings.requests { return try simulate(settings, requests: requests) }
-    let events = Self.cycle(settings, registry: context.registry)
+    let ledger = try settings.ledgerPath.map { path throws(CLIError) in
+      try context.openLedger(path: path, createIfMissing: true)
+    }
+    let events = try Self.cycle(settings, registry: context.registry, ledger: ledger)
     if context.json {
       for event in events { context.output.out(TimelineFormatter.jsonLine(event)) }
     } else {
       context.output.out(TimelineFormatter.text(events, settings: settings))
     }
+    if let ledger { try acknowledgeRewards(in: events, ledger: ledger, pause: settings.pauseBeforeAck) }
     return ExitCode.success
   }
 
+  /// The CLI credits a reward by printing it; once printed, every reward of the run (new and
+  /// redelivered) is acknowledged, so it is never delivered again. Killed before this, the next
+  /// run delivers them again, marked as redeliveries.
+  private func acknowledgeRewards(in events: [ZoneEvent], ledger: any RewardLedger, pause: Bool)
+    throws(CLIError)
+  {
+    let ids = events.compactMap { event -> String? in
+      if case .rewarded(let reward) = event.event { reward.transactionID } else { nil }
+    }
+    guard !ids.isEmpty else { return }
+    if pause {
+      context.output.err(
+        "recorded \(ids.joined(separator: ", ")); pausing before acknowledging: press Enter to go on")
+      _ = readLine()
+    }
+    for id in ids {
+      do {
+        try ledger.acknowledge(transactionID: id)
+      } catch {
+        throw .ledger(error)
+      }
+    }
+  }
+
   /// Runs the cycle on a fresh virtual clock and returns every event.
-  static func cycle(_ settings: Settings, registry: AdapterRegistry) -> [ZoneEvent] {
+  ///
+  /// - Throws: ``CLIError`` when the ledger cannot be read (the only thing validation cannot rule
+  ///   out).
+  static func cycle(_ settings: Settings, registry: AdapterRegistry, ledger: (any RewardLedger)? = nil)
+    throws(CLIError) -> [ZoneEvent]
+  {
     let scheduler = VirtualScheduler()
     let mediator: Mediator
     let ad: RewardedAd
     do {
       mediator = try Mediator(
         config: MediationConfig(zones: [settings.zone]), registry: try registry.subset(settings.networks),
-        scheduler: scheduler, options: MediatorOptions(seed: settings.seed))
+        scheduler: scheduler,
+        // Seeded ids keep the output reproducible; with a ledger, ids must be unique across runs.
+        options: MediatorOptions(
+          seed: settings.seed, transactionIDs: ledger == nil ? .seeded : .systemRandom),
+        ledger: ledger)
       ad = try mediator.rewardedAd(zone: settings.zone.id)
+    } catch  where error.code == .ledgerFailure {
+      throw CLIError(kind: .io, message: error.message)
     } catch {
       preconditionFailure("settings were validated: \(error)")
     }

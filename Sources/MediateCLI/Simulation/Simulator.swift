@@ -73,7 +73,7 @@ struct Simulator {
     do {
       mediator = try Mediator(
         config: MediationConfig(zones: [zone]), registry: registry, scheduler: scheduler,
-        options: MediatorOptions(seed: shardSeed))
+        options: MediatorOptions(seed: shardSeed, transactionIDs: .seeded))
       ad = try mediator.rewardedAd(zone: zone.id)
     } catch {
       preconditionFailure("the simulation settings were validated: \(error)")

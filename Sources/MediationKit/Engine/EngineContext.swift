@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// What every zone of one mediator shares: the clock, the adapters and their start-up status,
@@ -32,9 +33,12 @@ final class EngineContext: Sendable {
       })
   }
 
-  /// A new unique reward transaction id, drawn from the seeded stream.
+  /// A new unique reward transaction id, from ``MediatorOptions/transactionIDs``.
   func nextTransactionID() -> String {
-    random.withLock { $0.uuidString() }
+    switch options.transactionIDs {
+    case .systemRandom: UUID().uuidString
+    case .seeded: random.withLock { $0.uuidString() }
+    }
   }
 
   /// A new auction id: 1, 2, 3… in the order loads start, so the same run gives the same ids.

@@ -22,12 +22,16 @@ public struct MediatorOptions: Sendable {
   /// (the scheduler's time restarts with the process; the ledger outlives it). Injected so tests
   /// and the simulator stay deterministic.
   public var wallClockMilliseconds: @Sendable () -> Int64
+  /// Where reward transaction ids come from: unique across runs by default.
+  public var transactionIDs: TransactionIDSource
 
   public init(
     displayTimeout: Duration = .seconds(45), seed: UInt64 = 0, startTimeout: Duration = .seconds(10),
     lateSignalWindow: Duration = .seconds(60), maxShowDuration: Duration = .seconds(300),
-    wallClockMilliseconds: @escaping @Sendable () -> Int64 = MediatorOptions.systemWallClock
+    wallClockMilliseconds: @escaping @Sendable () -> Int64 = MediatorOptions.systemWallClock,
+    transactionIDs: TransactionIDSource = .systemRandom
   ) {
+    self.transactionIDs = transactionIDs
     self.wallClockMilliseconds = wallClockMilliseconds
     self.maxShowDuration = maxShowDuration
     self.displayTimeout = displayTimeout
@@ -42,4 +46,15 @@ extension MediatorOptions {
   public static let systemWallClock: @Sendable () -> Int64 = {
     Int64((Date().timeIntervalSince1970 * 1000).rounded())
   }
+}
+
+/// Where a mediator's reward transaction ids come from.
+public enum TransactionIDSource: Sendable, Equatable {
+  /// Random version-4 UUIDs from the system's generator: unique across runs, processes and
+  /// devices, which a ``RewardLedger`` and the app's server rely on to credit each reward once.
+  case systemRandom
+  /// UUID-shaped ids drawn from the mediator's seeded stream: the same seed gives the same ids,
+  /// so output is reproducible byte for byte. Two runs with one seed repeat ids: use it for tests
+  /// and simulation, never with a ledger that outlives the run.
+  case seeded
 }
