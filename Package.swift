@@ -9,6 +9,8 @@ let package = Package(
     .library(name: "EmpowerSim", targets: ["EmpowerSim"]),
     .library(name: "MaxSim", targets: ["MaxSim"]),
     .library(name: "GoogleSim", targets: ["GoogleSim"]),
+    .library(name: "RewardCrypto", targets: ["RewardCrypto"]),
+    .library(name: "RewardCallbacks", targets: ["RewardCallbacks"]),
     .library(name: "MediateCLI", targets: ["MediateCLI"]),
     .executable(name: "mediate", targets: ["mediate"]),
   ],
@@ -18,7 +20,15 @@ let package = Package(
     .target(name: "EmpowerSim", dependencies: ["MediationKit"], path: "Sources/Adapters/EmpowerSim"),
     .target(name: "MaxSim", dependencies: ["MediationKit"], path: "Sources/Adapters/MaxSim"),
     .target(name: "GoogleSim", dependencies: ["MediationKit"], path: "Sources/Adapters/GoogleSim"),
-    .target(name: "MediateCLI", dependencies: ["MediationKit", "EmpowerSim", "MaxSim", "GoogleSim"]),
+    // OpenSSL's libcrypto (hashes, ECDSA, constant-time compare): `apt-get install libssl-dev`.
+    .systemLibrary(
+      name: "COpenSSLCrypto", path: "Sources/CSystemLibraries/COpenSSLCrypto", pkgConfig: "libcrypto",
+      providers: [.apt(["libssl-dev"])]),
+    .target(name: "RewardCrypto", dependencies: ["COpenSSLCrypto"]),
+    .target(name: "RewardCallbacks", dependencies: ["RewardCrypto"]),
+    .target(
+      name: "MediateCLI",
+      dependencies: ["MediationKit", "EmpowerSim", "MaxSim", "GoogleSim", "RewardCallbacks"]),
     .executableTarget(name: "mediate", dependencies: ["MediateCLI"]),
     .testTarget(name: "MediationKitTests", dependencies: ["MediationKit", "MediationKitTesting"]),
     .testTarget(
@@ -26,7 +36,10 @@ let package = Package(
     .testTarget(name: "MaxSimTests", dependencies: ["MaxSim", "MediationKit", "MediationKitTesting"]),
     .testTarget(name: "GoogleSimTests", dependencies: ["GoogleSim", "MediationKit", "MediationKitTesting"]),
     .testTarget(
-      name: "MediateCLITests", dependencies: ["MediateCLI", "MediationKit", "MediationKitTesting"]),
+      name: "MediateCLITests",
+      dependencies: ["MediateCLI", "MediationKit", "MediationKitTesting", "RewardCallbacks", "RewardCrypto"]),
+    .testTarget(name: "RewardCryptoTests", dependencies: ["RewardCrypto"]),
+    .testTarget(name: "RewardCallbacksTests", dependencies: ["RewardCallbacks", "RewardCrypto"]),
   ],
   swiftLanguageModes: [.v6]
 )
