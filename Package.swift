@@ -10,6 +10,8 @@ let package = Package(
     .library(name: "MaxSim", targets: ["MaxSim"]),
     .library(name: "GoogleSim", targets: ["GoogleSim"]),
     .library(name: "RewardLedgerSQLite", targets: ["RewardLedgerSQLite"]),
+    .library(name: "RewardCrypto", targets: ["RewardCrypto"]),
+    .library(name: "RewardCallbacks", targets: ["RewardCallbacks"]),
     .library(name: "MediateCLI", targets: ["MediateCLI"]),
     .executable(name: "mediate", targets: ["mediate"]),
   ],
@@ -23,9 +25,17 @@ let package = Package(
       name: "CSQLite3", path: "Sources/CSystemLibraries/CSQLite3", pkgConfig: "sqlite3",
       providers: [.apt(["libsqlite3-dev"])]),
     .target(name: "RewardLedgerSQLite", dependencies: ["MediationKit", "CSQLite3"]),
+    // OpenSSL's libcrypto (hashes, ECDSA, constant-time compare): `apt-get install libssl-dev`.
+    .systemLibrary(
+      name: "COpenSSLCrypto", path: "Sources/CSystemLibraries/COpenSSLCrypto", pkgConfig: "libcrypto",
+      providers: [.apt(["libssl-dev"])]),
+    .target(name: "RewardCrypto", dependencies: ["COpenSSLCrypto"]),
+    .target(name: "RewardCallbacks", dependencies: ["RewardCrypto"]),
     .target(
       name: "MediateCLI",
-      dependencies: ["MediationKit", "EmpowerSim", "MaxSim", "GoogleSim", "RewardLedgerSQLite"]),
+      dependencies: [
+        "MediationKit", "EmpowerSim", "MaxSim", "GoogleSim", "RewardLedgerSQLite", "RewardCallbacks",
+      ]),
     .executableTarget(name: "mediate", dependencies: ["MediateCLI"]),
     .testTarget(name: "MediationKitTests", dependencies: ["MediationKit", "MediationKitTesting"]),
     .testTarget(
@@ -36,7 +46,12 @@ let package = Package(
       name: "RewardLedgerSQLiteTests", dependencies: ["RewardLedgerSQLite", "MediationKit", "CSQLite3"]),
     .testTarget(
       name: "MediateCLITests",
-      dependencies: ["MediateCLI", "MediationKit", "MediationKitTesting", "RewardLedgerSQLite"]),
+      dependencies: [
+        "MediateCLI", "MediationKit", "MediationKitTesting", "RewardLedgerSQLite", "RewardCallbacks",
+        "RewardCrypto",
+      ]),
+    .testTarget(name: "RewardCryptoTests", dependencies: ["RewardCrypto"]),
+    .testTarget(name: "RewardCallbacksTests", dependencies: ["RewardCallbacks", "RewardCrypto"]),
   ],
   swiftLanguageModes: [.v6]
 )

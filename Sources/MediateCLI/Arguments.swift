@@ -1,6 +1,7 @@
 /// The commands `mediate` has.
 enum Command: String, CaseIterable, Equatable {
   case run, networks, zones, validate, bench, rewards
+  case verifyCallback = "verify-callback"
 
   var summary: String {
     switch self {
@@ -10,6 +11,8 @@ enum Command: String, CaseIterable, Equatable {
     case .validate: "Check a configuration file and report every problem."
     case .bench: "Measure MediationKit's overhead: the Empower SDK driven directly and through mediation."
     case .rewards: "List the rewards pending in a reward ledger (oldest first), or acknowledge one."
+    case .verifyCallback:
+      "Verify a server-to-server reward callback URL (MAX event token or Google SSV signature)."
     }
   }
 
@@ -23,6 +26,9 @@ enum Command: String, CaseIterable, Equatable {
     case .validate: "mediate validate FILE [--json]"
     case .bench: "mediate bench [--cycles N] [--seed N] [--json]"
     case .rewards: "mediate rewards --ledger FILE [--all] [--ack ID] [--json]"
+    case .verifyCallback:
+      "mediate verify-callback --network max --key KEY [--template T] [--json] URL\n"
+        + "       mediate verify-callback --network google --keys FILE [--json] URL"
     }
   }
 }
@@ -78,6 +84,16 @@ struct OptionSpec {
     help:
       "Acknowledge the pending reward with this transaction id (exit 65 if unknown or already acknowledged).")
   static let help = OptionSpec(name: "--help", valueName: nil, help: "Show help for the command.")
+  static let callbackNetwork = OptionSpec(
+    name: "--network", valueName: "NET", help: "The network that sent the callback: max or google.")
+  static let eventKey = OptionSpec(
+    name: "--key", valueName: "KEY", help: "max: the ad unit's S2S event key (from the MAX dashboard).")
+  static let callbackTemplate = OptionSpec(
+    name: "--template", valueName: "T",
+    help: "max: the ad unit's callback URL template (default: MediationKit's standard template).")
+  static let verifierKeys = OptionSpec(
+    name: "--keys", valueName: "FILE",
+    help: "google: Google's verifier-keys JSON ({\"keys\":[{\"keyId\",…}]}).")
 
   static func options(for command: Command) -> [OptionSpec] {
     switch command {
@@ -92,6 +108,7 @@ struct OptionSpec {
     case .validate: [.json, .help]
     case .bench: [.cycles, .seed, .json, .help]
     case .rewards: [.ledger, .all, .ack, .json, .help]
+    case .verifyCallback: [.callbackNetwork, .eventKey, .callbackTemplate, .verifierKeys, .json, .help]
     }
   }
 }

@@ -65,6 +65,7 @@ public enum MediateCLI {
       case .validate: return try ValidateCommand(context).run()
       case .bench: return try BenchCommand(context).run()
       case .rewards: return try RewardsCommand(context).run()
+      case .verifyCallback: return try VerifyCallbackCommand(context).run()
       }
     } catch {
       output.err("Error: \(error.message)")

@@ -136,7 +136,8 @@ struct CLITests {
       (["--frobnicate"], "Error: unknown option '--frobnicate' for 'run'"),
       (
         ["launch"],
-        "Error: unknown command 'launch'; commands: run, networks, zones, validate, bench, rewards"
+        "Error: unknown command 'launch'; commands: run, networks, zones, validate, bench, rewards, "
+          + "verify-callback"
       ),
       (
         ["--networks", "max,,google"],
