@@ -18,6 +18,7 @@ public struct MediationError: Error, Sendable, Equatable, CustomStringConvertibl
     case duplicateNetwork = "duplicate_network"
     case invalidConfiguration = "invalid_configuration"
     case capped
+    case invalidUserID = "invalid_user_id"
 
     /// What usually causes this error.
     public var cause: String {
@@ -35,6 +36,7 @@ public struct MediationError: Error, Sendable, Equatable, CustomStringConvertibl
       case .duplicateNetwork: "Two adapters were registered under one network id."
       case .invalidConfiguration: "The zone configuration breaks a rule."
       case .capped: "The zone's frequency cap or pacing does not allow another show yet."
+      case .invalidUserID: "The user id is longer than the networks' server callbacks accept."
       }
     }
 
@@ -54,6 +56,7 @@ public struct MediationError: Error, Sendable, Equatable, CustomStringConvertibl
       case .duplicateNetwork: "Register each network once."
       case .invalidConfiguration: "Fix the reported fields; `mediate validate FILE` lists them all."
       case .capped: "Show again after retryAfter, or raise the zone's caps."
+      case .invalidUserID: "Use an id of at most 8192 characters, e.g. a hash of a longer one."
       }
     }
   }
