@@ -10,6 +10,8 @@ let package = Package(
     .library(name: "MaxSim", targets: ["MaxSim"]),
     .library(name: "GoogleSim", targets: ["GoogleSim"]),
     .library(name: "S2SDelivery", targets: ["S2SDelivery"]),
+    .library(name: "RewardCrypto", targets: ["RewardCrypto"]),
+    .library(name: "RewardCallbacks", targets: ["RewardCallbacks"]),
     .library(name: "MediateCLI", targets: ["MediateCLI"]),
     .executable(name: "mediate", targets: ["mediate"]),
   ],
@@ -17,20 +19,42 @@ let package = Package(
     .target(name: "MediationKit"),
     .target(name: "MediationKitTesting", dependencies: ["MediationKit"]),
     .target(name: "EmpowerSim", dependencies: ["MediationKit"], path: "Sources/Adapters/EmpowerSim"),
-    .target(name: "MaxSim", dependencies: ["MediationKit"], path: "Sources/Adapters/MaxSim"),
-    .target(name: "GoogleSim", dependencies: ["MediationKit"], path: "Sources/Adapters/GoogleSim"),
+    .target(
+      name: "MaxSim", dependencies: ["MediationKit", "RewardCallbacks"], path: "Sources/Adapters/MaxSim"),
+    .target(
+      name: "GoogleSim", dependencies: ["MediationKit", "RewardCallbacks", "RewardCrypto"],
+      path: "Sources/Adapters/GoogleSim"),
     .target(name: "S2SDelivery", dependencies: ["MediationKit"], path: "Sources/Adapters/S2SDelivery"),
-    .target(name: "MediateCLI", dependencies: ["MediationKit", "EmpowerSim", "MaxSim", "GoogleSim"]),
+    // OpenSSL's libcrypto (hashes, ECDSA, constant-time compare): `apt-get install libssl-dev`.
+    .systemLibrary(
+      name: "COpenSSLCrypto", path: "Sources/CSystemLibraries/COpenSSLCrypto", pkgConfig: "libcrypto",
+      providers: [.apt(["libssl-dev"])]),
+    .target(name: "RewardCrypto", dependencies: ["COpenSSLCrypto"]),
+    .target(name: "RewardCallbacks", dependencies: ["RewardCrypto"]),
+    .target(
+      name: "MediateCLI",
+      dependencies: ["MediationKit", "EmpowerSim", "MaxSim", "GoogleSim", "RewardCallbacks", "S2SDelivery"]),
     .executableTarget(name: "mediate", dependencies: ["MediateCLI"]),
     .testTarget(name: "MediationKitTests", dependencies: ["MediationKit", "MediationKitTesting"]),
     .testTarget(
       name: "EmpowerSimTests", dependencies: ["EmpowerSim", "MediationKit", "MediationKitTesting"]),
-    .testTarget(name: "MaxSimTests", dependencies: ["MaxSim", "MediationKit", "MediationKitTesting"]),
-    .testTarget(name: "GoogleSimTests", dependencies: ["GoogleSim", "MediationKit", "MediationKitTesting"]),
     .testTarget(
-      name: "S2SDeliveryTests", dependencies: ["S2SDelivery", "MediationKit", "MediationKitTesting"]),
+      name: "MaxSimTests", dependencies: ["MaxSim", "MediationKit", "MediationKitTesting", "RewardCallbacks"]),
     .testTarget(
-      name: "MediateCLITests", dependencies: ["MediateCLI", "MediationKit", "MediationKitTesting"]),
+      name: "GoogleSimTests",
+      dependencies: ["GoogleSim", "MediationKit", "MediationKitTesting", "RewardCallbacks", "RewardCrypto"]),
+    .testTarget(
+      name: "S2SDeliveryTests",
+      dependencies: [
+        "S2SDelivery", "MediationKit", "MediationKitTesting", "MaxSim", "GoogleSim", "RewardCallbacks",
+      ]),
+    .testTarget(
+      name: "MediateCLITests",
+      dependencies: [
+        "MediateCLI", "MediationKit", "MediationKitTesting", "RewardCallbacks", "RewardCrypto", "S2SDelivery",
+      ]),
+    .testTarget(name: "RewardCryptoTests", dependencies: ["RewardCrypto"]),
+    .testTarget(name: "RewardCallbacksTests", dependencies: ["RewardCallbacks", "RewardCrypto"]),
   ],
   swiftLanguageModes: [.v6]
 )

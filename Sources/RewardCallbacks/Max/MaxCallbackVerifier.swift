@@ -1,0 +1,124 @@
+import RewardCrypto
+
+/// The publisher side of MAX S2S rewarded callbacks: checks a callback URL against the ad unit's
+/// template and event key.
+///
+/// Checks, in order (the first failure is thrown):
+/// 1. the URL reads (``CallbackRejection/Reason/malformed``);
+/// 2. the template carries `{EVENT_ID}` and `{EVENT_TOKEN}`, and the URL their parameters
+///    (``CallbackRejection/Reason/missingParameter``);
+/// 3. the event id is 40 hex digits (``CallbackRejection/Reason/invalidParameter``);
+/// 4. the token is `sha1(EVENT_ID + event key)`, compared in constant time
+///    (``CallbackRejection/Reason/invalidToken``);
+/// 5. when the template has `{EVENT_TOKEN_ALL}`: every macro parameter is present and the token
+///    matches (see ``MaxCallbackTemplate``), in constant time;
+/// 6. user id and custom data are at most 8192 characters (``CallbackRejection/Reason/oversize``);
+/// 7. the event id was not accepted before (``CallbackRejection/Reason/replayed``) — claimed only
+///    now, so a forged or refused callback never burns a real id.
+///
+/// The token comparison ignores the case of the hex digits. Values are percent-decoded with `+`
+/// kept as `+` (senders encode a space as `%20`).
+public struct MaxCallbackVerifier: Sendable {
+  /// The template the callbacks were expanded from.
+  public let template: MaxCallbackTemplate
+  private let eventKey: String
+  private let replayGuard: any ReplayGuard
+
+  /// Creates a verifier.
+  ///
+  /// - Parameters:
+  ///   - template: The ad unit's callback URL template (default: ``MaxCallbackTemplate/standard``).
+  ///   - eventKey: The S2S event key from the MAX dashboard.
+  ///   - replayGuard: Where accepted event ids are remembered (default: a fresh in-memory guard).
+  public init(
+    template: MaxCallbackTemplate = .standard, eventKey: String,
+    replayGuard: any ReplayGuard = InMemoryReplayGuard()
+  ) {
+    self.template = template
+    self.eventKey = eventKey
+    self.replayGuard = replayGuard
+  }
+
+  /// Verifies one callback.
+  ///
+  /// - Parameter url: The callback URL, absolute (`https://host/path?…`) or as a request target
+  ///   (`/path?…`).
+  /// - Returns: The reward, to credit once.
+  /// - Throws: ``CallbackRejection`` saying which check failed, on which parameter, and what was
+  ///   expected.
+  public func verify(_ url: String) throws(CallbackRejection) -> VerifiedReward {
+    guard let eventIDName = template.parameterName(for: .EVENT_ID),
+      let tokenName = template.parameterName(for: .EVENT_TOKEN)
+    else {
+      let missing = template.parameterName(for: .EVENT_ID) == nil ? MaxMacro.EVENT_ID : .EVENT_TOKEN
+      throw CallbackRejection(
+        .missingParameter,
+        "the template has no \(missing.placeholder), so no callback can be checked against it; expected a template with {EVENT_ID} and {EVENT_TOKEN}"
+      )
+    }
+    let query = try CallbackQuery(url)
+    var values: [MaxMacro: String] = [:]
+    for parameter in template.macroParameters {
+      values[parameter.macro] = try query.value(parameter.name)
+    }
+    guard let eventID = values[.EVENT_ID] else { throw Self.missing(eventIDName, .EVENT_ID) }
+    guard let token = values[.EVENT_TOKEN] else { throw Self.missing(tokenName, .EVENT_TOKEN) }
+    guard Hex.isHex(eventID, count: 40) else {
+      throw CallbackRejection(
+        .invalidParameter, parameter: eventIDName,
+        "parameter '\(eventIDName)' (\(MaxMacro.EVENT_ID.placeholder)) is '\(eventID.prefix(60))'; expected 40 hex digits"
+      )
+    }
+    let expectedToken = MaxCallbackTemplate.eventToken(eventID: eventID, eventKey: eventKey)
+    guard ConstantTime.equals(Array(expectedToken.utf8), Array(token.lowercased().utf8)) else {
+      throw CallbackRejection(
+        .invalidToken, parameter: tokenName,
+        "parameter '\(tokenName)' does not match sha1(EVENT_ID + event key): forged, tampered, or another event key"
+      )
+    }
+    if let tokenAllName = template.parameterName(for: .EVENT_TOKEN_ALL) {
+      guard let tokenAll = values[.EVENT_TOKEN_ALL] else {
+        throw Self.missing(tokenAllName, .EVENT_TOKEN_ALL)
+      }
+      for parameter in template.macroParameters
+      where parameter.macro.isHashedInTokenAll && values[parameter.macro] == nil {
+        throw CallbackRejection(
+          .missingParameter, parameter: parameter.name,
+          "parameter '\(parameter.name)' (\(parameter.macro.placeholder)) is absent; {EVENT_TOKEN_ALL} covers every macro of the template, so it is required"
+        )
+      }
+      let expectedAll = template.eventTokenAll(values, eventKey: eventKey)
+      guard ConstantTime.equals(Array(expectedAll.utf8), Array(tokenAll.lowercased().utf8)) else {
+        let names = template.macros.filter(\.isHashedInTokenAll).sorted().map(\.rawValue).joined(
+          separator: ", ")
+        throw CallbackRejection(
+          .invalidToken, parameter: tokenAllName,
+          "parameter '\(tokenAllName)' does not match sha256(\(names) + event key): a value was tampered with, or another event key"
+        )
+      }
+    }
+    try CallbackLimits.check(
+      values[.USER_ID], limit: CallbackLimits.maximumUserIDLength,
+      parameter: template.parameterName(for: .USER_ID) ?? "", what: "user id")
+    try CallbackLimits.check(
+      values[.CUSTOM_DATA], limit: CallbackLimits.maximumCustomDataLength,
+      parameter: template.parameterName(for: .CUSTOM_DATA) ?? "", what: "custom data")
+    guard replayGuard.claim(eventID) else {
+      throw CallbackRejection(
+        .replayed, parameter: eventIDName,
+        "event id \(eventID) was already accepted; a reward is granted once")
+    }
+    return VerifiedReward(
+      network: .max, transactionID: eventID, userID: values[.USER_ID], customData: values[.CUSTOM_DATA],
+      amount: values[.AMOUNT], currency: values[.CURRENCY], adUnit: values[.AD_UNIT_ID],
+      adNetwork: values[.NETWORK_NAME], timestamp: values[.IMPRESSION_TIMESTAMP], keyID: nil,
+      parameters: query.parameters)
+  }
+
+  private static func missing(_ name: String, _ macro: MaxMacro) -> CallbackRejection {
+    CallbackRejection(
+      .missingParameter, parameter: name,
+      "parameter '\(name)' (\(macro.placeholder)) is absent; expected it, as the template has \(name)=\(macro.placeholder)"
+    )
+  }
+}
