@@ -1,6 +1,7 @@
 /// The commands `mediate` has.
 enum Command: String, CaseIterable, Equatable {
   case run, networks, zones, validate, bench
+  case verifyCallback = "verify-callback"
 
   var summary: String {
     switch self {
@@ -9,6 +10,8 @@ enum Command: String, CaseIterable, Equatable {
     case .zones: "List the zones of the configuration in use."
     case .validate: "Check a configuration file and report every problem."
     case .bench: "Measure MediationKit's overhead: the Empower SDK driven directly and through mediation."
+    case .verifyCallback:
+      "Verify a server-to-server reward callback URL (MAX event token or Google SSV signature)."
     }
   }
 
@@ -21,6 +24,9 @@ enum Command: String, CaseIterable, Equatable {
     case .zones: "mediate zones [--config FILE] [--json]"
     case .validate: "mediate validate FILE [--json]"
     case .bench: "mediate bench [--cycles N] [--seed N] [--json]"
+    case .verifyCallback:
+      "mediate verify-callback --network max --key KEY [--template T] [--json] URL\n"
+        + "       mediate verify-callback --network google --keys FILE [--json] URL"
     }
   }
 }
@@ -59,6 +65,16 @@ struct OptionSpec {
   static let json = OptionSpec(
     name: "--json", valueName: nil, help: "Print JSON for machines instead of text.")
   static let help = OptionSpec(name: "--help", valueName: nil, help: "Show help for the command.")
+  static let callbackNetwork = OptionSpec(
+    name: "--network", valueName: "NET", help: "The network that sent the callback: max or google.")
+  static let eventKey = OptionSpec(
+    name: "--key", valueName: "KEY", help: "max: the ad unit's S2S event key (from the MAX dashboard).")
+  static let callbackTemplate = OptionSpec(
+    name: "--template", valueName: "T",
+    help: "max: the ad unit's callback URL template (default: MediationKit's standard template).")
+  static let verifierKeys = OptionSpec(
+    name: "--keys", valueName: "FILE",
+    help: "google: Google's verifier-keys JSON ({\"keys\":[{\"keyId\",…}]}).")
 
   static func options(for command: Command) -> [OptionSpec] {
     switch command {
@@ -71,6 +87,7 @@ struct OptionSpec {
     case .zones: [.config, .json, .help]
     case .validate: [.json, .help]
     case .bench: [.cycles, .seed, .json, .help]
+    case .verifyCallback: [.callbackNetwork, .eventKey, .callbackTemplate, .verifierKeys, .json, .help]
     }
   }
 }

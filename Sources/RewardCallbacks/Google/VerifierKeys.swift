@@ -174,8 +174,14 @@ public struct VerifierKeys: Sendable, Equatable, Codable {
     }
     switch error {
     case .typeMismatch(let type, let context):
-      return CallbackFormatError(
-        at: path(context.codingPath), "expected \(Self.describe(type)); \(context.debugDescription)")
+      // JSONDecoder says "Expected to decode X but found Y instead."; keep the "found Y" part.
+      let found = context.debugDescription.range(of: "found ").map { range in
+        let found = context.debugDescription[range.upperBound...].replacingOccurrences(
+          of: " instead.", with: "")
+        return ", found " + (["a dictionary": "an object", "number": "a number"][found] ?? found)
+      }
+      let expected = context.codingPath.isEmpty ? "a JSON object {\"keys\": [...]}" : Self.describe(type)
+      return CallbackFormatError(at: path(context.codingPath), "expected \(expected)\(found ?? "")")
     case .valueNotFound(let type, let context):
       return CallbackFormatError(at: path(context.codingPath), "expected \(Self.describe(type)), found null")
     case .keyNotFound(let key, let context):
