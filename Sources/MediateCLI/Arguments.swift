@@ -2,6 +2,7 @@
 enum Command: String, CaseIterable, Equatable {
   case run, networks, zones, validate, bench
   case verifyCallback = "verify-callback"
+  case verifierKeys = "verifier-keys"
 
   var summary: String {
     switch self {
@@ -12,6 +13,8 @@ enum Command: String, CaseIterable, Equatable {
     case .bench: "Measure MediationKit's overhead: the Empower SDK driven directly and through mediation."
     case .verifyCallback:
       "Verify a server-to-server reward callback URL (MAX event token or Google SSV signature)."
+    case .verifierKeys:
+      "Print the simulated Google server's SSV verifier keys (Google's JSON) for a seed."
     }
   }
 
@@ -19,7 +22,7 @@ enum Command: String, CaseIterable, Equatable {
     switch self {
     case .run:
       "mediate [run] [--zone ZONE] [--networks LIST] [--strategy S] [--requests N] [--seed N] [--config FILE] "
-        + "[--no-consent] [--do-not-sell] [--child-directed] [--json]"
+        + "[--user-id ID] [--no-consent] [--do-not-sell] [--child-directed] [--json]"
     case .networks: "mediate networks [--seed N] [--config FILE] [--json]"
     case .zones: "mediate zones [--config FILE] [--json]"
     case .validate: "mediate validate FILE [--json]"
@@ -27,6 +30,7 @@ enum Command: String, CaseIterable, Equatable {
     case .verifyCallback:
       "mediate verify-callback --network max --key KEY [--template T] [--json] URL\n"
         + "       mediate verify-callback --network google --keys FILE [--json] URL"
+    case .verifierKeys: "mediate verifier-keys --network google [--seed N]"
     }
   }
 }
@@ -51,7 +55,16 @@ struct OptionSpec {
     help: "waterfall, bidding or hybrid: overrides the zone's strategy (default: the zone's).")
   static let requests = OptionSpec(
     name: "--requests", valueName: "N",
-    help: "Simulate N sessions on virtual time and print fill, revenue, latency and wins.")
+    help:
+      "Simulate N sessions on virtual time and print fill, revenue, latency and wins "
+      + "(server callbacks are not sent).")
+  static let userID = OptionSpec(
+    name: "--user-id", valueName: "ID",
+    help:
+      "The app's user id, passed to server callbacks (MAX {USER_ID}, Google user_id); at most 8192 "
+      + "characters.")
+  static let keysNetwork = OptionSpec(
+    name: "--network", valueName: "NET", help: "The network whose simulated server's keys to print: google.")
   static let cycles = OptionSpec(
     name: "--cycles", valueName: "N", help: "Load-show cycles to time on each path (default: 100000).")
   static let noConsent = OptionSpec(
@@ -80,14 +93,15 @@ struct OptionSpec {
     switch command {
     case .run:
       [
-        .zone, .networks, .strategy, .requests, .seed, .config, .noConsent, .doNotSell, .childDirected, .json,
-        .help,
+        .zone, .networks, .strategy, .requests, .seed, .config, .userID, .noConsent, .doNotSell,
+        .childDirected, .json, .help,
       ]
     case .networks: [.seed, .config, .json, .help]
     case .zones: [.config, .json, .help]
     case .validate: [.json, .help]
     case .bench: [.cycles, .seed, .json, .help]
     case .verifyCallback: [.callbackNetwork, .eventKey, .callbackTemplate, .verifierKeys, .json, .help]
+    case .verifierKeys: [.keysNetwork, .seed, .help]
     }
   }
 }

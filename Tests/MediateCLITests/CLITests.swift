@@ -134,7 +134,10 @@ struct CLITests {
       (["--seed", "abc"], "Error: invalid value 'abc' for --seed: expected a non-negative integer"),
       (["--zone"], "Error: option '--zone' needs a value (ZONE)"),
       (["--frobnicate"], "Error: unknown option '--frobnicate' for 'run'"),
-      (["launch"], "Error: unknown command 'launch'; commands: run, networks, zones, validate, bench, verify-callback"),
+      (
+        ["launch"],
+        "Error: unknown command 'launch'; commands: run, networks, zones, validate, bench, verify-callback, verifier-keys"
+      ),
       (
         ["--networks", "max,,google"],
         "Error: --networks has an empty entry; registered: empower, google, max"

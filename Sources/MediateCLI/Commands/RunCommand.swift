@@ -1,9 +1,16 @@
 import Foundation
 import MediationKit
+import S2SDelivery
 import Synchronization
 
 /// `mediate [run]`: one mediated rewarded-ad cycle on virtual time — load, show as soon as ready,
 /// and print the waterfall and the event timeline.
+///
+/// When the zone's line items have server callbacks, the simulated networks' servers send them
+/// for real (HTTP GET, 5 s per attempt, up to two retries) and the run waits for them — at most
+/// ``RetryPolicy/longestDelivery`` and a second — before exiting, reporting each delivery on
+/// standard error (with `--json`, as JSON lines on standard output after the timeline). The
+/// simulator (`--requests N`) sends none.
 struct RunCommand {
   let context: CommandContext
 
@@ -19,6 +26,8 @@ struct RunCommand {
     var requests: Int?
     /// The privacy signals the networks receive.
     var privacy = PrivacySettings()
+    /// `--user-id`: the app's user id, for server callbacks.
+    var userID: String?
   }
 
   func validate() throws(CLIError) -> Settings {
@@ -69,8 +78,19 @@ struct RunCommand {
       hasUserConsent: context.arguments.has(.noConsent) ? false : nil,
       doNotSell: context.arguments.has(.doNotSell) ? true : nil,
       isChildDirected: context.arguments.has(.childDirected))
+    var userID: String?
+    if let text = context.arguments.value(.userID) {
+      guard !text.isEmpty else { throw .usage("invalid value '' for --user-id: expected a non-empty id") }
+      guard text.utf16.count <= Mediator.maxUserIDLength else {
+        throw .usage(
+          "invalid value for --user-id: \(text.utf16.count) UTF-16 code units long; at most "
+            + "\(Mediator.maxUserIDLength) are allowed")
+      }
+      userID = text
+    }
     return Settings(
-      zone: zone, networks: networks, seed: seed, source: source, requests: requests, privacy: privacy)
+      zone: zone, networks: networks, seed: seed, source: source, requests: requests, privacy: privacy,
+      userID: userID)
   }
 
   /// `--seed N`, 1 when left out.
@@ -86,25 +106,54 @@ struct RunCommand {
   func run() throws(CLIError) -> Int32 {
     let settings = try validate()
     if let requests = settings.requests { return try simulate(settings, requests: requests) }
-    let events = Self.cycle(settings, registry: context.registry)
+    let dispatcher =
+      ServerCallbackChecks.hasCallbacks(settings.zone)
+      ? ServerCallbackDispatcher(client: URLSessionHTTPGetClient()) : nil
+    let events = Self.cycle(settings, registry: context.registry, serverCallbacks: dispatcher)
     if context.json {
       for event in events { context.output.out(TimelineFormatter.jsonLine(event)) }
     } else {
       context.output.out(TimelineFormatter.text(events, settings: settings))
     }
+    if let dispatcher { report(dispatcher) }
     return ExitCode.success
   }
 
+  /// Waits (bounded) for the server callbacks in flight, then reports every delivery.
+  private func report(_ dispatcher: ServerCallbackDispatcher) {
+    let wait = dispatcher.policy.longestDelivery + .seconds(1)
+    let idle = dispatcher.waitUntilIdleBlocking(timeout: wait)
+    let deliveries = dispatcher.deliveries
+    for delivery in deliveries {
+      if context.json {
+        context.output.out(DeliveryReport.jsonLine(delivery))
+      } else {
+        context.output.err(DeliveryReport.text(delivery))
+      }
+    }
+    if !idle {
+      context.output.err(DeliveryReport.stillInFlight(dispatcher.inFlightCount, after: wait))
+    } else if deliveries.isEmpty && !context.json {
+      context.output.err("server callback: none sent (no rewarded impression from a line item with one)")
+    }
+  }
+
   /// Runs the cycle on a fresh virtual clock and returns every event.
-  static func cycle(_ settings: Settings, registry: AdapterRegistry) -> [ZoneEvent] {
+  ///
+  /// - Parameter serverCallbacks: Where the simulated networks' servers send their callbacks;
+  ///   `nil` sends none.
+  static func cycle(
+    _ settings: Settings, registry: AdapterRegistry, serverCallbacks: (any ServerCallbackSender)? = nil
+  ) -> [ZoneEvent] {
     let scheduler = VirtualScheduler()
     let mediator: Mediator
     let ad: RewardedAd
     do {
       mediator = try Mediator(
         config: MediationConfig(zones: [settings.zone]), registry: try registry.subset(settings.networks),
-        scheduler: scheduler, options: MediatorOptions(seed: settings.seed))
+        scheduler: scheduler, options: MediatorOptions(seed: settings.seed, serverCallbacks: serverCallbacks))
       ad = try mediator.rewardedAd(zone: settings.zone.id)
+      try mediator.setUserID(settings.userID)
     } catch {
       preconditionFailure("settings were validated: \(error)")
     }
