@@ -88,6 +88,18 @@ struct LoopbackHTTPReceiverTests {
     #expect(throws: RawClient.Failure.self) { try RawClient(port: port) }
   }
 
+  @Test func droppingTheReceiverStopsItToo() throws {
+    var port: UInt16 = 0
+    do {
+      let receiver = try LoopbackHTTPReceiver(script: [.silent])
+      port = receiver.port
+      let client = try RawClient(port: port)
+      try client.send("GET /held HTTP/1.1\r\n\r\n")
+      #expect(receiver.waitForRequests(1, timeout: .seconds(10)))
+    }
+    #expect(throws: RawClient.Failure.self) { try RawClient(port: port) }
+  }
+
   @Test func waitingForRequestsTimesOutWhenNoneCome() throws {
     let receiver = try LoopbackHTTPReceiver()
     defer { receiver.stop() }
