@@ -10,6 +10,7 @@ let package = Package(
     .library(name: "MaxSim", targets: ["MaxSim"]),
     .library(name: "GoogleSim", targets: ["GoogleSim"]),
     .library(name: "RewardLedgerSQLite", targets: ["RewardLedgerSQLite"]),
+    .library(name: "S2SDelivery", targets: ["S2SDelivery"]),
     .library(name: "RewardCrypto", targets: ["RewardCrypto"]),
     .library(name: "RewardCallbacks", targets: ["RewardCallbacks"]),
     .library(name: "MediateCLI", targets: ["MediateCLI"]),
@@ -19,8 +20,12 @@ let package = Package(
     .target(name: "MediationKit"),
     .target(name: "MediationKitTesting", dependencies: ["MediationKit"]),
     .target(name: "EmpowerSim", dependencies: ["MediationKit"], path: "Sources/Adapters/EmpowerSim"),
-    .target(name: "MaxSim", dependencies: ["MediationKit"], path: "Sources/Adapters/MaxSim"),
-    .target(name: "GoogleSim", dependencies: ["MediationKit"], path: "Sources/Adapters/GoogleSim"),
+    .target(
+      name: "MaxSim", dependencies: ["MediationKit", "RewardCallbacks"], path: "Sources/Adapters/MaxSim"),
+    .target(
+      name: "GoogleSim", dependencies: ["MediationKit", "RewardCallbacks", "RewardCrypto"],
+      path: "Sources/Adapters/GoogleSim"),
+    .target(name: "S2SDelivery", dependencies: ["MediationKit"], path: "Sources/Adapters/S2SDelivery"),
     .systemLibrary(
       name: "CSQLite3", path: "Sources/CSystemLibraries/CSQLite3", pkgConfig: "sqlite3",
       providers: [.apt(["libsqlite3-dev"])]),
@@ -35,20 +40,29 @@ let package = Package(
       name: "MediateCLI",
       dependencies: [
         "MediationKit", "EmpowerSim", "MaxSim", "GoogleSim", "RewardLedgerSQLite", "RewardCallbacks",
+        "S2SDelivery",
       ]),
     .executableTarget(name: "mediate", dependencies: ["MediateCLI"]),
     .testTarget(name: "MediationKitTests", dependencies: ["MediationKit", "MediationKitTesting"]),
     .testTarget(
       name: "EmpowerSimTests", dependencies: ["EmpowerSim", "MediationKit", "MediationKitTesting"]),
-    .testTarget(name: "MaxSimTests", dependencies: ["MaxSim", "MediationKit", "MediationKitTesting"]),
-    .testTarget(name: "GoogleSimTests", dependencies: ["GoogleSim", "MediationKit", "MediationKitTesting"]),
+    .testTarget(
+      name: "MaxSimTests", dependencies: ["MaxSim", "MediationKit", "MediationKitTesting", "RewardCallbacks"]),
+    .testTarget(
+      name: "GoogleSimTests",
+      dependencies: ["GoogleSim", "MediationKit", "MediationKitTesting", "RewardCallbacks", "RewardCrypto"]),
+    .testTarget(
+      name: "S2SDeliveryTests",
+      dependencies: [
+        "S2SDelivery", "MediationKit", "MediationKitTesting", "MaxSim", "GoogleSim", "RewardCallbacks",
+      ]),
     .testTarget(
       name: "RewardLedgerSQLiteTests", dependencies: ["RewardLedgerSQLite", "MediationKit", "CSQLite3"]),
     .testTarget(
       name: "MediateCLITests",
       dependencies: [
         "MediateCLI", "MediationKit", "MediationKitTesting", "RewardLedgerSQLite", "RewardCallbacks",
-        "RewardCrypto",
+        "RewardCrypto", "S2SDelivery",
       ]),
     .testTarget(name: "RewardCryptoTests", dependencies: ["RewardCrypto"]),
     .testTarget(name: "RewardCallbacksTests", dependencies: ["RewardCallbacks", "RewardCrypto"]),

@@ -2,6 +2,7 @@
 enum Command: String, CaseIterable, Equatable {
   case run, networks, zones, validate, bench, rewards
   case verifyCallback = "verify-callback"
+  case verifierKeys = "verifier-keys"
 
   var summary: String {
     switch self {
@@ -13,6 +14,8 @@ enum Command: String, CaseIterable, Equatable {
     case .rewards: "List the rewards pending in a reward ledger (oldest first), or acknowledge one."
     case .verifyCallback:
       "Verify a server-to-server reward callback URL (MAX event token or Google SSV signature)."
+    case .verifierKeys:
+      "Print the simulated Google server's SSV verifier keys (Google's JSON) for a seed."
     }
   }
 
@@ -20,7 +23,8 @@ enum Command: String, CaseIterable, Equatable {
     switch self {
     case .run:
       "mediate [run] [--zone ZONE] [--networks LIST] [--strategy S] [--requests N] [--seed N] [--config FILE] "
-        + "[--no-consent] [--do-not-sell] [--child-directed] [--ledger FILE [--pause-before-ack]] [--json]"
+        + "[--user-id ID] [--no-consent] [--do-not-sell] [--child-directed] [--ledger FILE [--pause-before-ack]] "
+        + "[--json]"
     case .networks: "mediate networks [--seed N] [--config FILE] [--json]"
     case .zones: "mediate zones [--config FILE] [--json]"
     case .validate: "mediate validate FILE [--json]"
@@ -29,6 +33,7 @@ enum Command: String, CaseIterable, Equatable {
     case .verifyCallback:
       "mediate verify-callback --network max --key KEY [--template T] [--json] URL\n"
         + "       mediate verify-callback --network google --keys FILE [--json] URL"
+    case .verifierKeys: "mediate verifier-keys --network google [--seed N]"
     }
   }
 }
@@ -53,7 +58,16 @@ struct OptionSpec {
     help: "waterfall, bidding or hybrid: overrides the zone's strategy (default: the zone's).")
   static let requests = OptionSpec(
     name: "--requests", valueName: "N",
-    help: "Simulate N sessions on virtual time and print fill, revenue, latency and wins.")
+    help:
+      "Simulate N sessions on virtual time and print fill, revenue, latency and wins "
+      + "(server callbacks are not sent).")
+  static let userID = OptionSpec(
+    name: "--user-id", valueName: "ID",
+    help:
+      "The app's user id, passed to server callbacks (MAX {USER_ID}, Google user_id); at most 8192 "
+      + "characters.")
+  static let keysNetwork = OptionSpec(
+    name: "--network", valueName: "NET", help: "The network whose simulated server's keys to print: google.")
   static let cycles = OptionSpec(
     name: "--cycles", valueName: "N", help: "Load-show cycles to time on each path (default: 100000).")
   static let noConsent = OptionSpec(
@@ -99,9 +113,8 @@ struct OptionSpec {
     switch command {
     case .run:
       [
-        .zone, .networks, .strategy, .requests, .seed, .config, .noConsent, .doNotSell, .childDirected,
-        .ledger,
-        .pauseBeforeAck, .json, .help,
+        .zone, .networks, .strategy, .requests, .seed, .config, .userID, .noConsent, .doNotSell,
+        .childDirected, .ledger, .pauseBeforeAck, .json, .help,
       ]
     case .networks: [.seed, .config, .json, .help]
     case .zones: [.config, .json, .help]
@@ -109,6 +122,7 @@ struct OptionSpec {
     case .bench: [.cycles, .seed, .json, .help]
     case .rewards: [.ledger, .all, .ack, .json, .help]
     case .verifyCallback: [.callbackNetwork, .eventKey, .callbackTemplate, .verifierKeys, .json, .help]
+    case .verifierKeys: [.keysNetwork, .seed, .help]
     }
   }
 }

@@ -66,6 +66,7 @@ public enum MediateCLI {
       case .bench: return try BenchCommand(context).run()
       case .rewards: return try RewardsCommand(context).run()
       case .verifyCallback: return try VerifyCallbackCommand(context).run()
+      case .verifierKeys: return try VerifierKeysCommand(context).run()
       }
     } catch {
       output.err("Error: \(error.message)")
@@ -112,19 +113,28 @@ struct CommandContext {
     }
     do {
       let data = Data(DefaultConfig.json.utf8)
-      return (
-        try ConfigLoader.load(data, source: "built-in default", knownNetworks: known), "built-in default"
-      )
+      return (try Self.load(data, source: "built-in default", knownNetworks: known), "built-in default")
     } catch {
       throw .data(error.description)
     }
+  }
+
+  /// Decodes and validates a configuration: MediationKit's rules, then the built-in networks'
+  /// server callback formats (``ServerCallbackChecks``).
+  static func load(_ data: Data, source: String, knownNetworks: [NetworkID]) throws(ConfigError)
+    -> MediationConfig
+  {
+    let config = try ConfigLoader.load(data, source: source, knownNetworks: knownNetworks)
+    let issues = ServerCallbackChecks.issues(config)
+    if !issues.isEmpty { throw ConfigError(source: source, issues: issues) }
+    return config
   }
 
   /// Reads and validates the configuration file at `path`.
   static func loadConfig(path: String, knownNetworks: [NetworkID]) throws(CLIError) -> MediationConfig {
     guard let data = FileManager.default.contents(atPath: path) else { throw .noInput(path) }
     do {
-      return try ConfigLoader.load(data, source: path, knownNetworks: knownNetworks)
+      return try load(data, source: path, knownNetworks: knownNetworks)
     } catch {
       throw .data(error.description)
     }

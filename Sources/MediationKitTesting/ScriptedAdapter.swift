@@ -59,6 +59,7 @@ public final class ScriptedAdapter: RewardedAdapter {
     var cancelledLoads = 0
     var discardedAds = 0
     var shows = 0
+    var showRequests: [AdapterShowRequest] = []
     var ignoresCancellation = false
   }
 
@@ -113,6 +114,8 @@ public final class ScriptedAdapter: RewardedAdapter {
   public var discardedAds: Int { state.withLock { $0.discardedAds } }
   /// How many shows were asked for.
   public var shows: Int { state.withLock { $0.shows } }
+  /// Every show request received, in order.
+  public var showRequests: [AdapterShowRequest] { state.withLock { $0.showRequests } }
 
   /// When set, cancelled loads still answer later, like an SDK that cannot stop a request.
   public var ignoresCancellation: Bool {
@@ -199,8 +202,9 @@ public final class ScriptedAdapter: RewardedAdapter {
     }
   }
 
-  fileprivate func play(signals: AdapterSignalSink) {
+  fileprivate func play(_ request: AdapterShowRequest, signals: AdapterSignalSink) {
     let script = state.withLock { state in
+      state.showRequests.append(request)
       state.shows += 1
       return state.showScript
     }
@@ -224,7 +228,7 @@ private final class ScriptedAd: AdapterAd {
   init(adapter: ScriptedAdapter) { self.adapter = adapter }
 
   func show(_ request: AdapterShowRequest, from presenter: any AdPresenting, signals: AdapterSignalSink) {
-    adapter.play(signals: signals)
+    adapter.play(request, signals: signals)
   }
 
   func discard() { adapter.noteDiscard() }

@@ -126,7 +126,7 @@ struct ValidateCommand {
     }
     guard let data = FileManager.default.contents(atPath: path) else { throw .noInput(path) }
     do {
-      let config = try ConfigLoader.load(data, source: path, knownNetworks: context.registry.networkIDs)
+      let config = try CommandContext.load(data, source: path, knownNetworks: context.registry.networkIDs)
       let items = config.zones.reduce(0) { $0 + $1.lineItems.count }
       if context.json {
         context.output.out(

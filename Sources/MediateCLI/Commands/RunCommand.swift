@@ -1,9 +1,16 @@
 import Foundation
 import MediationKit
+import S2SDelivery
 import Synchronization
 
 /// `mediate [run]`: one mediated rewarded-ad cycle on virtual time — load, show as soon as ready,
 /// and print the waterfall and the event timeline.
+///
+/// When the zone's line items have server callbacks, the simulated networks' servers send them
+/// for real (HTTP GET, 5 s per attempt, up to two retries) and the run waits for them — at most
+/// ``RetryPolicy/longestDelivery`` and a second — before exiting, reporting each delivery on
+/// standard error (with `--json`, as JSON lines on standard output after the timeline). The
+/// simulator (`--requests N`) sends none.
 struct RunCommand {
   let context: CommandContext
 
@@ -23,6 +30,8 @@ struct RunCommand {
     var ledgerPath: String?
     /// With `--pause-before-ack`: wait for a line on standard input before acknowledging.
     var pauseBeforeAck = false
+    /// `--user-id`: the app's user id, for server callbacks.
+    var userID: String?
   }
 
   func validate() throws(CLIError) -> Settings {
@@ -73,6 +82,16 @@ struct RunCommand {
       hasUserConsent: context.arguments.has(.noConsent) ? false : nil,
       doNotSell: context.arguments.has(.doNotSell) ? true : nil,
       isChildDirected: context.arguments.has(.childDirected))
+    var userID: String?
+    if let text = context.arguments.value(.userID) {
+      guard !text.isEmpty else { throw .usage("invalid value '' for --user-id: expected a non-empty id") }
+      guard text.utf16.count <= Mediator.maxUserIDLength else {
+        throw .usage(
+          "invalid value for --user-id: \(text.utf16.count) UTF-16 code units long; at most "
+            + "\(Mediator.maxUserIDLength) are allowed")
+      }
+      userID = text
+    }
     let ledgerPath = context.ledgerPath
     if ledgerPath != nil && requests != nil {
       throw .usage("--ledger records the rewards of one cycle; it cannot be combined with --requests")
@@ -82,7 +101,7 @@ struct RunCommand {
     }
     return Settings(
       zone: zone, networks: networks, seed: seed, source: source, requests: requests, privacy: privacy,
-      ledgerPath: ledgerPath, pauseBeforeAck: context.arguments.has(.pauseBeforeAck))
+      ledgerPath: ledgerPath, pauseBeforeAck: context.arguments.has(.pauseBeforeAck), userID: userID)
   }
 
   /// `--seed N`, 1 when left out.
@@ -101,12 +120,17 @@ struct RunCommand {
     let ledger = try settings.ledgerPath.map { path throws(CLIError) in
       try context.openLedger(path: path, createIfMissing: true)
     }
-    let events = try Self.cycle(settings, registry: context.registry, ledger: ledger)
+    let dispatcher =
+      ServerCallbackChecks.hasCallbacks(settings.zone)
+      ? ServerCallbackDispatcher(client: URLSessionHTTPGetClient()) : nil
+    let events = try Self.cycle(
+      settings, registry: context.registry, ledger: ledger, serverCallbacks: dispatcher)
     if context.json {
       for event in events { context.output.out(TimelineFormatter.jsonLine(event)) }
     } else {
       context.output.out(TimelineFormatter.text(events, settings: settings))
     }
+    if let dispatcher { report(dispatcher) }
     if let ledger { try acknowledgeRewards(in: events, ledger: ledger, pause: settings.pauseBeforeAck) }
     return ExitCode.success
   }
@@ -135,13 +159,37 @@ struct RunCommand {
     }
   }
 
+  /// Waits (bounded) for the server callbacks in flight, then reports every delivery.
+  private func report(_ dispatcher: ServerCallbackDispatcher) {
+    let wait = dispatcher.policy.longestDelivery + .seconds(1)
+    let idle = dispatcher.waitUntilIdleBlocking(timeout: wait)
+    let deliveries = dispatcher.deliveries
+    for delivery in deliveries {
+      if context.json {
+        context.output.out(DeliveryReport.jsonLine(delivery))
+      } else {
+        context.output.err(DeliveryReport.text(delivery))
+      }
+    }
+    if !idle {
+      context.output.err(DeliveryReport.stillInFlight(dispatcher.inFlightCount, after: wait))
+    } else if deliveries.isEmpty && !context.json {
+      context.output.err("server callback: none sent (no rewarded impression from a line item with one)")
+    }
+  }
+
   /// Runs the cycle on a fresh virtual clock and returns every event.
   ///
+  /// - Parameters:
+  ///   - ledger: Where rewards are recorded; `nil` for none.
+  ///   - serverCallbacks: Where the simulated networks' servers send their callbacks; `nil` sends
+  ///     none.
   /// - Throws: ``CLIError`` when the ledger cannot be read (the only thing validation cannot rule
   ///   out).
-  static func cycle(_ settings: Settings, registry: AdapterRegistry, ledger: (any RewardLedger)? = nil)
-    throws(CLIError) -> [ZoneEvent]
-  {
+  static func cycle(
+    _ settings: Settings, registry: AdapterRegistry, ledger: (any RewardLedger)? = nil,
+    serverCallbacks: (any ServerCallbackSender)? = nil
+  ) throws(CLIError) -> [ZoneEvent] {
     let scheduler = VirtualScheduler()
     let mediator: Mediator
     let ad: RewardedAd
@@ -151,9 +199,11 @@ struct RunCommand {
         scheduler: scheduler,
         // Seeded ids keep the output reproducible; with a ledger, ids must be unique across runs.
         options: MediatorOptions(
-          seed: settings.seed, transactionIDs: ledger == nil ? .seeded : .systemRandom),
+          seed: settings.seed, transactionIDs: ledger == nil ? .seeded : .systemRandom,
+          serverCallbacks: serverCallbacks),
         ledger: ledger)
       ad = try mediator.rewardedAd(zone: settings.zone.id)
+      try mediator.setUserID(settings.userID)
     } catch  where error.code == .ledgerFailure {
       throw CLIError(kind: .io, message: error.message)
     } catch {

@@ -7,8 +7,9 @@ extension RunCommand {
   func simulate(_ settings: Settings, requests: Int) throws(CLIError) -> Int32 {
     let simulator = Simulator(
       settings: Simulator.Settings(
-        zone: settings.zone, networks: settings.networks, seed: settings.seed, requests: requests,
-        privacy: settings.privacy),
+        // The simulator sends no server callbacks: its networks' servers only would have.
+        zone: ServerCallbackChecks.withoutCallbacks(settings.zone), networks: settings.networks,
+        seed: settings.seed, requests: requests, privacy: settings.privacy),
       registry: context.registry)
     let started = ContinuousClock.now
     let progress = ProgressBar(

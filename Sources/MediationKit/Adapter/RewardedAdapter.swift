@@ -135,10 +135,14 @@ public struct AdapterLoadRequest: Sendable {
   public var privacy: PrivacySettings
   /// For a load after a bidding auction: the winning bid to load. `nil` in a waterfall.
   public var bid: AdapterBid?
+  /// The line item's server-to-server reward callback (``LineItem/serverCallback``), for networks
+  /// whose server calls the publisher's endpoint after a rewarded impression; `nil` for none.
+  public var serverCallback: ServerCallbackConfig?
 
   public init(
     zoneID: String, placementID: String, ecpm: Double, reward: NetworkReward, auctionID: UInt64 = 0,
-    privacy: PrivacySettings = PrivacySettings(), bid: AdapterBid? = nil
+    privacy: PrivacySettings = PrivacySettings(), bid: AdapterBid? = nil,
+    serverCallback: ServerCallbackConfig? = nil
   ) {
     self.zoneID = zoneID
     self.placementID = placementID
@@ -147,6 +151,7 @@ public struct AdapterLoadRequest: Sendable {
     self.auctionID = auctionID
     self.privacy = privacy
     self.bid = bid
+    self.serverCallback = serverCallback
   }
 }
 
@@ -186,22 +191,39 @@ public struct AdapterShowRequest: Sendable {
   public var zoneID: String
   /// Publisher data to pass to the network's server-side reward callback, if any.
   public var customData: String?
+  /// The app's id for the user (``Mediator/userID``), passed to the network's server-side reward
+  /// callback; `nil` when the app set none.
+  public var userID: String?
 
-  public init(zoneID: String, customData: String? = nil) {
+  public init(zoneID: String, customData: String? = nil, userID: String? = nil) {
     self.zoneID = zoneID
     self.customData = customData
+    self.userID = userID
   }
 }
 
-/// What an adapter is made with: the mediator's clock and its own seeded random stream.
+/// What an adapter is made with: the mediator's clock and its own seeded random stream, and for
+/// simulated networks, the wall clock and where their servers send server-to-server callbacks.
 public struct AdapterEnvironment: Sendable {
   /// The scheduler every delay in the adapter and its SDK goes through.
   public var scheduler: any Scheduler
   /// A random stream of this adapter's own, derived from the mediator's seed.
   public var random: SeededRandom
+  /// The wall clock, in milliseconds since 1970 (``MediatorOptions/wallClockMilliseconds``), for
+  /// timestamps that leave the process, such as a simulated server's callback timestamps.
+  public var wallClockMilliseconds: @Sendable () -> Int64
+  /// Where a simulated network's server sends its server-to-server reward callbacks
+  /// (``MediatorOptions/serverCallbacks``); `nil`: it only records them.
+  public var serverCallbacks: (any ServerCallbackSender)?
 
-  public init(scheduler: any Scheduler, random: SeededRandom) {
+  public init(
+    scheduler: any Scheduler, random: SeededRandom,
+    wallClockMilliseconds: @escaping @Sendable () -> Int64 = MediatorOptions.systemWallClock,
+    serverCallbacks: (any ServerCallbackSender)? = nil
+  ) {
     self.scheduler = scheduler
     self.random = random
+    self.wallClockMilliseconds = wallClockMilliseconds
+    self.serverCallbacks = serverCallbacks
   }
 }

@@ -102,6 +102,7 @@ public enum ConfigLoader {
     case is Int.Type: "an integer"
     case is String.Type, is NetworkID.Type: "a string"
     case is Bool.Type: "true or false"
+    case is [String: Any].Type: "an object"
     case is [Any].Type: "an array"
     default: type is any Collection.Type ? "an array" : "an object"
     }

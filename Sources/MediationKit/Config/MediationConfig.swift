@@ -11,7 +11,9 @@
 ///                    { "network": "max", "placementId": "a1b2", "priority": 0, "ecpm": 15,
 ///                      "timeoutSeconds": 8, "bidding": true, "bidFloor": 5 } ] } ] }
 /// ```
-/// `strategy`, `auctionTimeoutSeconds`, `caps`, `bidding` and `bidFloor` may be left out.
+/// `strategy`, `auctionTimeoutSeconds`, `caps`, `bidding`, `bidFloor` and `serverCallback` may be
+/// left out. A line item's `serverCallback` is the ad unit's server-side reward callback:
+/// `{ "url": "https://rewards.example.com/max?user={USER_ID}&token={EVENT_TOKEN}", "eventKey": "…" }`.
 public struct MediationConfig: Codable, Sendable, Equatable {
   /// The zones, in the order the file lists them.
   public var zones: [ZoneConfig]
@@ -153,10 +155,13 @@ public struct LineItem: Codable, Sendable, Equatable {
   public var bidding: Bool
   /// The lowest bid accepted from this line item, in USD eCPM.
   public var bidFloor: Double
+  /// The ad unit's server-to-server reward callback, which the network's server calls after a
+  /// rewarded impression; `nil` (the default) for none.
+  public var serverCallback: ServerCallbackConfig?
 
   public init(
     network: NetworkID, placementId: String, priority: Int, ecpm: Double, timeoutSeconds: Double = 10,
-    bidding: Bool = false, bidFloor: Double = 0
+    bidding: Bool = false, bidFloor: Double = 0, serverCallback: ServerCallbackConfig? = nil
   ) {
     self.network = network
     self.placementId = placementId
@@ -165,10 +170,11 @@ public struct LineItem: Codable, Sendable, Equatable {
     self.timeoutSeconds = timeoutSeconds
     self.bidding = bidding
     self.bidFloor = bidFloor
+    self.serverCallback = serverCallback
   }
 
   private enum CodingKeys: String, CodingKey {
-    case network, placementId, priority, ecpm, timeoutSeconds, bidding, bidFloor
+    case network, placementId, priority, ecpm, timeoutSeconds, bidding, bidFloor, serverCallback
   }
 
   public init(from decoder: any Decoder) throws {
@@ -180,6 +186,38 @@ public struct LineItem: Codable, Sendable, Equatable {
     timeoutSeconds = try container.decode(Double.self, forKey: .timeoutSeconds)
     bidding = try container.decodeIfPresent(Bool.self, forKey: .bidding) ?? false
     bidFloor = try container.decodeIfPresent(Double.self, forKey: .bidFloor) ?? 0
+    serverCallback = try container.decodeIfPresent(ServerCallbackConfig.self, forKey: .serverCallback)
+  }
+}
+
+/// An ad unit's server-to-server reward callback: the publisher's endpoint the network's server
+/// calls (an HTTP GET) after each rewarded impression, so the publisher's server can grant the
+/// reward without trusting the app.
+///
+/// - **MAX** ("Server Side Callback URL"): `url` is a template whose macros (`{USER_ID}`,
+///   `{EVENT_ID}`, `{EVENT_TOKEN}`, `{AMOUNT}`, `{CURRENCY}`, `{CUSTOM_DATA}`, …) the server
+///   expands; `eventKey` is the account's S2S event key, which keys `{EVENT_TOKEN}` and
+///   `{EVENT_TOKEN_ALL}`. Required for MAX.
+/// - **Google** (SSV callback URL): `url` is the endpoint; the server appends its signed query
+///   (`ad_network`, `ad_unit`, …, `signature`, `key_id`). Google signs with its own key, so
+///   `eventKey` is not used.
+///
+/// Other networks may use `eventKey` for their own keyed callbacks; validation only requires it
+/// for MAX.
+public struct ServerCallbackConfig: Codable, Sendable, Equatable {
+  /// The callback URL (or, for MAX, URL template): absolute, `http` or `https`.
+  public var url: String
+  /// The secret key the network's server keys its callback with (MAX's event key); `nil` for none.
+  public var eventKey: String?
+
+  /// Creates a callback setting.
+  ///
+  /// - Parameters:
+  ///   - url: The callback URL or URL template.
+  ///   - eventKey: The key the callback is keyed with, if the network uses one.
+  public init(url: String, eventKey: String? = nil) {
+    self.url = url
+    self.eventKey = eventKey
   }
 }
 

@@ -17,6 +17,7 @@ final class EngineContext: Sendable {
   /// Bumped whenever a status changes, so zones can cache which networks are unavailable.
   private let statusVersion = Atomic<Int>(0)
   private let privacySettings = Locked(PrivacySettings())
+  private let userIDStorage = Locked<String?>(nil)
 
   init(
     scheduler: any Scheduler, options: MediatorOptions, adapters: [NetworkID: any RewardedAdapter],
@@ -52,6 +53,12 @@ final class EngineContext: Sendable {
   var privacy: PrivacySettings {
     get { privacySettings.withLock { $0 } }
     set { privacySettings.withLock { $0 = newValue } }
+  }
+
+  /// The app's id for the user, forwarded with each show (checked by ``Mediator/setUserID(_:)``).
+  var userID: String? {
+    get { userIDStorage.withLock { $0 } }
+    set { userIDStorage.withLock { $0 = newValue } }
   }
 
   // MARK: Adapter start-up

@@ -41,7 +41,8 @@ public final class Mediator: Sendable {
     var adapters: [NetworkID: any RewardedAdapter] = [:]
     for registration in registry.all {
       let environment = AdapterEnvironment(
-        scheduler: scheduler, random: random.derived(registration.info.id.rawValue))
+        scheduler: scheduler, random: random.derived(registration.info.id.rawValue),
+        wallClockMilliseconds: options.wallClockMilliseconds, serverCallbacks: options.serverCallbacks)
       adapters[registration.info.id] = registration.makeAdapter(environment)
     }
     self.config = config
@@ -112,6 +113,30 @@ public final class Mediator: Sendable {
   public var privacy: PrivacySettings {
     get { context.privacy }
     set { context.privacy = newValue }
+  }
+
+  /// The longest ``userID`` accepted, in UTF-16 code units (AppLovin's documented limit for its
+  /// user identifier; the callback verifiers reject longer ones).
+  public static let maxUserIDLength = 8192
+
+  /// The app's id for the current user, forwarded to every adapter with each show
+  /// (``AdapterShowRequest/userID``) so networks pass it to their server-side reward callbacks
+  /// (MAX's `{USER_ID}`, Google's `user_id`). `nil` until ``setUserID(_:)``.
+  public var userID: String? { context.userID }
+
+  /// Sets the app's id for the current user (like MAX's `ALSdk.userIdentifier`). Set it once,
+  /// before the first show; a change applies to shows that start after it.
+  ///
+  /// - Parameter userID: The id, at most ``maxUserIDLength`` UTF-16 code units; `nil` to clear it.
+  /// - Throws: ``MediationError`` `invalidUserID` when the id is too long; the previous id is kept.
+  public func setUserID(_ userID: String?) throws(MediationError) {
+    if let userID, userID.utf16.count > Self.maxUserIDLength {
+      throw MediationError(
+        .invalidUserID,
+        "user id is \(userID.utf16.count) UTF-16 code units long; at most \(Self.maxUserIDLength) are allowed"
+      )
+    }
+    context.userID = userID
   }
 
   /// The adapter made for `network`, if it is registered (for diagnostics and simulation).

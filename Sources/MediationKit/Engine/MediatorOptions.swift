@@ -24,14 +24,21 @@ public struct MediatorOptions: Sendable {
   public var wallClockMilliseconds: @Sendable () -> Int64
   /// Where reward transaction ids come from: unique across runs by default.
   public var transactionIDs: TransactionIDSource
+  /// Where simulated networks' servers send their server-to-server reward callbacks (passed to
+  /// each adapter in its ``AdapterEnvironment``); `nil`, the default, sends none — the simulated
+  /// servers only record what they would send. `S2SDelivery`'s `ServerCallbackDispatcher` sends
+  /// them over HTTP.
+  public var serverCallbacks: (any ServerCallbackSender)?
 
   public init(
     displayTimeout: Duration = .seconds(45), seed: UInt64 = 0, startTimeout: Duration = .seconds(10),
     lateSignalWindow: Duration = .seconds(60), maxShowDuration: Duration = .seconds(300),
     wallClockMilliseconds: @escaping @Sendable () -> Int64 = MediatorOptions.systemWallClock,
-    transactionIDs: TransactionIDSource = .systemRandom
+    transactionIDs: TransactionIDSource = .systemRandom,
+    serverCallbacks: (any ServerCallbackSender)? = nil
   ) {
     self.transactionIDs = transactionIDs
+    self.serverCallbacks = serverCallbacks
     self.wallClockMilliseconds = wallClockMilliseconds
     self.maxShowDuration = maxShowDuration
     self.displayTimeout = displayTimeout

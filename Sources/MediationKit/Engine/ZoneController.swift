@@ -388,6 +388,7 @@ extension AdapterLoadRequest {
     request.placementID = item.placementId
     request.ecpm = item.ecpm
     request.bid = bid
+    request.serverCallback = item.serverCallback
     return request
   }
 }

@@ -19,6 +19,7 @@ public struct MediationError: Error, Sendable, Equatable, CustomStringConvertibl
     case invalidConfiguration = "invalid_configuration"
     case capped
     case ledgerFailure = "ledger_failure"
+    case invalidUserID = "invalid_user_id"
 
     /// What usually causes this error.
     public var cause: String {
@@ -37,6 +38,7 @@ public struct MediationError: Error, Sendable, Equatable, CustomStringConvertibl
       case .invalidConfiguration: "The zone configuration breaks a rule."
       case .capped: "The zone's frequency cap or pacing does not allow another show yet."
       case .ledgerFailure: "The reward ledger could not read or write its storage."
+      case .invalidUserID: "The user id is longer than the networks' server callbacks accept."
       }
     }
 
@@ -57,6 +59,7 @@ public struct MediationError: Error, Sendable, Equatable, CustomStringConvertibl
       case .invalidConfiguration: "Fix the reported fields; `mediate validate FILE` lists them all."
       case .capped: "Show again after retryAfter, or raise the zone's caps."
       case .ledgerFailure: "Check the ledger file's path, permissions and free space."
+      case .invalidUserID: "Use an id of at most 8192 characters, e.g. a hash of a longer one."
       }
     }
   }

@@ -51,7 +51,8 @@ final class ShowSession: Sendable {
       scheduler.runOnExecutor { [self] in receive(.signal(signal)) }
     }
     ready.loaded.ad.show(
-      AdapterShowRequest(zoneID: zone.id, customData: customData), from: presenter, signals: sink)
+      AdapterShowRequest(zoneID: zone.id, customData: customData, userID: context.userID), from: presenter,
+      signals: sink)
   }
 
   private func receive(_ input: ShowStateMachine.Input) {

@@ -182,7 +182,8 @@ public final class GoogleAdapter: SimulatedNetwork {
 
   private func adUnit(for request: AdapterLoadRequest) -> GADSimulatedAdUnit {
     GADSimulatedAdUnit(
-      ecpm: request.ecpm, rewardType: request.reward.type, rewardAmount: Self.decimal(request.reward.amount))
+      ecpm: request.ecpm, rewardType: request.reward.type, rewardAmount: Self.decimal(request.reward.amount),
+      serverSideVerificationURL: request.serverCallback?.url)
   }
 
   /// `Decimal(amount)`, without `Decimal(Double)`'s cost (microseconds on Linux) for the usual
@@ -269,9 +270,10 @@ final class GoogleAdapterAd: AdapterAd, GADFullScreenContentDelegate {
       return
     }
     ad.fullScreenContentDelegate = self
-    if let customData = request.customData {
+    if request.customData != nil || request.userID != nil {
       let options = GADServerSideVerificationOptions()
-      options.customRewardString = customData
+      options.customRewardString = request.customData
+      options.userIdentifier = request.userID
       ad.serverSideVerificationOptions = options
     }
     ad.paidEventHandler = { [weak self] value in

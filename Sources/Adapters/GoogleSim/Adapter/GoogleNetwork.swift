@@ -13,14 +13,17 @@ public enum GoogleNetwork {
   /// The registration to add to an ``AdapterRegistry``.
   ///
   /// Its factory gives each mediator a ``GoogleAdapter`` with its own ``GADMobileAds`` on the
-  /// mediator's scheduler and random stream.
+  /// mediator's scheduler, random stream and wall clock; the simulated ad server sends SSV
+  /// callbacks to the mediator's ``MediatorOptions/serverCallbacks``.
   /// - Parameter profile: How the simulated network behaves.
   /// - Returns: The registration.
   public static func registration(profile: GoogleBehaviorProfile = .default) -> AdapterRegistration {
     AdapterRegistration(info: info) { environment in
       GoogleAdapter(
         mobileAds: GADMobileAds(
-          scheduler: environment.scheduler, random: environment.random, profile: profile))
+          scheduler: environment.scheduler, random: environment.random, profile: profile,
+          wallClockMilliseconds: environment.wallClockMilliseconds,
+          serverCallbacks: environment.serverCallbacks))
     }
   }
 }

@@ -1,6 +1,8 @@
 import Dispatch
 import Foundation
 import MediationKit
+import RewardCallbacks
+import RewardCrypto
 import Synchronization
 
 /// The Google Mobile Ads SDK: initialization, plus the simulated ad server behind every load.
@@ -52,6 +54,13 @@ public final class GADMobileAds: Sendable {
 
   private let state: Locked<State>
   private let startHandlers = Locked<[GADInitializationCompletionHandler]>([])
+  /// The wall clock (milliseconds since 1970) SSV callbacks are stamped with.
+  let wallClockMilliseconds: @Sendable () -> Int64
+  /// Where the simulated ad server sends SSV callbacks; `nil`: it only records them.
+  private let serverCallbackSender: (any ServerCallbackSender)?
+  /// The stream the SSV signing key is derived from, and the key once derived.
+  private let ssvKeySource: SeededRandom
+  private let ssvKey = Locked<(key: P256SigningKey, id: UInt64)?>(nil)
 
   /// Creates an isolated SDK instance.
   ///
@@ -61,9 +70,20 @@ public final class GADMobileAds: Sendable {
   ///     stream derived from it and keyed by the ad unit and auction id; initialization and the
   ///     user's behaviour during presentations come from the stream itself, in order.
   ///   - profile: How the simulated network behaves.
-  public init(scheduler: any Scheduler, random: SeededRandom, profile: GoogleBehaviorProfile = .default) {
+  ///   - wallClockMilliseconds: The wall clock SSV callbacks' `timestamp` comes from; the system's
+  ///     by default.
+  ///   - serverCallbacks: Where the simulated ad server sends SSV callbacks for ad units with a
+  ///     callback URL; `nil` (the default) only records them in ``simulatedRewardCallbacks``.
+  public init(
+    scheduler: any Scheduler, random: SeededRandom, profile: GoogleBehaviorProfile = .default,
+    wallClockMilliseconds: @escaping @Sendable () -> Int64 = MediatorOptions.systemWallClock,
+    serverCallbacks: (any ServerCallbackSender)? = nil
+  ) {
     self.scheduler = scheduler
     self.profile = profile
+    self.wallClockMilliseconds = wallClockMilliseconds
+    self.serverCallbackSender = serverCallbacks
+    self.ssvKeySource = random.derived("GADMobileAds.ssvKey")
     self.state = Locked(
       State(random: random, rewardCallbacks: BoundedHistory(limit: profile.rewardCallbackHistoryLimit)))
     self.keyedMarket = KeyedStreamCache(random.derived("GADMobileAds.market"))
@@ -449,6 +469,9 @@ public final class GADMobileAds: Sendable {
     var impression: Duration = .zero
     var click: Duration?
     var rewards: (first: Duration?, second: Duration?) = (nil, nil)
+    /// When the user earned the reward (the video ended): the ad server's fact, which sends the
+    /// SSV callback whatever the client-side reward handler does. `nil` when skipped.
+    var earned: Duration?
     var willDismiss: Duration = .zero
     var didDismiss: Duration = .zero
   }
@@ -483,6 +506,7 @@ public final class GADMobileAds: Sendable {
         plan.didDismiss = plan.willDismiss + p.dismissAnimation
         let first = late ? plan.didDismiss + lateDelay : earned
         plan.rewards = (first, twice ? first + twiceDelay : nil)
+        plan.earned = earned
       }
       // The user can tap while the ad is on screen: during the video or on the end card.
       if clicked { plan.click = impression + (plan.willDismiss - impression) * clickFraction }
@@ -490,15 +514,62 @@ public final class GADMobileAds: Sendable {
     }
   }
 
-  /// Records the server-side verification callback of one rewarded impression.
-  func recordRewardCallback(_ record: @autoclosure () -> RewardCallbackRecord) {
+  /// Records the server-side verification callback of one rewarded impression and, when its ad
+  /// unit has a callback URL, signs it and hands it to the sender. The record is only built when
+  /// it is kept or sent.
+  func recordRewardCallback(hasCallbackURL: Bool, _ record: () -> RewardCallbackRecord) {
     let keep = profile.rewardCallbackHistoryLimit > 0
-    let entry = keep ? record() : nil
+    var entry = keep || hasCallbackURL ? record() : nil
+    if hasCallbackURL, var signed = entry {
+      signed.sign(with: ssvSigningKey, timestamp: wallClockMilliseconds())
+      entry = signed
+      if let url = signed.url, let serverCallbackSender {
+        serverCallbackSender.send(ServerCallbackRequest(network: GoogleNetwork.id, url: url))
+      }
+    }
     state.withLock { state in
       state.rewardCallbackCount += 1
-      if let entry { state.rewardCallbacks.append(entry) }
+      if keep, let entry { state.rewardCallbacks.append(entry) }
     }
   }
+
+  // MARK: Server-side verification keys (simulation)
+
+  /// The simulated ad server's SSV signing key and its key id, derived from the instance's seed:
+  /// the same seed always gives the same key.
+  var ssvSigningKey: (key: P256SigningKey, id: UInt64) {
+    ssvKey.withLock { cached in
+      if let cached { return cached }
+      let derived = Self.deriveSigningKey(from: ssvKeySource)
+      cached = derived
+      return derived
+    }
+  }
+
+  /// A P-256 key from 32 seeded bytes (drawn again in the rare case the scalar is out of range)
+  /// and a 32-bit key id from the same stream.
+  static func deriveSigningKey(from source: SeededRandom) -> (key: P256SigningKey, id: UInt64) {
+    var random = source
+    let id = random.next() >> 32 | 1
+    while true {
+      var scalar: [UInt8] = []
+      for _ in 0..<4 { withUnsafeBytes(of: random.next().bigEndian) { scalar += $0 } }
+      if let key = try? P256SigningKey(rawScalar: scalar) { return (key, id) }
+    }
+  }
+
+  /// The id of the key the simulated ad server signs SSV callbacks with.
+  public var simulatedSSVKeyID: UInt64 { ssvSigningKey.id }
+
+  /// The simulated ad server's public verifier keys, as Google publishes its own
+  /// (`verifier-keys.json`): what a publisher's server checks this instance's SSV callbacks with.
+  public var simulatedVerifierKeys: VerifierKeys {
+    let signing = ssvSigningKey
+    return VerifierKeys.publishing([(id: signing.id, key: signing.key.publicKey)])
+  }
+
+  /// ``simulatedVerifierKeys`` in Google's JSON format: `{"keys":[{"keyId":…,"pem":…,"base64":…}]}`.
+  public func simulatedVerifierKeysJSON() -> Data { simulatedVerifierKeys.jsonData() }
 
   /// The sizes of everything this instance remembers, for tests: none may grow with the number
   /// of loads and shows.
@@ -560,11 +631,37 @@ struct RewardCallbackRecord: Sendable {
   var rewardType: String
   var rewardAmount: Decimal
   var responseInfo: GADResponseInfo
+  /// The ad unit's SSV callback URL; `nil` for none (then nothing is signed or sent).
+  var callbackURL: String?
+  var timestampMilliseconds: Int64?
+  var url: String?
+  var failure: String?
 
   var callback: GADSimulatedRewardCallback {
     GADSimulatedRewardCallback(
       adUnitID: adUnitID, customData: customData, userIdentifier: userIdentifier, rewardType: rewardType,
-      rewardAmount: rewardAmount, transactionID: responseInfo.responseIdentifier ?? "")
+      rewardAmount: rewardAmount, transactionID: responseInfo.responseIdentifier ?? "",
+      timestampMilliseconds: timestampMilliseconds, url: url, failure: failure)
+  }
+
+  /// AdMob's own ad source id, the `ad_network` of ads Google itself serves.
+  static let adMobNetworkID = "5450213213286189855"
+
+  /// Signs the SSV callback to ``callbackURL`` (stamped `timestamp`), setting ``url`` or, when the
+  /// URL cannot take a query, ``failure``.
+  mutating func sign(with signing: (key: P256SigningKey, id: UInt64), timestamp: Int64) {
+    guard let callbackURL else { return }
+    timestampMilliseconds = timestamp
+    let amount = NSDecimalNumber(decimal: rewardAmount).intValue
+    let ssv = SSVCallback(
+      adNetwork: Self.adMobNetworkID, adUnit: adUnitID, customData: customData, rewardAmount: amount,
+      rewardItem: rewardType, timestamp: timestamp, transactionID: responseInfo.responseIdentifier ?? "",
+      userID: userIdentifier)
+    do {
+      url = try ssv.signedURL(base: callbackURL, key: signing.key, keyID: signing.id)
+    } catch {
+      failure = "the ad unit's SSV callback URL cannot be used: \(error)"
+    }
   }
 }
 
@@ -630,12 +727,18 @@ public struct GADSimulatedAdUnit: Sendable, Equatable {
   public var rewardType: String
   /// The reward amount configured for the ad unit.
   public var rewardAmount: Decimal
+  /// The ad unit's server-side verification callback URL (set in the AdMob console for a real ad
+  /// unit); `nil` for none. Rewarded impressions then send a signed SSV callback to it.
+  public var serverSideVerificationURL: String?
 
   /// Creates a line item.
-  public init(ecpm: Double, rewardType: String, rewardAmount: Decimal) {
+  public init(
+    ecpm: Double, rewardType: String, rewardAmount: Decimal, serverSideVerificationURL: String? = nil
+  ) {
     self.ecpm = ecpm
     self.rewardType = rewardType
     self.rewardAmount = rewardAmount
+    self.serverSideVerificationURL = serverSideVerificationURL
   }
 }
 
@@ -653,4 +756,12 @@ public struct GADSimulatedRewardCallback: Sendable, Equatable {
   public var rewardAmount: Decimal
   /// The callback's unique transaction id (the ad response's identifier).
   public var transactionID: String
+  /// The `timestamp` of the signed callback, in milliseconds since 1970; `nil` when the ad unit
+  /// has no callback URL.
+  public var timestampMilliseconds: Int64?
+  /// The signed callback URL sent to the ad unit's SSV URL; `nil` when the ad unit has none (or it
+  /// could not be used, see ``failure``). The reward amount is sent as a whole number.
+  public var url: String?
+  /// Why the callback could not be signed for the ad unit's URL; `nil` otherwise.
+  public var failure: String?
 }

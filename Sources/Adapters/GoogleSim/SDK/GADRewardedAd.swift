@@ -28,6 +28,8 @@ public final class GADRewardedAd: GADFullScreenPresentingAd, Sendable {
   let loadedAt: Duration
   /// What the impression will pay, in USD per thousand.
   let priceECPM: Double
+  /// The ad unit's SSV callback URL, from the line item that served the ad; `nil` for none.
+  let serverSideVerificationURL: String?
 
   private struct State {
     var used = false
@@ -55,6 +57,7 @@ public final class GADRewardedAd: GADFullScreenPresentingAd, Sendable {
     self.mobileAds = mobileAds
     self.loadedAt = mobileAds.scheduler.now
     self.priceECPM = served.priceECPM
+    self.serverSideVerificationURL = served.adUnit.serverSideVerificationURL
   }
 
   /// The delegate told about the full-screen lifecycle. Held weakly, as in the real SDK.
@@ -233,11 +236,7 @@ public final class GADRewardedAd: GADFullScreenPresentingAd, Sendable {
       return
     }
     let reward = Locked<GADUserDidEarnRewardHandler?>(userDidEarnRewardHandler)
-    let rewardRecorded = Atomic<Bool>(false)
-    let rewardAction: @Sendable () -> Void = { [self] in
-      if !rewardRecorded.exchange(true, ordering: .acquiringAndReleasing) { recordRewardCallback() }
-      reward.get()?()
-    }
+    let rewardAction: @Sendable () -> Void = { reward.get()?() }
     // Schedule in time order; events due at the same instant keep their logical order (a stable
     // insertion sort of at most seven entries).
     var timeline: [(time: Duration, action: @Sendable () -> Void)] = []
@@ -257,6 +256,9 @@ public final class GADRewardedAd: GADFullScreenPresentingAd, Sendable {
       }
     }
     if let click = plan.click { add(click) { [self] in notify { $0.adDidRecordClick(self) } } }
+    // The ad server's SSV callback follows the earned reward, once, whatever the client's reward
+    // handler does (late, twice); it comes before a reward handler due at the same time.
+    if let earned = plan.earned { add(earned) { [self] in recordRewardCallback() } }
     if let first = plan.rewards.first { add(first, rewardAction) }
     if let second = plan.rewards.second { add(second, rewardAction) }
     add(plan.willDismiss) { [self] in notify { $0.adWillDismissFullScreenContent(self) } }
@@ -282,9 +284,11 @@ public final class GADRewardedAd: GADFullScreenPresentingAd, Sendable {
 
   private func recordRewardCallback() {
     let options = state.withLock { $0.serverSideVerificationOptions }
-    mobileAds.recordRewardCallback(
+    mobileAds.recordRewardCallback(hasCallbackURL: serverSideVerificationURL != nil) {
       RewardCallbackRecord(
         adUnitID: adUnitID, customData: options?.customRewardString, userIdentifier: options?.userIdentifier,
-        rewardType: adReward.type, rewardAmount: adReward.amount.decimalValue, responseInfo: responseInfo))
+        rewardType: adReward.type, rewardAmount: adReward.amount.decimalValue, responseInfo: responseInfo,
+        callbackURL: serverSideVerificationURL)
+    }
   }
 }

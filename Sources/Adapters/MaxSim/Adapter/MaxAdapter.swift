@@ -12,13 +12,18 @@ public enum MaxNetwork {
     capabilities: [.rewarded, .bidding, .impressionRevenue, .serverSideReward])
 
   /// A registration whose factory gives each mediator a ``MaxAdapter`` with its own ``ALSdk``
-  /// instance on the mediator's scheduler and random stream.
+  /// instance on the mediator's scheduler, random stream and wall clock; the simulated server
+  /// sends S2S callbacks to the mediator's ``MediatorOptions/serverCallbacks``.
   ///
   /// - Parameter profile: How the simulated MAX network behaves.
   /// - Returns: The registration to add to an ``AdapterRegistry``.
   public static func registration(profile: MaxBehaviorProfile = .default) -> AdapterRegistration {
     AdapterRegistration(info: info) { environment in
-      MaxAdapter(sdk: ALSdk(scheduler: environment.scheduler, random: environment.random, profile: profile))
+      MaxAdapter(
+        sdk: ALSdk(
+          scheduler: environment.scheduler, random: environment.random, profile: profile,
+          wallClockMilliseconds: environment.wallClockMilliseconds,
+          serverCallbacks: environment.serverCallbacks))
     }
   }
 }
@@ -235,7 +240,10 @@ final class MaxAdUnitRouter: MARewardedAdDelegate, MAAdRevenueDelegate, Sendable
       simulating: MASimulatedLoad(
         auctionID: request.auctionID, lineItemECPM: request.ecpm,
         rewardAmount: amount.isFinite && abs(amount) < 1e15 ? Int(amount) : nil,
-        rewardLabel: request.reward.type, bidToken: request.bid?.token))
+        rewardLabel: request.reward.type, bidToken: request.bid?.token,
+        serverCallback: request.serverCallback.map {
+          MASimulatedServerCallbackSettings(urlTemplate: $0.url, eventKey: $0.eventKey ?? "")
+        }))
     return Cancellable { [weak self] in
       self?.state.withLock { state in state.pendingLoads.removeAll { $0.ticket == ticket } }
     }
@@ -259,6 +267,10 @@ final class MaxAdUnitRouter: MARewardedAdDelegate, MAAdRevenueDelegate, Sendable
             .notReady, vendorCode: MAErrorCode.fullscreenAdNotReady,
             message: "MAX ad unit \(ad.adUnitIdentifier) no longer holds this ad")))
       return
+    }
+    // The user id goes to the SDK as the vendor's `ALSdk.userIdentifier` (for S2S callbacks).
+    if let sdk = rewardedAd.sdkInstance, sdk.userIdentifier != request.userID {
+      sdk.userIdentifier = request.userID
     }
     rewardedAd.show(forPlacement: request.zoneID, customData: request.customData, viewController: presenter)
   }

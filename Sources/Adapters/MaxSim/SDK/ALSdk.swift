@@ -116,6 +116,12 @@ public final class ALSdk: Sendable {
   private let keyedStreams: KeyedStreamCache
   let fullscreen = FullscreenSlot()
   private let state = Locked(State())
+  /// The wall clock (milliseconds since 1970) S2S callbacks are stamped with.
+  let wallClockMilliseconds: @Sendable () -> Int64
+  /// Where the simulated AppLovin server sends S2S callbacks; `nil`: it only records them.
+  let serverCallbackSender: (any ServerCallbackSender)?
+  /// The simulated server's S2S callbacks: event ids drawn from their own stream, and the record.
+  let serverCallbacks: Locked<MaxServerCallbackLog>
 
   /// Creates an isolated SDK instance.
   ///
@@ -123,11 +129,24 @@ public final class ALSdk: Sendable {
   ///   - scheduler: The clock and executor for every delay and delegate call.
   ///   - random: The seed stream every draw comes from; each ad unit derives its own from it.
   ///   - profile: How the simulated network behaves.
-  public init(scheduler: any Scheduler, random: SeededRandom, profile: MaxBehaviorProfile = .default) {
+  ///   - wallClockMilliseconds: The wall clock S2S callbacks are stamped with
+  ///     (`{IMPRESSION_TIMESTAMP}`); the system's by default.
+  ///   - serverCallbacks: Where the simulated AppLovin server sends S2S rewarded callbacks; `nil`
+  ///     (the default) only records them in ``simulatedServerCallbacks``.
+  public init(
+    scheduler: any Scheduler, random: SeededRandom, profile: MaxBehaviorProfile = .default,
+    wallClockMilliseconds: @escaping @Sendable () -> Int64 = MediatorOptions.systemWallClock,
+    serverCallbacks: (any ServerCallbackSender)? = nil
+  ) {
     self.scheduler = scheduler
     self.random = random
     self.keyedStreams = KeyedStreamCache(random)
     self.profile = profile
+    self.wallClockMilliseconds = wallClockMilliseconds
+    self.serverCallbackSender = serverCallbacks
+    self.serverCallbacks = Locked(
+      MaxServerCallbackLog(
+        eventIDs: random.derived("ALSdk.s2s.eventID"), limit: profile.serverCallbackHistoryLimit))
   }
 
   /// An identifier for the current user, passed to S2S reward postbacks.

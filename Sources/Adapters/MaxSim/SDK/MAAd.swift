@@ -48,17 +48,29 @@ public final class MAAd: Sendable, CustomStringConvertible {
   /// The reward configured for the load (the S2S reward of the ad unit).
   let rewardAmount: Int
   let rewardLabel: String
+  /// The ad unit's S2S rewarded callback, as configured for the load; `nil` for none.
+  let serverCallback: MASimulatedServerCallbackSettings?
   /// Makes ``creativeIdentifier`` on demand, so no string is built for ads nobody inspects.
   private let creativeNumber: Int
 
   private let placementStorage = Locked<String?>(nil)
+  /// What the show tied to the ad, for its S2S callback: custom data, the user id, and the wall
+  /// clock when the impression happened.
+  private let showContext = Locked(ShowContext())
+
+  struct ShowContext: Sendable {
+    var customData: String?
+    var userIdentifier: String?
+    var impressionMilliseconds: Int64?
+  }
 
   /// The placement passed to `show(forPlacement:customData:)`, once the ad is shown.
   public var placement: String? { placementStorage.withLock { $0 } }
 
   init(
     adUnitIdentifier: String, networkName: String, creativeNumber: Int, ecpm: Double,
-    revenuePrecision: String, simulatedAuctionID: UInt64?, rewardAmount: Int, rewardLabel: String
+    revenuePrecision: String, simulatedAuctionID: UInt64?, rewardAmount: Int, rewardLabel: String,
+    serverCallback: MASimulatedServerCallbackSettings? = nil
   ) {
     self.format = .rewarded
     self.adUnitIdentifier = adUnitIdentifier
@@ -70,6 +82,7 @@ public final class MAAd: Sendable, CustomStringConvertible {
     self.simulatedAuctionID = simulatedAuctionID
     self.rewardAmount = rewardAmount
     self.rewardLabel = rewardLabel
+    self.serverCallback = serverCallback
   }
 
   /// The stand-in the SDK passes to `didFail(toDisplay:withError:)` when there is no loaded ad.
@@ -83,6 +96,21 @@ public final class MAAd: Sendable, CustomStringConvertible {
   func setPlacement(_ placement: String?) {
     placementStorage.withLock { $0 = placement }
   }
+
+  /// Ties the show's custom data and user id to the ad, for its S2S callback.
+  func setShowContext(customData: String?, userIdentifier: String?) {
+    showContext.withLock {
+      $0.customData = customData
+      $0.userIdentifier = userIdentifier
+    }
+  }
+
+  /// Stamps the impression with the wall clock (milliseconds since 1970), once.
+  func stampImpression(_ milliseconds: Int64) {
+    showContext.withLock { $0.impressionMilliseconds = $0.impressionMilliseconds ?? milliseconds }
+  }
+
+  var shownWith: ShowContext { showContext.withLock { $0 } }
 
   public var description: String {
     "MAAd(\(format) \(adUnitIdentifier) \(networkName) revenue: \(revenue) \(revenuePrecision))"

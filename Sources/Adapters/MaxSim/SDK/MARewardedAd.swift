@@ -23,6 +23,11 @@ public final class MARewardedAd: Sendable {
   public static let simulatedRewardLabelKey = "sim_reward_label"
   /// Extra parameter key (simulation only): the S2S reward amount configured for the ad unit.
   public static let simulatedRewardAmountKey = "sim_reward_amount"
+  /// Extra parameter key (simulation only): the ad unit's "Server Side Callback URL" (a template
+  /// with `{MACRO}`s); with ``simulatedEventKeyKey``, completed impressions send an S2S callback.
+  public static let simulatedServerCallbackURLKey = "sim_s2s_callback_url"
+  /// Extra parameter key (simulation only): the account's S2S event key.
+  public static let simulatedEventKeyKey = "sim_s2s_event_key"
 
   private enum LoadResult: Sendable {
     case success(MAAd)
@@ -90,6 +95,9 @@ public final class MARewardedAd: Sendable {
     sdk.rewardedAd(for: adUnitIdentifier)
   }
 
+  /// The SDK instance this ad unit belongs to (simulation wiring, for the mediation adapter).
+  var sdkInstance: ALSdk? { sdk }
+
   /// Notified of load, display and reward events. Held weakly, as in the vendor SDK.
   public var delegate: (any MARewardedAdDelegate)? {
     get { delegates.delegate }
@@ -122,7 +130,9 @@ public final class MARewardedAd: Sendable {
     enum Outcome {
       case ignore
       case alreadyLoaded(MAAd)
-      case draw(key: UInt64, ecpm: Double, rewardAmount: Int, rewardLabel: String)
+      case draw(
+        key: UInt64, ecpm: Double, rewardAmount: Int, rewardLabel: String,
+        serverCallback: MASimulatedServerCallbackSettings?)
     }
     let outcome = state.withLock { state -> Outcome in
       if let ad = state.ready { return .alreadyLoaded(ad) }
@@ -134,20 +144,24 @@ public final class MARewardedAd: Sendable {
         key: state.vendorLoads,
         ecpm: extras[Self.simulatedECPMKey].flatMap(Double.init) ?? profile.defaultECPM,
         rewardAmount: extras[Self.simulatedRewardAmountKey].flatMap { Int($0) } ?? profile.reward.amount,
-        rewardLabel: extras[Self.simulatedRewardLabelKey] ?? profile.reward.label)
+        rewardLabel: extras[Self.simulatedRewardLabelKey] ?? profile.reward.label,
+        serverCallback: extras[Self.simulatedServerCallbackURLKey].map {
+          MASimulatedServerCallbackSettings(
+            urlTemplate: $0, eventKey: extras[Self.simulatedEventKeyKey] ?? "")
+        })
     }
     switch outcome {
     case .ignore:
       return
     case .alreadyLoaded(let ad):
       scheduler.execute { [self] in notify { $0.delegate?.didLoad(ad) } }
-    case .draw(let key, let ecpm, let rewardAmount, let rewardLabel):
+    case .draw(let key, let ecpm, let rewardAmount, let rewardLabel, let serverCallback):
       let market = MaxMarketOutcome(
         sdk.random.derived(vendorLoadLabel, key), profile: profile, lineItemECPM: ecpm,
         privacy: sdk.privacySettings.current)
       start(
         market, kind: .vendor, auctionID: nil, reward: (rewardAmount, rewardLabel),
-        latency: market.loadLatency)
+        serverCallback: serverCallback, latency: market.loadLatency)
     }
   }
 
@@ -188,7 +202,10 @@ public final class MARewardedAd: Sendable {
       market.fills = true  // the bid is a commitment
       market.ecpm = bid.price
       market.networkIndex = bid.networkIndex
-      start(market, kind: .bid, auctionID: request.auctionID, reward: reward, latency: profile.bidLoadLatency)
+      start(
+        market, kind: .bid, auctionID: request.auctionID, reward: reward,
+        serverCallback: request.serverCallback,
+        latency: profile.bidLoadLatency)
       return
     }
     enum Outcome {
@@ -213,7 +230,7 @@ public final class MARewardedAd: Sendable {
         privacy: sdk.privacySettings.current)
       start(
         market, kind: .auction(request.auctionID), auctionID: request.auctionID, reward: reward,
-        latency: market.loadLatency)
+        serverCallback: request.serverCallback, latency: market.loadLatency)
     }
   }
 
@@ -266,7 +283,7 @@ public final class MARewardedAd: Sendable {
   /// Schedules the end of a load whose draws are `market`.
   private func start(
     _ market: MaxMarketOutcome, kind: LoadKind, auctionID: UInt64?, reward: (amount: Int, label: String),
-    latency: Duration
+    serverCallback: MASimulatedServerCallbackSettings?, latency: Duration
   ) {
     let result: LoadResult
     if market.fills {
@@ -278,7 +295,8 @@ public final class MARewardedAd: Sendable {
         MAAd(
           adUnitIdentifier: adUnitIdentifier, networkName: profile.networkName(at: market.networkIndex),
           creativeNumber: creative, ecpm: market.ecpm, revenuePrecision: profile.revenuePrecision,
-          simulatedAuctionID: auctionID, rewardAmount: reward.amount, rewardLabel: reward.label))
+          simulatedAuctionID: auctionID, rewardAmount: reward.amount, rewardLabel: reward.label,
+          serverCallback: serverCallback))
     } else if let index = market.transportError {
       let (code, message) = MaxMarketOutcome.transportErrors[index]
       result = .failure(MAError(code: code, message: message, simulatedAuctionID: auctionID))
@@ -315,6 +333,10 @@ public final class MARewardedAd: Sendable {
   }
 
   /// Shows the loaded ad, tying its events and S2S postbacks to `placement` and `customData`.
+  ///
+  /// When the ad unit has an S2S callback, the simulated AppLovin server sends it once the video
+  /// completes (see ``ALSdk/simulatedServerCallbacks``), whatever the client-side reward callback
+  /// does.
   ///
   /// - Parameters:
   ///   - placement: A placement name for reporting, e.g. `"Rewarded_LevelEnd"`.
@@ -356,6 +378,7 @@ public final class MARewardedAd: Sendable {
       scheduler.execute { [self] in notify { $0.delegate?.didFail(toDisplay: ad, withError: error) } }
     case .showing(let ad, let timeline):
       ad.setPlacement(placement)
+      ad.setShowContext(customData: customData, userIdentifier: sdk.userIdentifier)
       // The scheduler runs actions due at the same time in submission order, so the timeline's
       // order breaks ties.
       for (delay, event) in timeline {
@@ -369,11 +392,16 @@ public final class MARewardedAd: Sendable {
   /// One delegate call of a show's timeline.
   enum ShowEvent: Sendable {
     case display, payRevenue, startVideo, click, completeVideo, reward(MAReward), hide, displayFailed
+    /// The AppLovin server learns the video completed and sends the ad unit's S2S callback.
+    case serverCallback
   }
 
   private func deliver(_ event: ShowEvent, for ad: MAAd) {
     switch event {
-    case .display: notify { $0.delegate?.didDisplay(ad) }
+    case .display:
+      ad.stampImpression(sdk.wallClockMilliseconds())
+      notify { $0.delegate?.didDisplay(ad) }
+    case .serverCallback: sdk.sendServerCallback(for: ad)
     case .payRevenue: notify { $0.revenueDelegate?.didPayRevenue(for: ad) }
     case .startVideo: notify { $0.delegate?.didStartRewardedVideo(for: ad) }
     case .click: notify { $0.delegate?.didClick(ad) }
@@ -433,6 +461,8 @@ public final class MARewardedAd: Sendable {
       let reward = MAReward(amount: ad.rewardAmount, label: ad.rewardLabel)
       let rewardAt = rewardsLate ? hideAt + lateReward : videoEnd
       timeline.append((videoEnd, .completeVideo))
+      // The server's fact: the video completed. It does not follow the client's reward quirks.
+      if ad.serverCallback != nil { timeline.append((videoEnd, .serverCallback)) }
       timeline.append((rewardAt, .reward(reward)))
       if rewardsTwice { timeline.append((rewardAt + secondReward, .reward(reward))) }
     }

@@ -17,16 +17,19 @@ public struct MASimulatedLoad: Sendable, Equatable {
   public var rewardLabel: String?
   /// The token of a bid MAX won for this auction: the load redeems it and fills at its price.
   public var bidToken: String?
+  /// The ad unit's S2S rewarded callback ("Server Side Callback URL" and event key); `nil` for none.
+  public var serverCallback: MASimulatedServerCallbackSettings?
 
   /// Creates the wiring for one load.
   public init(
     auctionID: UInt64, lineItemECPM: Double? = nil, rewardAmount: Int? = nil, rewardLabel: String? = nil,
-    bidToken: String? = nil
+    bidToken: String? = nil, serverCallback: MASimulatedServerCallbackSettings? = nil
   ) {
     self.auctionID = auctionID
     self.lineItemECPM = lineItemECPM
     self.rewardAmount = rewardAmount
     self.rewardLabel = rewardLabel
     self.bidToken = bidToken
+    self.serverCallback = serverCallback
   }
 }

@@ -93,6 +93,11 @@ public struct MaxBehaviorProfile: Sendable {
   /// Price factor for an age-restricted (child-directed) user. Default 0.5.
   public var ageRestrictedPriceFactor: Double = 0.5
 
+  /// How many S2S rewarded callbacks ``ALSdk/simulatedServerCallbacks`` keeps (the oldest are
+  /// dropped, so memory does not grow with the number of impressions); 0 keeps none.
+  /// ``ALSdk/simulatedServerCallbackCount`` counts them all. Default 64.
+  public var serverCallbackHistoryLimit = 64
+
   /// Quirk: delegate calls delivered from another thread. Default `nil` (never), which keeps
   /// runs on a ``VirtualScheduler`` deterministic; tests turn it on with a real queue.
   public var offThreadCallbacks: OffThreadCallbacks? = nil
