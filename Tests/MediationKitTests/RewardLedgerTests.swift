@@ -121,6 +121,18 @@ struct RewardLedgerTests {
     #expect(try id(.seeded) == id(.seeded))
   }
 
+  @Test func pendingRewardsListWhatIsNotAcknowledgedYet() throws {
+    let ledger = InMemoryRewardLedger()
+    let harness = try Self.run(ledger: ledger)
+    let reward = try #require(Self.rewards(harness).first)
+    #expect(try harness.mediator.pendingRewards().map(\.reward.transactionID) == [reward.transactionID])
+    try harness.mediator.acknowledgeReward(transactionID: reward.transactionID)
+    #expect(try harness.mediator.pendingRewards().isEmpty)
+    let unledgered = try Harness(
+      zones: [zone([item("a", "a1", ecpm: 10)])], scripts: ["a": ["a1": [.fill(after: .milliseconds(200))]]])
+    #expect(try unledgered.mediator.pendingRewards().isEmpty)
+  }
+
   @Test func theFacadeAcknowledgesTheRewardItDelivered() throws {
     let ledger = InMemoryRewardLedger()
     let harness = try Self.run(ledger: ledger)

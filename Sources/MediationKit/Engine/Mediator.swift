@@ -84,6 +84,21 @@ public final class Mediator: Sendable {
     try context.acknowledgeReward(transactionID: transactionID)
   }
 
+  /// The rewards recorded but not acknowledged yet, oldest first — for an app that could not
+  /// take the start-up redelivery (its observer came later, or the reward's zone is no longer in
+  /// the configuration) and credits them itself; acknowledge each one it credits. Empty without
+  /// a ledger.
+  ///
+  /// - Throws: ``MediationError`` `ledgerFailure` when the ledger cannot be read.
+  public func pendingRewards() throws(MediationError) -> [LedgerEntry] {
+    guard let ledger = context.ledger else { return [] }
+    do {
+      return try ledger.pending()
+    } catch {
+      throw MediationError(.ledgerFailure, "could not read the pending rewards: \(error)")
+    }
+  }
+
   /// The scheduler every delay and event of this mediator goes through.
   public var scheduler: any Scheduler { context.scheduler }
 
