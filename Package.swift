@@ -29,7 +29,7 @@ let package = Package(
     .systemLibrary(
       name: "CSQLite3", path: "Sources/CSystemLibraries/CSQLite3", pkgConfig: "sqlite3",
       providers: [.apt(["libsqlite3-dev"])]),
-    .target(name: "RewardLedgerSQLite", dependencies: ["MediationKit", "CSQLite3"]),
+    .target(name: "RewardLedgerSQLite", dependencies: ["MediationKit", "CSQLite3", "RewardCallbacks"]),
     // OpenSSL's libcrypto (hashes, ECDSA, constant-time compare): `apt-get install libssl-dev`.
     .systemLibrary(
       name: "COpenSSLCrypto", path: "Sources/CSystemLibraries/COpenSSLCrypto", pkgConfig: "libcrypto",
@@ -57,12 +57,13 @@ let package = Package(
         "S2SDelivery", "MediationKit", "MediationKitTesting", "MaxSim", "GoogleSim", "RewardCallbacks",
       ]),
     .testTarget(
-      name: "RewardLedgerSQLiteTests", dependencies: ["RewardLedgerSQLite", "MediationKit", "CSQLite3"]),
+      name: "RewardLedgerSQLiteTests",
+      dependencies: ["RewardLedgerSQLite", "MediationKit", "CSQLite3", "RewardCallbacks", "RewardCrypto"]),
     .testTarget(
       name: "MediateCLITests",
       dependencies: [
         "MediateCLI", "MediationKit", "MediationKitTesting", "RewardLedgerSQLite", "RewardCallbacks",
-        "RewardCrypto", "S2SDelivery",
+        "RewardCrypto", "S2SDelivery", "CSQLite3",
       ]),
     .testTarget(name: "RewardCryptoTests", dependencies: ["RewardCrypto"]),
     .testTarget(name: "RewardCallbacksTests", dependencies: ["RewardCallbacks", "RewardCrypto"]),

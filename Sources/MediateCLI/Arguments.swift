@@ -31,8 +31,8 @@ enum Command: String, CaseIterable, Equatable {
     case .bench: "mediate bench [--cycles N] [--seed N] [--json]"
     case .rewards: "mediate rewards --ledger FILE [--all] [--ack ID] [--json]"
     case .verifyCallback:
-      "mediate verify-callback --network max --key KEY [--template T] [--json] URL\n"
-        + "       mediate verify-callback --network google --keys FILE [--json] URL"
+      "mediate verify-callback --network max --key KEY [--template T] [--seen FILE] [--json] URL\n"
+        + "       mediate verify-callback --network google --keys FILE [--seen FILE] [--json] URL"
     case .verifierKeys: "mediate verifier-keys --network google [--seed N]"
     }
   }
@@ -109,6 +109,14 @@ struct OptionSpec {
     name: "--keys", valueName: "FILE",
     help: "google: Google's verifier-keys JSON ({\"keys\":[{\"keyId\",…}]}).")
 
+  /// `--seen FILE`: the SQLite replay guard of `verify-callback`; see
+  /// ``CommandContext/openReplayGuard(path:)``.
+  static let seen = OptionSpec(
+    name: "--seen", valueName: "FILE",
+    help:
+      "A SQLite file of the callback ids already accepted (created if missing): a replay is refused "
+      + "across runs, not only within this one.")
+
   static func options(for command: Command) -> [OptionSpec] {
     switch command {
     case .run:
@@ -121,7 +129,8 @@ struct OptionSpec {
     case .validate: [.json, .help]
     case .bench: [.cycles, .seed, .json, .help]
     case .rewards: [.ledger, .all, .ack, .json, .help]
-    case .verifyCallback: [.callbackNetwork, .eventKey, .callbackTemplate, .verifierKeys, .json, .help]
+    case .verifyCallback:
+      [.callbackNetwork, .eventKey, .callbackTemplate, .verifierKeys, .seen, .json, .help]
     case .verifierKeys: [.keysNetwork, .seed, .help]
     }
   }

@@ -144,7 +144,8 @@ struct VerifyCallbackCommandTests {
     #expect(help.code == 0)
     let text = help.out.joined(separator: "\n")
     #expect(
-      text.contains("USAGE: mediate verify-callback --network max --key KEY [--template T] [--json] URL"))
+      text.contains(
+        "USAGE: mediate verify-callback --network max --key KEY [--template T] [--seen FILE] [--json] URL"))
     #expect(text.contains("--keys FILE"))
     let top = mediate(["--help"]).out.joined(separator: "\n")
     #expect(top.contains("verify-callback   Verify a server-to-server reward callback URL"))

@@ -49,22 +49,38 @@ func entry(
 /// would, and returns the first column of each row as text.
 @discardableResult
 func rawSQL(_ path: String, _ sql: String) throws -> [String] {
-  var handle: OpaquePointer?
-  defer { sqlite3_close_v2(handle) }
-  guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK else {
-    throw LedgerError("test: cannot open \(path)")
+  try RawSQLite(path).run(sql)
+}
+
+/// A SQLite connection of the test's own, kept open as long as the test holds it: another process's
+/// view of a file (e.g. holding its write lock).
+final class RawSQLite {
+  private var handle: OpaquePointer?
+
+  init(_ path: String) throws {
+    guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK else {
+      sqlite3_close_v2(handle)
+      throw LedgerError("test: cannot open \(path)")
+    }
   }
-  var statement: OpaquePointer?
-  defer { sqlite3_finalize(statement) }
-  guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK else {
-    throw LedgerError("test: cannot prepare \(sql): \(String(cString: sqlite3_errmsg(handle)))")
-  }
-  var rows: [String] = []
-  while true {
-    switch sqlite3_step(statement) {
-    case SQLITE_ROW: rows.append(sqlite3_column_text(statement, 0).map { String(cString: $0) } ?? "")
-    case SQLITE_DONE: return rows
-    default: throw LedgerError("test: \(sql) failed: \(String(cString: sqlite3_errmsg(handle)))")
+
+  deinit { sqlite3_close_v2(handle) }
+
+  /// Runs one statement and returns the first column of each row as text.
+  @discardableResult
+  func run(_ sql: String) throws -> [String] {
+    var statement: OpaquePointer?
+    defer { sqlite3_finalize(statement) }
+    guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK else {
+      throw LedgerError("test: cannot prepare \(sql): \(String(cString: sqlite3_errmsg(handle)))")
+    }
+    var rows: [String] = []
+    while true {
+      switch sqlite3_step(statement) {
+      case SQLITE_ROW: rows.append(sqlite3_column_text(statement, 0).map { String(cString: $0) } ?? "")
+      case SQLITE_DONE: return rows
+      default: throw LedgerError("test: \(sql) failed: \(String(cString: sqlite3_errmsg(handle)))")
+      }
     }
   }
 }

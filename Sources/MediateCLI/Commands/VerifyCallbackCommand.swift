@@ -6,8 +6,11 @@ import RewardCallbacks
 /// against Google's verifier keys.
 ///
 /// Exit 0 valid (the verified fields are printed), 1 rejected (the reason on standard error),
-/// 64 bad usage, 65 a malformed URL, template or keys file, 66 a keys file that does not exist.
-/// Replays are detected within one run only: a server keeps a durable replay guard.
+/// 64 bad usage, 65 a malformed URL, template, keys file or `--seen` file, 66 a keys file that does
+/// not exist or a `--seen` that is a directory, 74 when the `--seen` file fails while claiming the
+/// id (the callback is not accepted, and is not a replay either). With `--seen FILE` the accepted
+/// ids are kept in that SQLite replay guard, so a replay is refused across runs (and across
+/// processes running at once); without it, within one run only.
 struct VerifyCallbackCommand {
   let context: CommandContext
 
@@ -46,6 +49,8 @@ struct VerifyCallbackCommand {
       return ExitCode.success
     case .failure(let rejection) where rejection.isMalformed:
       throw .data("malformed callback URL: \(rejection.message)")
+    case .failure(let rejection) where rejection.reason == .storageFailure:
+      throw CLIError(kind: .io, message: rejection.message)
     case .failure(let rejection):
       if context.json {
         context.output.out(
@@ -82,7 +87,7 @@ struct VerifyCallbackCommand {
         )
       }
     }
-    return MaxCallbackVerifier(template: template, eventKey: key)
+    return MaxCallbackVerifier(template: template, eventKey: key, replayGuard: try context.openReplayGuard())
   }
 
   private func googleVerifier() throws(CLIError) -> GoogleSSVVerifier {
@@ -95,11 +100,13 @@ struct VerifyCallbackCommand {
       throw .usage("--network google needs --keys FILE, Google's verifier-keys JSON", .verifyCallback)
     }
     guard let data = FileManager.default.contents(atPath: path) else { throw .noInput(path) }
+    let keys: VerifierKeys
     do {
-      return GoogleSSVVerifier(keys: try VerifierKeys(json: data))
+      keys = try VerifierKeys(json: data)
     } catch {
       throw .data("\(path): \(error)")
     }
+    return GoogleSSVVerifier(keys: keys, replayGuard: try context.openReplayGuard())
   }
 
   /// The verified fields: one JSON object with `--json`, aligned lines otherwise.

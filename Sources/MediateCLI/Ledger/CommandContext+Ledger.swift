@@ -17,18 +17,30 @@ extension CommandContext {
   ///   a directory; exit 65 when the file is not a reward ledger (not a SQLite database, another
   ///   application's database, a newer schema version, not writable).
   func openLedger(path: String, createIfMissing: Bool) throws(CLIError) -> SQLiteRewardLedger {
-    var isDirectory: ObjCBool = false
-    let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
-    if !exists && !createIfMissing {
-      throw CLIError(kind: .noInput, message: "no ledger at \(path)")
-    }
-    if exists && isDirectory.boolValue {
-      throw CLIError(kind: .noInput, message: "\(path) is a directory; expected a reward ledger file")
-    }
+    try Self.checkStoreFile(
+      path, createIfMissing: createIfMissing, shortName: "ledger", name: "reward ledger")
     do {
       return try SQLiteRewardLedger(path: path, createIfMissing: createIfMissing)
     } catch {
       throw .data(error.message)
+    }
+  }
+}
+
+extension CommandContext {
+  /// What the file system alone says about a SQLite store's `path` (a `--ledger`, a `--seen`):
+  /// exit 66 for no file there when none may be created (`no ledger at PATH`), or a directory
+  /// (`PATH is a directory; expected a reward ledger file`).
+  static func checkStoreFile(_ path: String, createIfMissing: Bool, shortName: String, name: String)
+    throws(CLIError)
+  {
+    var isDirectory: ObjCBool = false
+    let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+    if !exists && !createIfMissing {
+      throw CLIError(kind: .noInput, message: "no \(shortName) at \(path)")
+    }
+    if exists && isDirectory.boolValue {
+      throw CLIError(kind: .noInput, message: "\(path) is a directory; expected a \(name) file")
     }
   }
 }

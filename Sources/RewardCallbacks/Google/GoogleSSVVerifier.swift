@@ -15,7 +15,8 @@ import RewardCrypto
 ///    (``CallbackRejection/Reason/missingParameter``, ``CallbackRejection/Reason/invalidParameter``);
 /// 6. `user_id` is at most 8192 characters (``CallbackRejection/Reason/oversize``);
 /// 7. the transaction id was not accepted before (``CallbackRejection/Reason/replayed``), claimed
-///    only now.
+///    only now, in the guard's `google` namespace; a guard whose storage fails rejects with
+///    ``CallbackRejection/Reason/storageFailure``.
 ///
 /// Like `java.net.URI.getQuery()`, decoding keeps `+` as `+`. Unlike Tink, which looks for the
 /// *first* `signature=` in the decoded query, the last two raw parameters are taken as signature and
@@ -31,7 +32,8 @@ public struct GoogleSSVVerifier: Sendable {
   /// - Parameters:
   ///   - keys: Google's verifier keys (fetched from Google, or a simulated server's).
   ///   - replayGuard: Where accepted transaction ids are remembered (default: a fresh in-memory
-  ///     guard).
+  ///     guard, which forgets them when the process ends; a server uses a durable one, e.g.
+  ///     `SQLiteReplayGuard`).
   public init(keys: VerifierKeys, replayGuard: any ReplayGuard = InMemoryReplayGuard()) {
     self.keys = keys
     self.replayGuard = replayGuard
@@ -129,11 +131,8 @@ public struct GoogleSSVVerifier: Sendable {
     }
     try CallbackLimits.check(
       fields.userID, limit: CallbackLimits.maximumUserIDLength, parameter: "user_id", what: "user id")
-    guard replayGuard.claim(transactionID) else {
-      throw CallbackRejection(
-        .replayed, parameter: "transaction_id",
-        "transaction id \(transactionID) was already accepted; a reward is granted once")
-    }
+    try replayGuard.claimOnce(
+      transactionID, network: .google, parameter: "transaction_id", what: "transaction id")
     return VerifiedReward(
       network: .google, transactionID: transactionID, userID: fields.userID, customData: fields.customData,
       amount: fields.rewardAmount, currency: fields.rewardItem, adUnit: fields.adUnit,

@@ -14,7 +14,8 @@ import RewardCrypto
 ///    matches (see ``MaxCallbackTemplate``), in constant time;
 /// 6. user id and custom data are at most 8192 characters (``CallbackRejection/Reason/oversize``);
 /// 7. the event id was not accepted before (``CallbackRejection/Reason/replayed``) — claimed only
-///    now, so a forged or refused callback never burns a real id.
+///    now, in the guard's `max` namespace, so a forged or refused callback never burns a real id; a
+///    guard whose storage fails rejects with ``CallbackRejection/Reason/storageFailure``.
 ///
 /// The token comparison ignores the case of the hex digits. Values are percent-decoded with `+`
 /// kept as `+` (senders encode a space as `%20`).
@@ -29,7 +30,9 @@ public struct MaxCallbackVerifier: Sendable {
   /// - Parameters:
   ///   - template: The ad unit's callback URL template (default: ``MaxCallbackTemplate/standard``).
   ///   - eventKey: The S2S event key from the MAX dashboard.
-  ///   - replayGuard: Where accepted event ids are remembered (default: a fresh in-memory guard).
+  ///   - replayGuard: Where accepted event ids are remembered (default: a fresh in-memory guard,
+  ///     which forgets them when the process ends; a server uses a durable one, e.g.
+  ///     `SQLiteReplayGuard`).
   public init(
     template: MaxCallbackTemplate = .standard, eventKey: String,
     replayGuard: any ReplayGuard = InMemoryReplayGuard()
@@ -103,11 +106,7 @@ public struct MaxCallbackVerifier: Sendable {
     try CallbackLimits.check(
       values[.CUSTOM_DATA], limit: CallbackLimits.maximumCustomDataLength,
       parameter: template.parameterName(for: .CUSTOM_DATA) ?? "", what: "custom data")
-    guard replayGuard.claim(eventID) else {
-      throw CallbackRejection(
-        .replayed, parameter: eventIDName,
-        "event id \(eventID) was already accepted; a reward is granted once")
-    }
+    try replayGuard.claimOnce(eventID, network: .max, parameter: eventIDName, what: "event id")
     return VerifiedReward(
       network: .max, transactionID: eventID, userID: values[.USER_ID], customData: values[.CUSTOM_DATA],
       amount: values[.AMOUNT], currency: values[.CURRENCY], adUnit: values[.AD_UNIT_ID],

@@ -2,7 +2,8 @@
 /// expected.
 ///
 /// ``Reason/malformed`` is the only "bad data" reason (the URL itself cannot be read; `mediate
-/// verify-callback` exits 65); every other reason is a callback that was read and refused (exit 1).
+/// verify-callback` exits 65); ``Reason/storageFailure`` is the verifier's own failure (exit 74);
+/// every other reason is a callback that was read and refused (exit 1).
 public struct CallbackRejection: Error, Sendable, Equatable, CustomStringConvertible {
   /// The class of refusal.
   public enum Reason: String, Sendable, Equatable, CaseIterable {
@@ -22,6 +23,11 @@ public struct CallbackRejection: Error, Sendable, Equatable, CustomStringConvert
     case unknownKey = "unknown_key"
     /// The event or transaction id was already accepted once.
     case replayed = "replayed"
+    /// The replay guard's storage failed, so whether the id was already accepted is unknown: the
+    /// callback is not accepted. Not the callback's fault — answer with a server error (5xx) so the
+    /// network sends it again; a later attempt is accepted once the storage works, since the
+    /// failed claim recorded nothing.
+    case storageFailure = "storage_failure"
     /// A field is longer than allowed (user id or custom data over 8192 characters).
     case oversize = "oversize"
   }

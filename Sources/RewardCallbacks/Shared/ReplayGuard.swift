@@ -3,15 +3,70 @@ import Foundation
 /// Remembers which event or transaction ids were already accepted, so a callback replayed by an
 /// attacker (or re-sent by the network) grants nothing twice.
 ///
-/// Verifiers call ``claim(_:)`` only after every other check passed, so a forged callback cannot
-/// burn a real id. A server keeps its guard durable (e.g. a table keyed by the id, in the same
-/// transaction that credits the user); ``InMemoryReplayGuard`` is for tests, tools and
-/// single-process servers.
+/// Verifiers call ``claim(_:network:)`` only after every other check passed, so a forged callback
+/// cannot burn a real id. Each network's ids are claimed in a namespace of their own: a MAX event
+/// id and a Google transaction id that happened to be the same text are different rewards.
+///
+/// ``InMemoryReplayGuard`` forgets everything when its process ends, so it suits tests, tools and a
+/// single long-running process; a server that restarts, or runs several processes, needs a durable
+/// guard such as `SQLiteReplayGuard` (library `RewardLedgerSQLite`).
 public protocol ReplayGuard: Sendable {
   /// Records `id` and returns true the first time it is claimed; false every time after.
   ///
   /// Must be atomic: of two concurrent claims of one id, exactly one gets true.
   func claim(_ id: String) -> Bool
+
+  /// Records `id` in `network`'s namespace and returns true the first time it is claimed there;
+  /// false every time after. The verifiers call this one.
+  ///
+  /// Must be atomic: of two concurrent claims of one id in one network, exactly one gets true.
+  /// The default implementation claims `"network:id"` (e.g. `max:0123…`) with ``claim(_:)``, which
+  /// keeps the namespaces apart and never throws.
+  ///
+  /// - Throws: ``ReplayGuardError`` when the guard's storage fails: the id was neither recorded nor
+  ///   found, so the callback must not be accepted (and is not a known replay either). A verifier
+  ///   rejects it with ``CallbackRejection/Reason/storageFailure``.
+  func claim(_ id: String, network: CallbackNetwork) throws(ReplayGuardError) -> Bool
+}
+
+extension ReplayGuard {
+  /// Claims `"network:id"` with ``claim(_:)``.
+  public func claim(_ id: String, network: CallbackNetwork) throws(ReplayGuardError) -> Bool {
+    claim("\(network.rawValue):\(id)")
+  }
+}
+
+extension ReplayGuard {
+  /// The verifiers' last check: claims `id` for `network`, and turns a replay or a storage failure
+  /// into the rejection naming `parameter` (the `what`, e.g. `event id`, in the message).
+  func claimOnce(
+    _ id: String, network: CallbackNetwork, parameter: String, what: String
+  ) throws(CallbackRejection) {
+    let claimed: Bool
+    do {
+      claimed = try claim(id, network: network)
+    } catch {
+      throw CallbackRejection(
+        .storageFailure, parameter: parameter,
+        "\(what) \(id) could not be checked for a replay: \(error.message); the callback is not "
+          + "accepted (nothing was recorded, so a retry is accepted once the storage works)")
+    }
+    guard claimed else {
+      throw CallbackRejection(
+        .replayed, parameter: parameter, "\(what) \(id) was already accepted; a reward is granted once")
+    }
+  }
+}
+
+/// A replay guard whose storage failed: what failed, where (the file) and what was expected.
+public struct ReplayGuardError: Error, Sendable, Equatable, CustomStringConvertible {
+  /// What was wrong, where and what was expected.
+  public let message: String
+
+  /// Creates an error.
+  public init(_ message: String) { self.message = message }
+
+  public var description: String { message }
 }
 
 /// A ``ReplayGuard`` in memory, bounded: it remembers the most recent `capacity` ids and forgets

@@ -5,6 +5,11 @@ enum LedgerSchema {
   /// higher one was written by a newer MediationKit and is refused, never altered.
   static let version: Int64 = 1
 
+  /// The ledger as a kind of SQLite store file: its name in messages and its schema.
+  static let kind = SQLiteStoreKind(
+    name: "reward ledger", shortName: "ledger", writeReason: "rewards are recorded in it", version: version,
+    table: "rewards", create: create)
+
   /// Version 1: one row per reward, keyed by transaction id. An acknowledged reward keeps its row
   /// (with `acknowledged_at_ms` set) as history, so acknowledging it again is a no-op and
   /// recording its id again is refused, until ``SQLiteRewardLedger/pruneAcknowledged(olderThanMilliseconds:)``
@@ -70,5 +75,4 @@ enum LedgerSchema {
     DELETE FROM rewards WHERE acknowledged_at_ms IS NOT NULL AND acknowledged_at_ms < ?1
     """
 
-  static let tableNames = "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"
 }

@@ -36,12 +36,10 @@ public final class SQLiteRewardLedger: RewardLedger {
   public let path: String
 
   private let wallClock: @Sendable () -> Int64
-  private let store: Locked<Store>
+  private let store: SQLiteStore<Statements, LedgerError>
 
-  /// The connection and its compiled statements. Each statement holds the connection, so when
-  /// the ledger goes, the statements are finalized first and the connection is closed last.
-  private struct Store {
-    let connection: SQLiteConnection
+  /// The ledger's compiled statements.
+  private struct Statements {
     let insert: SQLiteStatement
     let selectPending: SQLiteStatement
     let selectAll: SQLiteStatement
@@ -68,19 +66,20 @@ public final class SQLiteRewardLedger: RewardLedger {
   ) throws(LedgerError) {
     self.path = path
     self.wallClock = wallClockMilliseconds
-    let inMemory = path == ":memory:"
-    if !inMemory { try Self.checkPath(path, createIfMissing: createIfMissing) }
-    var flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX
-    if createIfMissing { flags |= SQLITE_OPEN_CREATE }
-    let connection: SQLiteConnection
-    do {
-      connection = try SQLiteConnection(path: path, flags: flags)
-    } catch {
-      throw LedgerError(
-        "\(error.message); expected a readable and writable reward ledger file in an existing directory")
+    store = try SQLiteStore(
+      kind: LedgerSchema.kind, path: path, createIfMissing: createIfMissing,
+      busyTimeoutMilliseconds: Self.busyTimeoutMilliseconds,
+      failure: { LedgerError($0) }
+    ) { (connection) throws(SQLiteFailure) in
+      Statements(
+        insert: try connection.prepare(LedgerSchema.insert),
+        selectPending: try connection.prepare(LedgerSchema.selectPending),
+        selectAll: try connection.prepare(LedgerSchema.selectAll),
+        selectOne: try connection.prepare(LedgerSchema.selectOne),
+        markRedelivered: try connection.prepare(LedgerSchema.markRedelivered),
+        acknowledge: try connection.prepare(LedgerSchema.acknowledge),
+        prune: try connection.prepare(LedgerSchema.pruneAcknowledged))
     }
-    try Self.configure(connection, inMemory: inMemory)
-    self.store = Locked(try Self.prepareStatements(connection))
   }
 
   /// A ledger in memory (`:memory:`): the SQL layer without a file, for tests.
@@ -110,36 +109,40 @@ public final class SQLiteRewardLedger: RewardLedger {
       reward.networkReward.map { .real($0.amount) } ?? .null, .integer(entry.recordedAtMilliseconds),
       .integer(Int64(entry.deliveries)),
     ]
-    try store.withLock { (store) throws(LedgerError) in
+    let existing = try store.locked("record transaction id \(id)") {
+      (statements) throws(SQLiteFailure) -> LedgerRecord? in
       do throws(SQLiteFailure) {
-        try store.insert.run(values)
+        try statements.insert.run(values)
+        return nil
       } catch {
-        if error.primaryCode == SQLITE_CONSTRAINT,
-          let existing = try? store.selectOne.query([.text(id)], row: Self.decode).first
-        {
-          let state =
-            existing.acknowledgedAtMilliseconds.map { "acknowledged at \($0) ms" }
-            ?? "pending since \(existing.entry.recordedAtMilliseconds) ms"
-          throw LedgerError(
-            "record: transaction id \(id) is already in the reward ledger at \(path) (\(state)); "
-              + "expected a new transaction id")
-        }
-        throw Self.ledgerError(error, "record transaction id \(id)", path: path)
+        guard error.primaryCode == SQLITE_CONSTRAINT,
+          let existing = try? statements.selectOne.query([.text(id)], row: Self.decode).first
+        else { throw error }
+        return existing
       }
+    }
+    if let existing {
+      let state =
+        existing.acknowledgedAtMilliseconds.map { "acknowledged at \($0) ms" }
+        ?? "pending since \(existing.entry.recordedAtMilliseconds) ms"
+      throw LedgerError(
+        "record: transaction id \(id) is already in the reward ledger at \(path) (\(state)); "
+          + "expected a new transaction id")
     }
   }
 
   /// The pending rewards, oldest first (by recording time, then transaction id).
   public func pending() throws(LedgerError) -> [LedgerEntry] {
-    try locked("read the pending rewards") { (store) throws(SQLiteFailure) in
-      try store.selectPending.query([], row: Self.decode).map(\.entry)
+    try store.locked("read the pending rewards") { (statements) throws(SQLiteFailure) in
+      try statements.selectPending.query([], row: Self.decode).map(\.entry)
     }
   }
 
   /// Counts one more delivery of a pending reward; an unknown or acknowledged id is left alone.
   public func markRedelivered(transactionID: String) throws(LedgerError) {
-    try locked("count a redelivery of transaction id \(transactionID)") { (store) throws(SQLiteFailure) in
-      try store.markRedelivered.run([.text(transactionID)])
+    try store.locked("count a redelivery of transaction id \(transactionID)") {
+      (statements) throws(SQLiteFailure) in
+      try statements.markRedelivered.run([.text(transactionID)])
     }
   }
 
@@ -149,8 +152,9 @@ public final class SQLiteRewardLedger: RewardLedger {
   @discardableResult
   public func acknowledge(transactionID: String) throws(LedgerError) -> Bool {
     let now = wallClock()
-    return try locked("acknowledge transaction id \(transactionID)") { (store) throws(SQLiteFailure) in
-      try store.acknowledge.run([.text(transactionID), .integer(now)]) == 1
+    return try store.locked("acknowledge transaction id \(transactionID)") {
+      (statements) throws(SQLiteFailure) in
+      try statements.acknowledge.run([.text(transactionID), .integer(now)]) == 1
     }
   }
 
@@ -161,15 +165,15 @@ public final class SQLiteRewardLedger: RewardLedger {
   /// - Parameter includeAcknowledged: Whether to include the acknowledged ones kept as history;
   ///   `false` gives the pending ones, as ``pending()`` does.
   public func entries(includeAcknowledged: Bool) throws(LedgerError) -> [LedgerRecord] {
-    try locked("read the rewards") { (store) throws(SQLiteFailure) in
-      try (includeAcknowledged ? store.selectAll : store.selectPending).query([], row: Self.decode)
+    try store.locked("read the rewards") { (statements) throws(SQLiteFailure) in
+      try (includeAcknowledged ? statements.selectAll : statements.selectPending).query([], row: Self.decode)
     }
   }
 
   /// The reward with `transactionID`, pending or acknowledged; `nil` if the ledger has none.
   public func entry(transactionID: String) throws(LedgerError) -> LedgerRecord? {
-    try locked("read transaction id \(transactionID)") { (store) throws(SQLiteFailure) in
-      try store.selectOne.query([.text(transactionID)], row: Self.decode).first
+    try store.locked("read transaction id \(transactionID)") { (statements) throws(SQLiteFailure) in
+      try statements.selectOne.query([.text(transactionID)], row: Self.decode).first
     }
   }
 
@@ -187,37 +191,16 @@ public final class SQLiteRewardLedger: RewardLedger {
       throw LedgerError("pruneAcknowledged: an age of \(age) ms; expected 0 or more milliseconds")
     }
     let (cutoff, overflow) = wallClock().subtractingReportingOverflow(age)
-    return try locked("prune acknowledged rewards") { (store) throws(SQLiteFailure) in
-      try store.prune.run([.integer(overflow ? Int64.min : cutoff)])
+    return try store.locked("prune acknowledged rewards") { (statements) throws(SQLiteFailure) in
+      try statements.prune.run([.integer(overflow ? Int64.min : cutoff)])
     }
   }
 
   // MARK: Internals
 
   /// The connection's `PRAGMA` `name` (e.g. `journal_mode`, `synchronous`), for tests.
-  func pragma(_ name: Pragma) throws(LedgerError) -> String {
-    try locked("read PRAGMA \(name.rawValue)") { (store) throws(SQLiteFailure) in
-      try store.connection.execute("PRAGMA \(name.rawValue)").first ?? ""
-    }
-  }
-
-  /// The settings ``pragma(_:)`` reads: a fixed list, so no SQL is built from a caller's text.
-  enum Pragma: String {
-    case journalMode = "journal_mode"
-    case synchronous
-    case busyTimeout = "busy_timeout"
-    case userVersion = "user_version"
-  }
-
-  @discardableResult
-  private func locked<Result>(
-    _ operation: String, _ body: (Store) throws(SQLiteFailure) -> Result
-  ) throws(LedgerError) -> Result {
-    do {
-      return try store.withLock { (store) throws(SQLiteFailure) in try body(store) }
-    } catch {
-      throw Self.ledgerError(error, operation, path: path)
-    }
+  func pragma(_ name: SQLitePragma) throws(LedgerError) -> String {
+    try store.pragma(name)
   }
 
   private static func decode(_ row: SQLiteRow) -> LedgerRecord {
@@ -230,148 +213,5 @@ public final class SQLiteRewardLedger: RewardLedger {
       reward: reward, zoneID: row.text(1), recordedAtMilliseconds: row.integer(7),
       deliveries: Int(truncatingIfNeeded: row.integer(8)))
     return LedgerRecord(entry: entry, acknowledgedAtMilliseconds: row.isNull(9) ? nil : row.integer(9))
-  }
-
-  private static func ledgerError(_ failure: SQLiteFailure, _ operation: String, path: String) -> LedgerError
-  {
-    if failure.primaryCode == SQLITE_NOTADB {
-      return LedgerError(
-        "\(path) is not a SQLite database (\(operation): \(failure.message)); "
-          + "expected a reward ledger, or a path where a new one can be created")
-    }
-    return failure.ledgerError(operation, path: path)
-  }
-
-  /// What can be told from the file system alone, said plainly before SQLite is asked.
-  private static func checkPath(_ path: String, createIfMissing: Bool) throws(LedgerError) {
-    guard !path.isEmpty else {
-      throw LedgerError("the reward ledger path is empty; expected a file path")
-    }
-    let files = FileManager.default
-    var isDirectory: ObjCBool = false
-    if files.fileExists(atPath: path, isDirectory: &isDirectory) {
-      if isDirectory.boolValue {
-        throw LedgerError(
-          "\(path) is a directory; expected a reward ledger file, or a path where one can be created")
-      }
-      if !files.isWritableFile(atPath: path) {
-        throw LedgerError(
-          "\(path) is not writable by this process; expected a reward ledger it can write "
-            + "(rewards are recorded in it)")
-      }
-      return
-    }
-    guard createIfMissing else {
-      throw LedgerError("no ledger at \(path); expected an existing reward ledger file")
-    }
-    let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
-    guard files.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
-      throw LedgerError(
-        "cannot create the reward ledger at \(path): the directory \(directory) does not exist; "
-          + "expected an existing directory")
-    }
-  }
-
-  /// Busy timeout, write access, schema version, WAL, FULL sync, and the schema if it is new.
-  private static func configure(_ connection: SQLiteConnection, inMemory: Bool) throws(LedgerError) {
-    let path = connection.path
-    @discardableResult
-    func step<Result>(_ operation: String, _ body: () throws(SQLiteFailure) -> Result) throws(LedgerError)
-      -> Result
-    {
-      do {
-        return try body()
-      } catch {
-        throw ledgerError(error, operation, path: path)
-      }
-    }
-    connection.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
-    if connection.isReadOnly {
-      throw LedgerError(
-        "\(path) could only be opened read-only; expected a reward ledger this process can write")
-    }
-    // Checked before anything is written: a file this code must refuse is left exactly as it was.
-    try checkSchema(
-      connection,
-      version: try step("read the schema version") { () throws(SQLiteFailure) in
-        try schemaVersion(connection)
-      })
-    if !inMemory {
-      let mode = try step("switch to WAL mode") { () throws(SQLiteFailure) in
-        try connection.execute("PRAGMA journal_mode = WAL").first ?? ""
-      }
-      guard mode.lowercased() == "wal" else {
-        throw LedgerError(
-          "cannot use WAL mode for the reward ledger at \(path) (journal mode stays '\(mode)'); "
-            + "expected a local file system that supports WAL's shared memory")
-      }
-    }
-    try step("set synchronous=FULL") { () throws(SQLiteFailure) in
-      try connection.execute("PRAGMA synchronous = FULL")
-    }
-    // BEGIN IMMEDIATE takes the write lock first, so two processes creating the schema at once
-    // do it one after the other, and the second finds it done.
-    try step("begin the schema transaction") { () throws(SQLiteFailure) in
-      try connection.execute("BEGIN IMMEDIATE")
-    }
-    do {
-      let version = try step("read the schema version") { () throws(SQLiteFailure) in
-        try schemaVersion(connection)
-      }
-      try checkSchema(connection, version: version)
-      if version == 0 {
-        try step("create the schema") { () throws(SQLiteFailure) in
-          for statement in LedgerSchema.create { try connection.execute(statement) }
-        }
-      }
-      try step("commit the schema") { () throws(SQLiteFailure) in try connection.execute("COMMIT") }
-    } catch {
-      _ = try? connection.execute("ROLLBACK")
-      throw error
-    }
-  }
-
-  private static func schemaVersion(_ connection: SQLiteConnection) throws(SQLiteFailure) -> Int64 {
-    try connection.prepare("PRAGMA user_version").query([]) { $0.integer(0) }.first ?? 0
-  }
-
-  /// Refuses a newer schema, and a database with tables but no ledger schema version.
-  private static func checkSchema(_ connection: SQLiteConnection, version: Int64) throws(LedgerError) {
-    let path = connection.path
-    if version > LedgerSchema.version {
-      throw LedgerError(
-        "the reward ledger at \(path) has schema version \(version), newer than this MediationKit "
-          + "reads; expected version \(LedgerSchema.version) or lower (use a newer MediationKit or another file)"
-      )
-    }
-    guard version == 0 else { return }
-    let tables: [String]
-    do {
-      tables = try connection.prepare(LedgerSchema.tableNames).query([]) { $0.text(0) }
-    } catch {
-      throw ledgerError(error, "list the tables", path: path)
-    }
-    if !tables.isEmpty {
-      throw LedgerError(
-        "\(path) is a SQLite database but not a reward ledger (tables: \(tables.joined(separator: ", ")); "
-          + "no ledger schema version); expected a reward ledger, or a path where a new one can be created")
-    }
-  }
-
-  private static func prepareStatements(_ connection: SQLiteConnection) throws(LedgerError) -> Store {
-    do {
-      return Store(
-        connection: connection, insert: try connection.prepare(LedgerSchema.insert),
-        selectPending: try connection.prepare(LedgerSchema.selectPending),
-        selectAll: try connection.prepare(LedgerSchema.selectAll),
-        selectOne: try connection.prepare(LedgerSchema.selectOne),
-        markRedelivered: try connection.prepare(LedgerSchema.markRedelivered),
-        acknowledge: try connection.prepare(LedgerSchema.acknowledge),
-        prune: try connection.prepare(LedgerSchema.pruneAcknowledged))
-    } catch {
-      throw LedgerError(
-        "\(connection.path) does not have the reward ledger's tables (prepare: \(error.message)); "
-          + "expected a reward ledger of schema version \(LedgerSchema.version)")
-    }
   }
 }

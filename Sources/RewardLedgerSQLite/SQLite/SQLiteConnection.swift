@@ -1,17 +1,17 @@
 import CSQLite3
-import MediationKit
 
-/// One SQLite connection: open, prepare, and errors as ``LedgerError``s naming the file.
+/// One SQLite connection: open, prepare, and SQLite's errors with their messages.
 ///
-/// Not thread-safe on its own: ``SQLiteRewardLedger`` keeps it, with its statements, behind one
-/// lock, so a bind-step-reset sequence and the `changes` read after it are never interleaved.
+/// Not thread-safe on its own: each store (``SQLiteRewardLedger``, ``SQLiteReplayGuard``) keeps it,
+/// with its statements, behind one lock, so a bind-step-reset sequence and the `changes` read after
+/// it are never interleaved. Stores open it through ``SQLiteStoreKind/open(path:createIfMissing:busyTimeoutMilliseconds:)``.
 final class SQLiteConnection {
   /// The file as given (or `:memory:`), for messages.
   let path: String
   private let handle: OpaquePointer
 
   /// Opens `path` with `flags` (`SQLITE_OPEN_*`).
-  init(path: String, flags: Int32) throws(LedgerError) {
+  init(path: String, flags: Int32) throws(SQLiteFailure) {
     self.path = path
     var handle: OpaquePointer?
     let code = sqlite3_open_v2(path, &handle, flags, nil)
@@ -20,7 +20,7 @@ final class SQLiteConnection {
       let message =
         handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
       sqlite3_close_v2(handle)
-      throw SQLiteFailure(code: code, message: message).ledgerError("open", path: path)
+      throw SQLiteFailure(code: code, message: message)
     }
     self.handle = handle
     sqlite3_extended_result_codes(handle, 1)
@@ -42,6 +42,11 @@ final class SQLiteConnection {
 
   /// Rows changed by the last INSERT, UPDATE or DELETE on this connection.
   var changes: Int { Int(sqlite3_changes(handle)) }
+
+  /// The connection's `PRAGMA` `name`, for tests.
+  func pragma(_ name: SQLitePragma) throws(SQLiteFailure) -> String {
+    try execute("PRAGMA \(name.rawValue)").first ?? ""
+  }
 
   /// Compiles one SQL statement. Values are never part of `sql`: they are bound to its `?N`
   /// parameters.
@@ -76,10 +81,15 @@ struct SQLiteFailure: Error {
   /// The primary result code (the low byte of an extended one).
   var primaryCode: Int32 { code & 0xff }
 
-  /// The error as a ledger reports it: the operation, SQLite's message and the file.
-  func ledgerError(_ operation: String, path: String) -> LedgerError {
-    LedgerError("\(operation) failed on the reward ledger at \(path): \(message) (SQLite error \(code))")
-  }
+}
+
+/// The settings ``SQLiteConnection/pragma(_:)`` reads: a fixed list, so no SQL is built from a
+/// caller's text.
+enum SQLitePragma: String {
+  case journalMode = "journal_mode"
+  case synchronous
+  case busyTimeout = "busy_timeout"
+  case userVersion = "user_version"
 }
 
 /// A value bound to a statement parameter.
