@@ -122,6 +122,35 @@ struct SSVRejectionTests {
     #expect(error?.parameter == "transaction_id")
   }
 
+  @Test func reEncodingTheSignedQueryCannotMintANewTransactionID() throws {
+    // The signature covers the *decoded* query, so a captured callback re-encoded ('&' → '%26',
+    // '=' → '%3D', or back) still verifies: it must not read as another transaction id.
+    let url = try Fixture.signedURL()
+    #expect(try verifier.verify(url).transactionID == "123456789")
+    let merged = url.replacingFirst(
+      "transaction_id=123456789&user_id=1234567", with: "transaction_id=123456789%26user_id%3D1234567")
+    let error = verify(merged)
+    #expect(error?.reason == .invalidParameter, "\(String(describing: error))")
+    #expect(error?.parameter == "transaction_id")
+
+    // A user id carrying '&transaction_id=…' (the app sets it): the real id hidden in an earlier
+    // value, the injected one exposed.
+    var callback = Fixture.callback
+    callback.transactionID = "real-tx"
+    callback.userID = "u&transaction_id=injected-tx"
+    let signed = try Fixture.signedURL(callback)
+    let injected =
+      signed
+      .replacingFirst(
+        "reward_item=Reward&timestamp=1507770365237&transaction_id=real-tx",
+        with: "reward_item=Reward%26timestamp%3D1507770365237%26transaction_id%3Dreal-tx"
+      )
+      .replacingFirst(
+        "user_id=u%26transaction_id%3Dinjected-tx", with: "user_id=u&transaction_id=injected-tx")
+    #expect(verify(injected)?.reason == .invalidParameter)
+    #expect(verify(signed)?.reason == .invalidParameter)
+  }
+
   @Test func userIDOver8192CharactersIsOversize() throws {
     var callback = Fixture.callback
     callback.userID = String(repeating: "u", count: 8192)

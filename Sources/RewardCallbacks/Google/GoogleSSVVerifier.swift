@@ -11,17 +11,21 @@ import RewardCrypto
 /// 3. a key with that id is known (``CallbackRejection/Reason/unknownKey``);
 /// 4. the signature is URL-safe base64 of a DER ECDSA signature that verifies, with SHA-256, over the
 ///    percent-decoded query before `&signature=` (``CallbackRejection/Reason/invalidSignature``);
-/// 5. `transaction_id` is present and not empty; `timestamp`, when present, is an integer
+/// 5. the signed query reads one way only: no decoded name holds `&` or `=`, and no decoded value
+///    holds `&` followed by an SSV field's name and `=` (the signature covers the *decoded* query,
+///    so re-encoding a captured callback's `&` and `=` would otherwise read as another
+///    `transaction_id` or field) (``CallbackRejection/Reason/invalidParameter``);
+/// 6. `transaction_id` is present and not empty; `timestamp`, when present, is an integer
 ///    (``CallbackRejection/Reason/missingParameter``, ``CallbackRejection/Reason/invalidParameter``);
-/// 6. `user_id` is at most 8192 characters (``CallbackRejection/Reason/oversize``);
-/// 7. the transaction id was not accepted before (``CallbackRejection/Reason/replayed``), claimed
+/// 7. `user_id` is at most 8192 characters (``CallbackRejection/Reason/oversize``);
+/// 8. the transaction id was not accepted before (``CallbackRejection/Reason/replayed``), claimed
 ///    only now, in the guard's `google` namespace; a guard whose storage fails rejects with
 ///    ``CallbackRejection/Reason/storageFailure``.
 ///
 /// Like `java.net.URI.getQuery()`, decoding keeps `+` as `+`. Unlike Tink, which looks for the
 /// *first* `signature=` in the decoded query, the last two raw parameters are taken as signature and
 /// key id, so custom data that decodes to text containing `&signature=` still verifies; every
-/// callback Tink accepts is accepted here.
+/// callback Tink accepts is accepted here, except one whose signed query reads two ways (check 5).
 public struct GoogleSSVVerifier: Sendable {
   /// The keys callbacks may be signed with.
   public let keys: VerifierKeys
@@ -118,6 +122,7 @@ public struct GoogleSSVVerifier: Sendable {
         "the signature does not verify with key \(keyID) over the decoded query before '&signature=': forged, tampered, or signed by another key"
       )
     }
+    try Self.requireOneReading(signedParameters)
     let fields = try SignedFields(signedParameters)
     guard let transactionID = fields.transactionID, !transactionID.isEmpty else {
       throw CallbackRejection(
@@ -137,6 +142,31 @@ public struct GoogleSSVVerifier: Sendable {
       network: .google, transactionID: transactionID, userID: fields.userID, customData: fields.customData,
       amount: fields.rewardAmount, currency: fields.rewardItem, adUnit: fields.adUnit,
       adNetwork: fields.adNetwork, timestamp: fields.timestamp, keyID: keyID, parameters: signedParameters)
+  }
+
+  /// The names of the SSV fields this verifier reads.
+  private static let fieldNames = [
+    "ad_network", "ad_unit", "custom_data", "reward_amount", "reward_item", "timestamp", "transaction_id",
+    "user_id",
+  ]
+
+  /// Refuses a signed query that reads another way once its `&` and `=` are re-encoded: in the
+  /// decoded bytes the signature covers, a value's `&` and a separator are the same byte.
+  private static func requireOneReading(_ parameters: [QueryParameter]) throws(CallbackRejection) {
+    for parameter in parameters {
+      if parameter.name.contains("&") || parameter.name.contains("=") {
+        throw CallbackRejection(
+          .invalidParameter, parameter: parameter.name,
+          "parameter name '\(parameter.name.prefix(60))' holds '&' or '=' once decoded; expected a name without them, as Google sends it"
+        )
+      }
+      for field in fieldNames where parameter.value.contains("&\(field)=") {
+        throw CallbackRejection(
+          .invalidParameter, parameter: parameter.name,
+          "parameter '\(parameter.name)' holds '&\(field)=' once decoded, so the signed query also reads with another '\(field)'; expected no SSV field inside a value"
+        )
+      }
+    }
   }
 
   /// The SSV fields of the signed parameters, each at most once.
