@@ -152,6 +152,18 @@ struct RewardLedgerTests {
     #expect(Self.rewards(second).count == 1)
   }
 
+  @Test func aRewardAcknowledgedBeforeTheStartUpRedeliveryIsNotRedelivered() throws {
+    let ledger = InMemoryRewardLedger()
+    let original = try #require(Self.rewards(try Self.run(ledger: ledger)).first)
+    let second = try Self.run(ledger: ledger, seed: 2, show: false, settle: false)
+    // The app credits what is pending itself before the executor yields, and acknowledges it.
+    let pending = try second.mediator.pendingRewards()
+    #expect(pending.map(\.reward.transactionID) == [original.transactionID])
+    #expect(try second.mediator.acknowledgeReward(transactionID: original.transactionID))
+    second.settle()
+    #expect(Self.rewards(second).isEmpty)
+  }
+
   @Test func aRewardTheLedgerCannotRecordIsStillDeliveredWithADiagnostic() throws {
     let ledger = FailingLedger(failRecord: true)
     let harness = try Self.run(ledger: ledger)

@@ -158,7 +158,11 @@ final class EngineContext: Sendable {
   /// Delivers every reward the ledger still holds from an earlier run, marked as a redelivery.
   func redeliverPendingRewards(_ entries: [LedgerEntry]) {
     guard let ledger else { return }
-    for entry in entries {
+    // The app may have acknowledged some since `entries` was read (through `pendingRewards()`,
+    // before the executor yielded): those are never delivered again. If the ledger cannot be read
+    // now, every entry is delivered (at least once).
+    let stillPending = (try? ledger.pending()).map { Set($0.map(\.reward.transactionID)) }
+    for entry in entries where stillPending?.contains(entry.reward.transactionID) ?? true {
       var reward = entry.reward
       reward.isRedelivery = true
       do {
