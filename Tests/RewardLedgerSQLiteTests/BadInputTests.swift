@@ -17,6 +17,21 @@ struct BadInputTests {
     #expect(FileManager.default.contents(atPath: path) == text)
   }
 
+  @Test func anEmptyFileIsNotTurnedIntoALedgerWhenCreatingIsNotAsked() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let path = directory.file("empty.sqlite")
+    #expect(FileManager.default.createFile(atPath: path, contents: Data()))
+    let error = try #require(throws: LedgerError.self) {
+      _ = try SQLiteRewardLedger(path: path, createIfMissing: false)
+    }
+    #expect(error.message.contains("no ledger at \(path)"))
+    #expect(FileManager.default.contents(atPath: path) == Data())
+    #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+    // Asked to create one, the empty file becomes a ledger.
+    #expect(try SQLiteRewardLedger(path: path).pending() == [])
+  }
+
   @Test func aDirectoryIsRefused() throws {
     let directory = try TemporaryDirectory()
     defer { directory.remove() }

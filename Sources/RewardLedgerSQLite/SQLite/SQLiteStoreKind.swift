@@ -57,7 +57,7 @@ extension SQLiteStoreKind {
           + "file in an existing directory")
     }
     connection.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
-    try configure(connection, inMemory: inMemory)
+    try configure(connection, inMemory: inMemory, createIfMissing: createIfMissing)
     return connection
   }
 
@@ -103,7 +103,9 @@ extension SQLiteStoreKind {
   }
 
   /// Write access, schema version, WAL, FULL sync, and the schema if it is new.
-  private func configure(_ connection: SQLiteConnection, inMemory: Bool) throws(SQLiteStoreError) {
+  private func configure(_ connection: SQLiteConnection, inMemory: Bool, createIfMissing: Bool)
+    throws(SQLiteStoreError)
+  {
     let path = connection.path
     @discardableResult
     func step<Result>(_ operation: String, _ body: () throws(SQLiteFailure) -> Result)
@@ -120,11 +122,15 @@ extension SQLiteStoreKind {
         "\(path) could only be opened read-only; expected a \(name) this process can write")
     }
     // Checked before anything is written: a file this code must refuse is left exactly as it was.
-    try checkSchema(
-      connection,
-      version: try step("read the schema version") { () throws(SQLiteFailure) in
-        try Self.schemaVersion(connection)
-      })
+    let version = try step("read the schema version") { () throws(SQLiteFailure) in
+      try Self.schemaVersion(connection)
+    }
+    try checkSchema(connection, version: version)
+    // An empty file (or database) is no store yet: only a caller that may create one makes it one.
+    if version == 0 && !createIfMissing && !inMemory {
+      throw SQLiteStoreError(
+        "no \(shortName) at \(path) (the file is empty); expected an existing \(name) file")
+    }
     if !inMemory {
       let mode = try step("switch to WAL mode") { () throws(SQLiteFailure) in
         try connection.execute("PRAGMA journal_mode = WAL").first ?? ""
