@@ -7,14 +7,24 @@ import Foundation
 /// on Linux does not see `Mutex`'s futex-based locking and reports races on correctly locked state,
 /// while it understands `pthread` mutexes, so `swift test --sanitize=thread` stays meaningful.
 public final class Locked<Value>: @unchecked Sendable {
-  // @unchecked Sendable is safe: `value` is read and written only inside `withLock`, while `lock`
-  // is held, and never escapes by reference.
-  private var value: Value
+  // @unchecked Sendable is safe: the value is read and written only inside `withLock`, while
+  // `lock` is held, and the pointer never escapes.
+  //
+  // The value lives behind a pointer the box owns rather than in a `var` property: the lock already
+  // makes every access exclusive, and a class property would add Swift's dynamic exclusivity check
+  // (a thread-local access set) to every `withLock` on the engine's hot path.
+  private let value: UnsafeMutablePointer<Value>
   private let lock = NSLock()
 
   /// Creates a lock box holding `value`.
   public init(_ value: Value) {
-    self.value = value
+    self.value = .allocate(capacity: 1)
+    self.value.initialize(to: value)
+  }
+
+  deinit {
+    value.deinitialize(count: 1)
+    value.deallocate()
   }
 
   /// Runs `body` with exclusive access to the value and returns its result.
@@ -23,7 +33,7 @@ public final class Locked<Value>: @unchecked Sendable {
   ) throws(Failure) -> Result {
     lock.lock()
     defer { lock.unlock() }
-    return try body(&value)
+    return try body(&value.pointee)
   }
 }
 
