@@ -57,7 +57,9 @@ extension SQLiteStoreKind {
           + "file in an existing directory")
     }
     connection.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
-    try configure(connection, inMemory: inMemory, createIfMissing: createIfMissing)
+    try configure(
+      connection, inMemory: inMemory, createIfMissing: createIfMissing,
+      busyTimeout: .milliseconds(busyTimeoutMilliseconds))
     return connection
   }
 
@@ -103,9 +105,9 @@ extension SQLiteStoreKind {
   }
 
   /// Write access, schema version, WAL, FULL sync, and the schema if it is new.
-  private func configure(_ connection: SQLiteConnection, inMemory: Bool, createIfMissing: Bool)
-    throws(SQLiteStoreError)
-  {
+  private func configure(
+    _ connection: SQLiteConnection, inMemory: Bool, createIfMissing: Bool, busyTimeout: Duration
+  ) throws(SQLiteStoreError) {
     let path = connection.path
     @discardableResult
     func step<Result>(_ operation: String, _ body: () throws(SQLiteFailure) -> Result)
@@ -122,18 +124,39 @@ extension SQLiteStoreKind {
         "\(path) could only be opened read-only; expected a \(name) this process can write")
     }
     // Checked before anything is written: a file this code must refuse is left exactly as it was.
-    let version = try step("read the schema version") { () throws(SQLiteFailure) in
-      try Self.schemaVersion(connection)
+    // One read transaction for the version and the tables: read apart, another process creating
+    // the schema in between would make a new store look like another application's database.
+    try step("begin the file check") { () throws(SQLiteFailure) in try connection.execute("BEGIN") }
+    let version: Int64
+    do {
+      version = try step("read the schema version") { () throws(SQLiteFailure) in
+        try Self.schemaVersion(connection)
+      }
+      try checkSchema(connection, version: version)
+      try step("end the file check") { () throws(SQLiteFailure) in try connection.execute("COMMIT") }
+    } catch {
+      _ = try? connection.execute("ROLLBACK")
+      throw error
     }
-    try checkSchema(connection, version: version)
     // An empty file (or database) is no store yet: only a caller that may create one makes it one.
     if version == 0 && !createIfMissing && !inMemory {
       throw SQLiteStoreError(
         "no \(shortName) at \(path) (the file is empty); expected an existing \(name) file")
     }
     if !inMemory {
+      // Switching a new file to WAL needs it to itself for a moment, and SQLite answers "busy"
+      // at once — without its busy handler — when another connection is doing the same: retry
+      // within the busy timeout, as the handler would.
+      let deadline = ContinuousClock.now + busyTimeout
       let mode = try step("switch to WAL mode") { () throws(SQLiteFailure) in
-        try connection.execute("PRAGMA journal_mode = WAL").first ?? ""
+        while true {
+          do throws(SQLiteFailure) {
+            return try connection.execute("PRAGMA journal_mode = WAL").first ?? ""
+          } catch {
+            guard error.primaryCode == SQLITE_BUSY, ContinuousClock.now < deadline else { throw error }
+            Thread.sleep(forTimeInterval: 0.005)
+          }
+        }
       }
       guard mode.lowercased() == "wal" else {
         throw SQLiteStoreError(
