@@ -41,6 +41,15 @@ struct Auction {
     let item: LineItem
     let configIndex: Int
     let isBidder: Bool
+    /// The line item's load timeout, converted from its seconds once per zone.
+    let timeout: Duration
+
+    init(item: LineItem, configIndex: Int, isBidder: Bool) {
+      self.item = item
+      self.configIndex = configIndex
+      self.isBidder = isBidder
+      self.timeout = .seconds(item.timeoutSeconds)
+    }
   }
 
   /// The zone's entries for its strategy; the same for every load, so computed once per zone.
@@ -71,17 +80,23 @@ struct Auction {
   private var current: (entry: Int, startedAt: Duration)?
 
   /// - Parameters:
-  ///   - zone: The zone's strategy and timeouts.
+  ///   - strategy: The zone's strategy.
+  ///   - loadTimeout: The zone's load budget (``ZoneConfig/loadTimeoutSeconds``), converted once
+  ///     per zone rather than per load.
+  ///   - auctionTimeout: The zone's bidding round limit (``ZoneConfig/auctionTimeoutSeconds``).
   ///   - plan: ``plan(for:)`` of the zone.
   ///   - unavailable: Networks that cannot be asked, with the reason (not registered, not started).
   ///   - now: The current time.
-  init(zone: ZoneConfig, plan: [Entry], unavailable: [NetworkID: String], now: Duration) {
-    strategy = zone.strategy
+  init(
+    strategy: AuctionStrategy, loadTimeout: Duration, auctionTimeout: Duration, plan: [Entry],
+    unavailable: [NetworkID: String], now: Duration
+  ) {
+    self.strategy = strategy
     entries = plan
     self.unavailable = unavailable
     startedAt = now
-    deadline = now + zone.loadTimeout
-    auctionTimeout = zone.auctionTimeout
+    deadline = now + loadTimeout
+    self.auctionTimeout = auctionTimeout
     responses = Array(repeating: nil, count: plan.count)
   }
 
@@ -228,6 +243,7 @@ struct Auction {
     while !candidates.isEmpty {
       let entry = candidates.removeFirst()
       let item = entries[entry].item
+      let timeout = entries[entry].timeout
       if let reason = unavailable[item.network] {
         responses[entry] = response(entry, .skipped, error: reason)
         continue
@@ -237,7 +253,7 @@ struct Auction {
       current = (entry, now)
       return [
         .load(
-          entry: entry, item: item, bid: bids[entry], timeout: min(.seconds(item.timeoutSeconds), remaining))
+          entry: entry, item: item, bid: bids[entry], timeout: min(timeout, remaining))
       ]
     }
     let tried = responses.compactMap { $0 }.filter { ![.skipped, .noBid, .belowFloor].contains($0.state) }

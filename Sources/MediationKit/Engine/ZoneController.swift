@@ -48,10 +48,19 @@ final class ZoneController: Sendable {
   /// The networks that report impression revenue themselves.
   private let reportsRevenue: Set<NetworkID>
   private let context: EngineContext
+  /// The zone's timeouts as durations, converted from the configured seconds once.
+  private let loadTimeout: Duration
+  private let auctionTimeout: Duration
+  private let adExpiry: Duration
+  private let rewardGrace: Duration
   private let state = Locked(State())
 
   init(zone: ZoneConfig, context: EngineContext) {
     self.zone = zone
+    self.loadTimeout = zone.loadTimeout
+    self.auctionTimeout = zone.auctionTimeout
+    self.adExpiry = zone.adExpiry
+    self.rewardGrace = zone.rewardGrace
     let plan = Auction.plan(for: zone)
     self.plan = plan
     self.adapters = plan.map { context.adapters[$0.item.network] }
@@ -89,7 +98,9 @@ final class ZoneController: Sendable {
       if let ready = state.ready, ready.expiresAt > now { return .alreadyReady(ready.info) }
       state.loadID += 1
       state.loadStartedAt = now
-      var auction = Auction(zone: zone, plan: plan, unavailable: unavailable, now: now)
+      var auction = Auction(
+        strategy: zone.strategy, loadTimeout: loadTimeout, auctionTimeout: auctionTimeout, plan: plan,
+        unavailable: unavailable, now: now)
       let actions = auction.start(now: now)
       state.auction = auction
       return .start(state.loadID, actions)
@@ -240,7 +251,7 @@ final class ZoneController: Sendable {
         state.withLock { $0.retryTimer = timer }
       }
     case .filled(let item, let loaded, let price, let precision, let responses):
-      var lifetime = zone.adExpiry
+      var lifetime = adExpiry
       if let own = loaded.lifetime { lifetime = min(lifetime, own) }
       let info = state.withLock { state -> AdInfo in
         let info = AdInfo(
@@ -324,7 +335,9 @@ final class ZoneController: Sendable {
       return ready
     }
     let reportsRevenue = reportsRevenue.contains(ready.info.network)
-    let session = ShowSession(ready: ready, zone: zone, context: context, estimateRevenue: !reportsRevenue) {
+    let session = ShowSession(
+      ready: ready, zone: zone, graceWindow: rewardGrace, context: context, estimateRevenue: !reportsRevenue
+    ) {
       [weak self] session in self?.showEnded(ready, session: session)
     }
     state.withLock { $0.session = session }

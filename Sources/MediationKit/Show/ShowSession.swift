@@ -17,10 +17,13 @@ final class ShowSession: Sendable {
   private let estimateRevenue: Bool
   private let state: Locked<State>
 
-  /// - Parameter estimateRevenue: Whether the core reports the impression's revenue from the
-  ///   winning price, for networks that do not report it themselves.
+  /// - Parameters:
+  ///   - graceWindow: The zone's reward grace window (``ZoneConfig/rewardGraceSeconds``).
+  ///   - estimateRevenue: Whether the core reports the impression's revenue from the winning
+  ///     price, for networks that do not report it themselves.
   init(
-    ready: ZoneController.ReadyAd, zone: ZoneConfig, context: EngineContext, estimateRevenue: Bool,
+    ready: ZoneController.ReadyAd, zone: ZoneConfig, graceWindow: Duration, context: EngineContext,
+    estimateRevenue: Bool,
     onFinish: @escaping @Sendable (ShowSession) -> Void
   ) {
     self.ready = ready
@@ -28,7 +31,7 @@ final class ShowSession: Sendable {
     self.context = context
     self.estimateRevenue = estimateRevenue
     self.onFinish = onFinish
-    self.state = Locked(State(machine: ShowStateMachine(graceWindow: zone.rewardGrace)))
+    self.state = Locked(State(machine: ShowStateMachine(graceWindow: graceWindow)))
   }
 
   /// Starts the display timeout and asks the adapter to show.
