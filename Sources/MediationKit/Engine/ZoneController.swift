@@ -6,12 +6,20 @@ import Synchronization
 /// Public methods may be called from any thread. Every event is published from a scheduler
 /// action, so a zone's events come out in order on the scheduler's executor.
 final class ZoneController: Sendable {
-  /// A loaded ad waiting to be shown.
-  struct ReadyAd: Sendable {
+  /// A loaded ad waiting to be shown. A class: it travels from the zone's state to the show
+  /// session and its callbacks, and passing a reference is cheaper than copying the ad's info.
+  final class ReadyAd: Sendable {
     let id: Int
     let info: AdInfo
     let loaded: AdapterLoadedAd
     let expiresAt: Duration
+
+    init(id: Int, info: AdInfo, loaded: AdapterLoadedAd, expiresAt: Duration) {
+      self.id = id
+      self.info = info
+      self.loaded = loaded
+      self.expiresAt = expiresAt
+    }
   }
 
   /// Why the zone has no ad, for the error `show` throws.

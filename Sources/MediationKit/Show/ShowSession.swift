@@ -92,20 +92,20 @@ final class ShowSession: Sendable {
   }
 
   private func publish(_ event: ShowStateMachine.Event) {
-    let info = ready.info
+    let network = ready.info.network
     let appEvent: RewardedAdEvent
     switch event {
-    case .shown: appEvent = .shown(info)
+    case .shown: appEvent = .shown(ready.info)
     case .clicked: appEvent = .clicked
     case .revenuePaid(let revenue):
       appEvent = .revenuePaid(
         AdRevenue(
-          network: info.network, zoneID: zone.id, placementID: info.placementID, usd: revenue.usd,
+          network: network, zoneID: zone.id, placementID: ready.info.placementID, usd: revenue.usd,
           precision: revenue.precision))
     case .rewarded(let payload):
       let reward = Reward(
         type: zone.reward.type, amount: zone.reward.amount, transactionID: context.nextTransactionID(),
-        network: info.network, networkReward: payload)
+        network: network, networkReward: payload)
       context.publishReward(reward, zoneID: zone.id)
       return
     case .closed: appEvent = .closed
@@ -113,6 +113,6 @@ final class ShowSession: Sendable {
     case .showFailed(let error): appEvent = .showFailed(error)
     case .diagnostic(let diagnostic): appEvent = .diagnostic(diagnostic)
     }
-    context.publish(zone.id, info.network, appEvent)
+    context.publish(zone.id, network, appEvent)
   }
 }
