@@ -268,17 +268,28 @@ struct Auction {
 
   /// Bidders first, best bid first; then the waterfall items in waterfall order.
   private func finalResponses() -> [NetworkResponse] {
-    let bidderOrder = entries.indices.filter { entries[$0].isBidder }.sorted { lhs, rhs in
-      let left = bids[lhs]?.price ?? -1
-      let right = bids[rhs]?.price ?? -1
-      if left != right { return left > right }
-      if entries[lhs].item.priority != entries[rhs].item.priority {
-        return entries[lhs].item.priority < entries[rhs].item.priority
+    var bidderOrder = entries.indices.filter { entries[$0].isBidder }
+    if bidderOrder.count > 1 {
+      // The comparator captures only what it reads, not a copy of the whole auction.
+      let entries = self.entries
+      let bids = self.bids
+      bidderOrder.sort { lhs, rhs in
+        let left = bids[lhs]?.price ?? -1
+        let right = bids[rhs]?.price ?? -1
+        if left != right { return left > right }
+        if entries[lhs].item.priority != entries[rhs].item.priority {
+          return entries[lhs].item.priority < entries[rhs].item.priority
+        }
+        return entries[lhs].configIndex < entries[rhs].configIndex
       }
-      return entries[lhs].configIndex < entries[rhs].configIndex
     }
-    let order = bidderOrder + entries.indices.filter { !entries[$0].isBidder }
-    return order.map { responses[$0] ?? response($0, .notAttempted) }
+    var result: [NetworkResponse] = []
+    result.reserveCapacity(entries.count)
+    for index in bidderOrder { result.append(responses[index] ?? response(index, .notAttempted)) }
+    for index in entries.indices where !entries[index].isBidder {
+      result.append(responses[index] ?? response(index, .notAttempted))
+    }
+    return result
   }
 
   private func response(
