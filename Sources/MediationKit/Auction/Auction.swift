@@ -112,7 +112,9 @@ struct Auction {
         actions.append(.requestBid(entry: index, item: entry.item))
       }
     }
-    if pendingBids.isEmpty { return actions + closeAuction(now: now) }
+    if pendingBids.isEmpty {
+      return actions.isEmpty ? closeAuction(now: now) : actions + closeAuction(now: now)
+    }
     phase = .bidding
     return [.startAuctionTimer(min(auctionTimeout, deadline - now))] + actions
   }
@@ -143,6 +145,12 @@ struct Auction {
   /// Ranks the bids and lines up the loads.
   private mutating func closeAuction(now: Duration) -> [Action] {
     phase = .loading
+    if bids.isEmpty {
+      // Nothing to rank, mark below the floor or price the waterfall against: the waterfall
+      // items in order (what the general path below gives with no bids, without its arrays).
+      candidates = entries.indices.filter { !entries[$0].isBidder }
+      return advance(now: now)
+    }
     let ranked = BidRanking.ranked(
       bids.map {
         BidRanking.Entry(
