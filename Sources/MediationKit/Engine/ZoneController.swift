@@ -132,15 +132,15 @@ final class ZoneController: Sendable {
       auctionID: context.nextAuctionID(), privacy: context.privacy)
   }
 
-  /// Mutates the auction of load `loadID` under the lock; stale loads get `stale` instead.
+  /// Mutates the auction of load `loadID` under the lock; a stale load does nothing.
   private func withAuction(
-    _ loadID: Int, request: AdapterLoadRequest, stale: [Auction.Action] = [],
+    _ loadID: Int, request: AdapterLoadRequest,
     _ body: (inout Auction, Duration) -> [Auction.Action]
   ) {
     let now = context.scheduler.now
     let actions = state.withLock { state -> [Auction.Action] in
       // Take the auction out so mutating it does not copy its arrays.
-      guard state.loadID == loadID, var auction = state.auction.take() else { return stale }
+      guard state.loadID == loadID, var auction = state.auction.take() else { return [] }
       let actions = body(&auction, now)
       if !auction.isFinished { state.auction = auction }
       return actions
@@ -213,20 +213,32 @@ final class ZoneController: Sendable {
   ) {
     switch result {
     case .success(let loaded):
-      let twice = state.withLock { $0.acceptedAd === loaded.ad }
-      if twice {
+      enum Answer { case twice, stale, actions([Auction.Action]) }
+      let now = context.scheduler.now
+      // One lock round for the duplicate check, the request's bookkeeping and the auction.
+      let answer = state.withLock { state -> Answer in
+        if state.acceptedAd === loaded.ad { return .twice }
+        // The request answered: stop its timer. Only for this load — a stale answer's entry
+        // number may belong to the load running now.
+        guard state.loadID == loadID else { return .stale }
+        _ = state.inFlight.remove(entry)
+        // Take the auction out so mutating it does not copy its arrays.
+        guard var auction = state.auction.take() else { return .stale }
+        let actions = auction.loaded(entry: entry, ad: loaded, now: now)
+        if !auction.isFinished { state.auction = auction }
+        return .actions(actions)
+      }
+      switch answer {
+      case .twice:
         // The SDK reported the load that already filled again: the ad is the zone's, keep it.
         let note = Diagnostic(.duplicateSignal, "the network reported the same load twice; ignored")
         context.publish(zone.id, nil, .diagnostic(note))
-        return
-      }
-      let late = Auction.Action.discard(
-        loaded, Diagnostic(.lateLoad, "an ad arrived after its load ended; discarded"))
-      // The request answered: stop its timer. Only for this load — a stale answer's entry number
-      // may belong to the load running now.
-      state.withLock { state in if state.loadID == loadID { _ = state.inFlight.remove(entry) } }
-      withAuction(loadID, request: request, stale: [late]) { auction, now in
-        auction.loaded(entry: entry, ad: loaded, now: now)
+      case .stale:
+        let late = Auction.Action.discard(
+          loaded, Diagnostic(.lateLoad, "an ad arrived after its load ended; discarded"))
+        perform([late], loadID: loadID, request: request)
+      case .actions(let actions):
+        perform(actions, loadID: loadID, request: request)
       }
     case .failure(let error):
       withAuction(loadID, request: request) { auction, now in
@@ -239,7 +251,9 @@ final class ZoneController: Sendable {
     let now = context.scheduler.now
     let leftovers = state.withLock { state -> [Cancellable] in
       defer { state.inFlight.removeAll() }
-      return state.inFlight.handles + [state.auctionTimer.take()].compactMap { $0 }
+      var handles = state.inFlight.handles
+      if let timer = state.auctionTimer.take() { handles.append(timer) }
+      return handles
     }
     leftovers.forEach { $0.cancel() }
     switch outcome {
@@ -425,7 +439,14 @@ struct InFlightRequests {
   private var requests: [Request] = []
 
   /// Every open request's handles, timers included.
-  var handles: [Cancellable] { requests.flatMap { [$0.handle] + ($0.timer.map { [$0] } ?? []) } }
+  var handles: [Cancellable] {
+    var handles: [Cancellable] = []
+    for request in requests {
+      handles.append(request.handle)
+      if let timer = request.timer { handles.append(timer) }
+    }
+    return handles
+  }
 
   mutating func insert(_ handle: Cancellable, timer: Cancellable? = nil, for entry: Int) {
     requests.removeAll { $0.entry == entry }
