@@ -275,19 +275,22 @@ final class ZoneController: Sendable {
     case .filled(let item, let loaded, let price, let precision, let responses):
       var lifetime = adExpiry
       if let own = loaded.lifetime { lifetime = min(lifetime, own) }
+      // The expiry timer first, so the ad and its timer are stored in one lock round. It cannot
+      // fire before they are: this runs on the scheduler's executor, which runs one action at a
+      // time.
+      let timer = context.scheduler.schedule(after: lifetime) { [self] in expire(adID: loadID) }
       let info = state.withLock { state -> AdInfo in
         let info = AdInfo(
           zoneID: zone.id, network: item.network, placementID: item.placementId, ecpm: price,
           responses: responses,
           latency: now - state.loadStartedAt, precision: precision, strategy: zone.strategy)
         state.ready = ReadyAd(id: loadID, info: info, loaded: loaded, expiresAt: now + lifetime)
+        state.expiryTimer = timer
         state.lastAd = .none
         state.consecutiveFailures = 0
         state.acceptedAd = loaded.ad
         return info
       }
-      let timer = context.scheduler.schedule(after: lifetime) { [self] in expire(adID: loadID) }
-      state.withLock { $0.expiryTimer = timer }
       context.publish(zone.id, item.network, .ready(info))
     }
   }

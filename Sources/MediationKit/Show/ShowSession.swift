@@ -64,7 +64,11 @@ final class ShowSession: Sendable {
       var actions = state.machine.handle(input)
       // For networks that do not report revenue, the core reports the impression's revenue from
       // the winning price, right after `shown`.
-      if estimateRevenue, let shown = actions.firstIndex(of: .emit(.shown)) {
+      if estimateRevenue,
+        let shown = actions.firstIndex(where: {
+          if case .emit(.shown) = $0 { true } else { false }
+        })
+      {
         let revenue = ImpressionRevenue(usd: ready.info.ecpm / 1000, precision: ready.info.precision)
         actions.insert(.emit(.revenuePaid(revenue)), at: shown + 1)
       }
@@ -83,10 +87,12 @@ final class ShowSession: Sendable {
       }
     }
     if finished {
-      state.withLock { state in [state.graceTimer.take(), state.displayTimer.take(), state.showTimer.take()] }
-        .forEach {
-          $0?.cancel()
-        }
+      let (grace, display, show) = state.withLock { state in
+        (state.graceTimer.take(), state.displayTimer.take(), state.showTimer.take())
+      }
+      grace?.cancel()
+      display?.cancel()
+      show?.cancel()
       onFinish(self)
     }
   }
