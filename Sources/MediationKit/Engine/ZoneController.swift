@@ -88,10 +88,18 @@ final class ZoneController: Sendable {
 
   /// Starts a load on the scheduler; see ``RewardedAd/load()`` for the rules.
   func load() {
-    context.scheduler.runOnExecutor { [self] in
-      state.withLock { $0.retryTimer.take() }?.cancel()
-      beginLoad()
+    // `runOnExecutor`, spelled out: on the executor (an app reacting to an event) the load starts
+    // at once without allocating a closure for it.
+    if context.scheduler.isCurrentExecutor {
+      startRequestedLoad()
+    } else {
+      context.scheduler.execute { [self] in startRequestedLoad() }
     }
+  }
+
+  private func startRequestedLoad() {
+    state.withLock { $0.retryTimer.take() }?.cancel()
+    beginLoad()
   }
 
   private func beginLoad() {
@@ -203,7 +211,13 @@ final class ZoneController: Sendable {
     }
     let handle = adapter.load(request) { [weak self] result in
       guard let self else { return }
-      scheduler.runOnExecutor { [self] in answer(result, entry: entry, loadID: loadID, request: request) }
+      // `runOnExecutor`, spelled out: an SDK answering from a scheduled action is handled at once,
+      // without a closure holding the result and the request.
+      if scheduler.isCurrentExecutor {
+        answer(result, entry: entry, loadID: loadID, request: request)
+      } else {
+        scheduler.execute { [self] in answer(result, entry: entry, loadID: loadID, request: request) }
+      }
     }
     state.withLock { $0.inFlight.insert(handle, timer: timer, for: entry) }
   }

@@ -51,7 +51,13 @@ final class ShowSession: Sendable {
     // for the show and the late-signal window after it.
     let sink = AdapterSignalSink { [weak self] signal in
       guard let self else { return }
-      scheduler.runOnExecutor { [self] in receive(.signal(signal)) }
+      // `runOnExecutor`, spelled out: a signal sent from a scheduled action (the usual case) is
+      // handled at once, without allocating a closure for it.
+      if scheduler.isCurrentExecutor {
+        receive(.signal(signal))
+      } else {
+        scheduler.execute { [self] in receive(.signal(signal)) }
+      }
     }
     ready.loaded.ad.show(
       AdapterShowRequest(zoneID: zone.id, customData: customData, userID: context.userID), from: presenter,
