@@ -67,22 +67,22 @@ final class ShowSession: Sendable {
   private func receive(_ input: ShowStateMachine.Input) {
     let (actions, finished) = state.withLock { state in
       let wasFinished = state.machine.isFinished
-      var actions = state.machine.handle(input)
-      // For networks that do not report revenue, the core reports the impression's revenue from
-      // the winning price, right after `shown`.
-      if estimateRevenue,
-        let shown = actions.firstIndex(where: {
-          if case .emit(.shown) = $0 { true } else { false }
-        })
-      {
-        let revenue = ImpressionRevenue(usd: ready.info.ecpm / 1000, precision: ready.info.precision)
-        actions.insert(.emit(.revenuePaid(revenue)), at: shown + 1)
-      }
+      let actions = state.machine.handle(input)
       return (actions, !wasFinished && state.machine.isFinished)
     }
+    // For networks that do not report revenue, the core reports the impression's revenue from
+    // the winning price, right after the first `shown` (published here rather than inserted into
+    // the machine's action list, which would reallocate it).
+    var revenueDue = estimateRevenue
     for action in actions {
       switch action {
-      case .emit(let event): publish(event)
+      case .emit(let event):
+        publish(event)
+        if revenueDue, case .shown = event {
+          revenueDue = false
+          publish(
+            .revenuePaid(ImpressionRevenue(usd: ready.info.ecpm / 1000, precision: ready.info.precision)))
+        }
       case .startGraceTimer(let duration):
         let timer = context.scheduler.schedule(after: duration) { [self] in receive(.graceWindowEnded) }
         state.withLock { $0.graceTimer = timer }
