@@ -15,6 +15,43 @@ struct TimeAndRandomTests {
     #expect(log.withLock { $0 } == ["a@1.0 seconds", "b@2.0 seconds", "c@2.0 seconds"])
   }
 
+  /// Many timers, with repeated times, cancellations (enough to trigger the purge of cancelled
+  /// entries) and timers scheduled from inside actions: they run in exactly (time, submission)
+  /// order, which pins the scheduler's heap.
+  @Test func manyTimersRunInTimeThenSubmissionOrder() {
+    let scheduler = VirtualScheduler()
+    let log = Locked<[Int]>([])
+    var expected: [(time: Int64, order: Int, id: Int)] = []
+    var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+    func next(_ bound: UInt64) -> UInt64 {
+      state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      return (state >> 33) % bound
+    }
+    var cancels: [Cancellable] = []
+    for id in 0..<2_000 {
+      let millis = Int64(next(50))
+      let handle = scheduler.schedule(after: .milliseconds(millis)) { log.withLock { $0.append(id) } }
+      if next(3) == 0 {
+        cancels.append(handle)
+      } else {
+        expected.append((millis, id, id))
+      }
+    }
+    cancels.forEach { $0.cancel() }
+    // An action that schedules more work at its own time and later.
+    scheduler.schedule(after: .milliseconds(10)) {
+      scheduler.schedule(after: .zero) { log.withLock { $0.append(-1) } }
+      scheduler.schedule(after: .milliseconds(5)) { log.withLock { $0.append(-2) } }
+    }
+    expected.append((10, 2_000, -3))
+    expected.append((10, 2_001, -1))
+    expected.append((15, 2_002, -2))
+    scheduler.run()
+    let order = expected.sorted { ($0.time, $0.order) < ($1.time, $1.order) }.map(\.id).filter { $0 != -3 }
+    #expect(log.withLock { $0 } == order)
+    #expect(scheduler.pendingCount == 0)
+  }
+
   @Test func advanceStopsAtTheDeadlineAndCancelWorks() {
     let scheduler = VirtualScheduler()
     let ran = Locked(0)

@@ -41,6 +41,15 @@ struct Auction {
     let item: LineItem
     let configIndex: Int
     let isBidder: Bool
+    /// The line item's load timeout, converted from its seconds once per zone.
+    let timeout: Duration
+
+    init(item: LineItem, configIndex: Int, isBidder: Bool) {
+      self.item = item
+      self.configIndex = configIndex
+      self.isBidder = isBidder
+      self.timeout = .seconds(item.timeoutSeconds)
+    }
   }
 
   /// The zone's entries for its strategy; the same for every load, so computed once per zone.
@@ -71,17 +80,23 @@ struct Auction {
   private var current: (entry: Int, startedAt: Duration)?
 
   /// - Parameters:
-  ///   - zone: The zone's strategy and timeouts.
+  ///   - strategy: The zone's strategy.
+  ///   - loadTimeout: The zone's load budget (``ZoneConfig/loadTimeoutSeconds``), converted once
+  ///     per zone rather than per load.
+  ///   - auctionTimeout: The zone's bidding round limit (``ZoneConfig/auctionTimeoutSeconds``).
   ///   - plan: ``plan(for:)`` of the zone.
   ///   - unavailable: Networks that cannot be asked, with the reason (not registered, not started).
   ///   - now: The current time.
-  init(zone: ZoneConfig, plan: [Entry], unavailable: [NetworkID: String], now: Duration) {
-    strategy = zone.strategy
+  init(
+    strategy: AuctionStrategy, loadTimeout: Duration, auctionTimeout: Duration, plan: [Entry],
+    unavailable: [NetworkID: String], now: Duration
+  ) {
+    self.strategy = strategy
     entries = plan
     self.unavailable = unavailable
     startedAt = now
-    deadline = now + zone.loadTimeout
-    auctionTimeout = zone.auctionTimeout
+    deadline = now + loadTimeout
+    self.auctionTimeout = auctionTimeout
     responses = Array(repeating: nil, count: plan.count)
   }
 
@@ -97,7 +112,9 @@ struct Auction {
         actions.append(.requestBid(entry: index, item: entry.item))
       }
     }
-    if pendingBids.isEmpty { return actions + closeAuction(now: now) }
+    if pendingBids.isEmpty {
+      return actions.isEmpty ? closeAuction(now: now) : actions + closeAuction(now: now)
+    }
     phase = .bidding
     return [.startAuctionTimer(min(auctionTimeout, deadline - now))] + actions
   }
@@ -128,6 +145,12 @@ struct Auction {
   /// Ranks the bids and lines up the loads.
   private mutating func closeAuction(now: Duration) -> [Action] {
     phase = .loading
+    if bids.isEmpty {
+      // Nothing to rank, mark below the floor or price the waterfall against: the waterfall
+      // items in order (what the general path below gives with no bids, without its arrays).
+      candidates = entries.indices.filter { !entries[$0].isBidder }
+      return advance(now: now)
+    }
     let ranked = BidRanking.ranked(
       bids.map {
         BidRanking.Entry(
@@ -228,6 +251,7 @@ struct Auction {
     while !candidates.isEmpty {
       let entry = candidates.removeFirst()
       let item = entries[entry].item
+      let timeout = entries[entry].timeout
       if let reason = unavailable[item.network] {
         responses[entry] = response(entry, .skipped, error: reason)
         continue
@@ -237,7 +261,7 @@ struct Auction {
       current = (entry, now)
       return [
         .load(
-          entry: entry, item: item, bid: bids[entry], timeout: min(.seconds(item.timeoutSeconds), remaining))
+          entry: entry, item: item, bid: bids[entry], timeout: min(timeout, remaining))
       ]
     }
     let tried = responses.compactMap { $0 }.filter { ![.skipped, .noBid, .belowFloor].contains($0.state) }
@@ -252,17 +276,28 @@ struct Auction {
 
   /// Bidders first, best bid first; then the waterfall items in waterfall order.
   private func finalResponses() -> [NetworkResponse] {
-    let bidderOrder = entries.indices.filter { entries[$0].isBidder }.sorted { lhs, rhs in
-      let left = bids[lhs]?.price ?? -1
-      let right = bids[rhs]?.price ?? -1
-      if left != right { return left > right }
-      if entries[lhs].item.priority != entries[rhs].item.priority {
-        return entries[lhs].item.priority < entries[rhs].item.priority
+    var bidderOrder = entries.indices.filter { entries[$0].isBidder }
+    if bidderOrder.count > 1 {
+      // The comparator captures only what it reads, not a copy of the whole auction.
+      let entries = self.entries
+      let bids = self.bids
+      bidderOrder.sort { lhs, rhs in
+        let left = bids[lhs]?.price ?? -1
+        let right = bids[rhs]?.price ?? -1
+        if left != right { return left > right }
+        if entries[lhs].item.priority != entries[rhs].item.priority {
+          return entries[lhs].item.priority < entries[rhs].item.priority
+        }
+        return entries[lhs].configIndex < entries[rhs].configIndex
       }
-      return entries[lhs].configIndex < entries[rhs].configIndex
     }
-    let order = bidderOrder + entries.indices.filter { !entries[$0].isBidder }
-    return order.map { responses[$0] ?? response($0, .notAttempted) }
+    var result: [NetworkResponse] = []
+    result.reserveCapacity(entries.count)
+    for index in bidderOrder { result.append(responses[index] ?? response(index, .notAttempted)) }
+    for index in entries.indices where !entries[index].isBidder {
+      result.append(responses[index] ?? response(index, .notAttempted))
+    }
+    return result
   }
 
   private func response(

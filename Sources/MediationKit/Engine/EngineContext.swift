@@ -177,7 +177,7 @@ final class EngineContext: Sendable {
     }
   }
 
-  func publish(_ zoneID: String, _ network: NetworkID?, _ event: RewardedAdEvent) {
+  func publish(_ zoneID: String, _ network: NetworkID?, _ event: consuming RewardedAdEvent) {
     hub.publish(ZoneEvent(time: scheduler.now, zoneID: zoneID, network: network, event: event))
   }
 }

@@ -6,12 +6,20 @@ import Synchronization
 /// Public methods may be called from any thread. Every event is published from a scheduler
 /// action, so a zone's events come out in order on the scheduler's executor.
 final class ZoneController: Sendable {
-  /// A loaded ad waiting to be shown.
-  struct ReadyAd: Sendable {
+  /// A loaded ad waiting to be shown. A class: it travels from the zone's state to the show
+  /// session and its callbacks, and passing a reference is cheaper than copying the ad's info.
+  final class ReadyAd: Sendable {
     let id: Int
     let info: AdInfo
     let loaded: AdapterLoadedAd
     let expiresAt: Duration
+
+    init(id: Int, info: AdInfo, loaded: AdapterLoadedAd, expiresAt: Duration) {
+      self.id = id
+      self.info = info
+      self.loaded = loaded
+      self.expiresAt = expiresAt
+    }
   }
 
   /// Why the zone has no ad, for the error `show` throws.
@@ -48,10 +56,19 @@ final class ZoneController: Sendable {
   /// The networks that report impression revenue themselves.
   private let reportsRevenue: Set<NetworkID>
   private let context: EngineContext
+  /// The zone's timeouts as durations, converted from the configured seconds once.
+  private let loadTimeout: Duration
+  private let auctionTimeout: Duration
+  private let adExpiry: Duration
+  private let rewardGrace: Duration
   private let state = Locked(State())
 
   init(zone: ZoneConfig, context: EngineContext) {
     self.zone = zone
+    self.loadTimeout = zone.loadTimeout
+    self.auctionTimeout = zone.auctionTimeout
+    self.adExpiry = zone.adExpiry
+    self.rewardGrace = zone.rewardGrace
     let plan = Auction.plan(for: zone)
     self.plan = plan
     self.adapters = plan.map { context.adapters[$0.item.network] }
@@ -71,10 +88,18 @@ final class ZoneController: Sendable {
 
   /// Starts a load on the scheduler; see ``RewardedAd/load()`` for the rules.
   func load() {
-    context.scheduler.runOnExecutor { [self] in
-      state.withLock { $0.retryTimer.take() }?.cancel()
-      beginLoad()
+    // `runOnExecutor`, spelled out: on the executor (an app reacting to an event) the load starts
+    // at once without allocating a closure for it.
+    if context.scheduler.isCurrentExecutor {
+      startRequestedLoad()
+    } else {
+      context.scheduler.execute { [self] in startRequestedLoad() }
     }
+  }
+
+  private func startRequestedLoad() {
+    state.withLock { $0.retryTimer.take() }?.cancel()
+    beginLoad()
   }
 
   private func beginLoad() {
@@ -89,7 +114,9 @@ final class ZoneController: Sendable {
       if let ready = state.ready, ready.expiresAt > now { return .alreadyReady(ready.info) }
       state.loadID += 1
       state.loadStartedAt = now
-      var auction = Auction(zone: zone, plan: plan, unavailable: unavailable, now: now)
+      var auction = Auction(
+        strategy: zone.strategy, loadTimeout: loadTimeout, auctionTimeout: auctionTimeout, plan: plan,
+        unavailable: unavailable, now: now)
       let actions = auction.start(now: now)
       state.auction = auction
       return .start(state.loadID, actions)
@@ -113,15 +140,15 @@ final class ZoneController: Sendable {
       auctionID: context.nextAuctionID(), privacy: context.privacy)
   }
 
-  /// Mutates the auction of load `loadID` under the lock; stale loads get `stale` instead.
+  /// Mutates the auction of load `loadID` under the lock; a stale load does nothing.
   private func withAuction(
-    _ loadID: Int, request: AdapterLoadRequest, stale: [Auction.Action] = [],
+    _ loadID: Int, request: AdapterLoadRequest,
     _ body: (inout Auction, Duration) -> [Auction.Action]
   ) {
     let now = context.scheduler.now
     let actions = state.withLock { state -> [Auction.Action] in
       // Take the auction out so mutating it does not copy its arrays.
-      guard state.loadID == loadID, var auction = state.auction.take() else { return stale }
+      guard state.loadID == loadID, var auction = state.auction.take() else { return [] }
       let actions = body(&auction, now)
       if !auction.isFinished { state.auction = auction }
       return actions
@@ -184,7 +211,13 @@ final class ZoneController: Sendable {
     }
     let handle = adapter.load(request) { [weak self] result in
       guard let self else { return }
-      scheduler.runOnExecutor { [self] in answer(result, entry: entry, loadID: loadID, request: request) }
+      // `runOnExecutor`, spelled out: an SDK answering from a scheduled action is handled at once,
+      // without a closure holding the result and the request.
+      if scheduler.isCurrentExecutor {
+        answer(result, entry: entry, loadID: loadID, request: request)
+      } else {
+        scheduler.execute { [self] in answer(result, entry: entry, loadID: loadID, request: request) }
+      }
     }
     state.withLock { $0.inFlight.insert(handle, timer: timer, for: entry) }
   }
@@ -194,20 +227,32 @@ final class ZoneController: Sendable {
   ) {
     switch result {
     case .success(let loaded):
-      let twice = state.withLock { $0.acceptedAd === loaded.ad }
-      if twice {
+      enum Answer { case twice, stale, actions([Auction.Action]) }
+      let now = context.scheduler.now
+      // One lock round for the duplicate check, the request's bookkeeping and the auction.
+      let answer = state.withLock { state -> Answer in
+        if state.acceptedAd === loaded.ad { return .twice }
+        // The request answered: stop its timer. Only for this load — a stale answer's entry
+        // number may belong to the load running now.
+        guard state.loadID == loadID else { return .stale }
+        _ = state.inFlight.remove(entry)
+        // Take the auction out so mutating it does not copy its arrays.
+        guard var auction = state.auction.take() else { return .stale }
+        let actions = auction.loaded(entry: entry, ad: loaded, now: now)
+        if !auction.isFinished { state.auction = auction }
+        return .actions(actions)
+      }
+      switch answer {
+      case .twice:
         // The SDK reported the load that already filled again: the ad is the zone's, keep it.
         let note = Diagnostic(.duplicateSignal, "the network reported the same load twice; ignored")
         context.publish(zone.id, nil, .diagnostic(note))
-        return
-      }
-      let late = Auction.Action.discard(
-        loaded, Diagnostic(.lateLoad, "an ad arrived after its load ended; discarded"))
-      // The request answered: stop its timer. Only for this load — a stale answer's entry number
-      // may belong to the load running now.
-      state.withLock { state in if state.loadID == loadID { _ = state.inFlight.remove(entry) } }
-      withAuction(loadID, request: request, stale: [late]) { auction, now in
-        auction.loaded(entry: entry, ad: loaded, now: now)
+      case .stale:
+        let late = Auction.Action.discard(
+          loaded, Diagnostic(.lateLoad, "an ad arrived after its load ended; discarded"))
+        perform([late], loadID: loadID, request: request)
+      case .actions(let actions):
+        perform(actions, loadID: loadID, request: request)
       }
     case .failure(let error):
       withAuction(loadID, request: request) { auction, now in
@@ -220,7 +265,9 @@ final class ZoneController: Sendable {
     let now = context.scheduler.now
     let leftovers = state.withLock { state -> [Cancellable] in
       defer { state.inFlight.removeAll() }
-      return state.inFlight.handles + [state.auctionTimer.take()].compactMap { $0 }
+      var handles = state.inFlight.handles
+      if let timer = state.auctionTimer.take() { handles.append(timer) }
+      return handles
     }
     leftovers.forEach { $0.cancel() }
     switch outcome {
@@ -240,21 +287,24 @@ final class ZoneController: Sendable {
         state.withLock { $0.retryTimer = timer }
       }
     case .filled(let item, let loaded, let price, let precision, let responses):
-      var lifetime = zone.adExpiry
+      var lifetime = adExpiry
       if let own = loaded.lifetime { lifetime = min(lifetime, own) }
+      // The expiry timer first, so the ad and its timer are stored in one lock round. It cannot
+      // fire before they are: this runs on the scheduler's executor, which runs one action at a
+      // time.
+      let timer = context.scheduler.schedule(after: lifetime) { [self] in expire(adID: loadID) }
       let info = state.withLock { state -> AdInfo in
         let info = AdInfo(
           zoneID: zone.id, network: item.network, placementID: item.placementId, ecpm: price,
           responses: responses,
           latency: now - state.loadStartedAt, precision: precision, strategy: zone.strategy)
         state.ready = ReadyAd(id: loadID, info: info, loaded: loaded, expiresAt: now + lifetime)
+        state.expiryTimer = timer
         state.lastAd = .none
         state.consecutiveFailures = 0
         state.acceptedAd = loaded.ad
         return info
       }
-      let timer = context.scheduler.schedule(after: lifetime) { [self] in expire(adID: loadID) }
-      state.withLock { $0.expiryTimer = timer }
       context.publish(zone.id, item.network, .ready(info))
     }
   }
@@ -324,7 +374,9 @@ final class ZoneController: Sendable {
       return ready
     }
     let reportsRevenue = reportsRevenue.contains(ready.info.network)
-    let session = ShowSession(ready: ready, zone: zone, context: context, estimateRevenue: !reportsRevenue) {
+    let session = ShowSession(
+      ready: ready, zone: zone, graceWindow: rewardGrace, context: context, estimateRevenue: !reportsRevenue
+    ) {
       [weak self] session in self?.showEnded(ready, session: session)
     }
     state.withLock { $0.session = session }
@@ -404,7 +456,14 @@ struct InFlightRequests {
   private var requests: [Request] = []
 
   /// Every open request's handles, timers included.
-  var handles: [Cancellable] { requests.flatMap { [$0.handle] + ($0.timer.map { [$0] } ?? []) } }
+  var handles: [Cancellable] {
+    var handles: [Cancellable] = []
+    for request in requests {
+      handles.append(request.handle)
+      if let timer = request.timer { handles.append(timer) }
+    }
+    return handles
+  }
 
   mutating func insert(_ handle: Cancellable, timer: Cancellable? = nil, for entry: Int) {
     requests.removeAll { $0.entry == entry }

@@ -52,24 +52,35 @@ final class EventHub: Sendable {
   }
 
   /// Delivers `event` to every subscriber, outside the lock, after any event still being delivered.
+  ///
+  /// The event is handed to the subscribers as it is (borrowed), not copied into the lock's state:
+  /// only an event published while another is being delivered is queued.
   func publish(_ event: ZoneEvent) {
-    var next: (ZoneEvent, [Subscriber])? = state.withLock { state in
+    let first: [Subscriber]? = state.withLock { state in
       if state.delivering {
         state.queue.append(event)
         return nil
       }
       state.delivering = true
-      return (event, state.subscribers)
+      return state.subscribers
     }
-    while let (event, subscribers) = next {
-      for subscriber in subscribers { subscriber.handler(event) }
-      next = state.withLock { state in
-        guard !state.queue.isEmpty else {
-          state.delivering = false
-          return nil
-        }
-        return (state.queue.removeFirst(), state.subscribers)
+    guard var subscribers = first else { return }
+    for subscriber in subscribers { subscriber.handler(event) }
+    while let queued = nextQueued(&subscribers) {
+      for subscriber in subscribers { subscriber.handler(queued) }
+    }
+  }
+
+  /// The next queued event and the subscribers to deliver it to; `nil` (and delivery over) when
+  /// the queue is empty.
+  private func nextQueued(_ subscribers: inout [Subscriber]) -> ZoneEvent? {
+    state.withLock { state in
+      guard !state.queue.isEmpty else {
+        state.delivering = false
+        return nil
       }
+      subscribers = state.subscribers
+      return state.queue.removeFirst()
     }
   }
 }

@@ -17,10 +17,13 @@ final class ShowSession: Sendable {
   private let estimateRevenue: Bool
   private let state: Locked<State>
 
-  /// - Parameter estimateRevenue: Whether the core reports the impression's revenue from the
-  ///   winning price, for networks that do not report it themselves.
+  /// - Parameters:
+  ///   - graceWindow: The zone's reward grace window (``ZoneConfig/rewardGraceSeconds``).
+  ///   - estimateRevenue: Whether the core reports the impression's revenue from the winning
+  ///     price, for networks that do not report it themselves.
   init(
-    ready: ZoneController.ReadyAd, zone: ZoneConfig, context: EngineContext, estimateRevenue: Bool,
+    ready: ZoneController.ReadyAd, zone: ZoneConfig, graceWindow: Duration, context: EngineContext,
+    estimateRevenue: Bool,
     onFinish: @escaping @Sendable (ShowSession) -> Void
   ) {
     self.ready = ready
@@ -28,7 +31,7 @@ final class ShowSession: Sendable {
     self.context = context
     self.estimateRevenue = estimateRevenue
     self.onFinish = onFinish
-    self.state = Locked(State(machine: ShowStateMachine(graceWindow: zone.rewardGrace)))
+    self.state = Locked(State(machine: ShowStateMachine(graceWindow: graceWindow)))
   }
 
   /// Starts the display timeout and asks the adapter to show.
@@ -48,7 +51,13 @@ final class ShowSession: Sendable {
     // for the show and the late-signal window after it.
     let sink = AdapterSignalSink { [weak self] signal in
       guard let self else { return }
-      scheduler.runOnExecutor { [self] in receive(.signal(signal)) }
+      // `runOnExecutor`, spelled out: a signal sent from a scheduled action (the usual case) is
+      // handled at once, without allocating a closure for it.
+      if scheduler.isCurrentExecutor {
+        receive(.signal(signal))
+      } else {
+        scheduler.execute { [self] in receive(.signal(signal)) }
+      }
     }
     ready.loaded.ad.show(
       AdapterShowRequest(zoneID: zone.id, customData: customData, userID: context.userID), from: presenter,
@@ -58,18 +67,22 @@ final class ShowSession: Sendable {
   private func receive(_ input: ShowStateMachine.Input) {
     let (actions, finished) = state.withLock { state in
       let wasFinished = state.machine.isFinished
-      var actions = state.machine.handle(input)
-      // For networks that do not report revenue, the core reports the impression's revenue from
-      // the winning price, right after `shown`.
-      if estimateRevenue, let shown = actions.firstIndex(of: .emit(.shown)) {
-        let revenue = ImpressionRevenue(usd: ready.info.ecpm / 1000, precision: ready.info.precision)
-        actions.insert(.emit(.revenuePaid(revenue)), at: shown + 1)
-      }
+      let actions = state.machine.handle(input)
       return (actions, !wasFinished && state.machine.isFinished)
     }
+    // For networks that do not report revenue, the core reports the impression's revenue from
+    // the winning price, right after the first `shown` (published here rather than inserted into
+    // the machine's action list, which would reallocate it).
+    var revenueDue = estimateRevenue
     for action in actions {
       switch action {
-      case .emit(let event): publish(event)
+      case .emit(let event):
+        publish(event)
+        if revenueDue, case .shown = event {
+          revenueDue = false
+          publish(
+            .revenuePaid(ImpressionRevenue(usd: ready.info.ecpm / 1000, precision: ready.info.precision)))
+        }
       case .startGraceTimer(let duration):
         let timer = context.scheduler.schedule(after: duration) { [self] in receive(.graceWindowEnded) }
         state.withLock { $0.graceTimer = timer }
@@ -80,29 +93,31 @@ final class ShowSession: Sendable {
       }
     }
     if finished {
-      state.withLock { state in [state.graceTimer.take(), state.displayTimer.take(), state.showTimer.take()] }
-        .forEach {
-          $0?.cancel()
-        }
+      let (grace, display, show) = state.withLock { state in
+        (state.graceTimer.take(), state.displayTimer.take(), state.showTimer.take())
+      }
+      grace?.cancel()
+      display?.cancel()
+      show?.cancel()
       onFinish(self)
     }
   }
 
   private func publish(_ event: ShowStateMachine.Event) {
-    let info = ready.info
+    let network = ready.info.network
     let appEvent: RewardedAdEvent
     switch event {
-    case .shown: appEvent = .shown(info)
+    case .shown: appEvent = .shown(ready.info)
     case .clicked: appEvent = .clicked
     case .revenuePaid(let revenue):
       appEvent = .revenuePaid(
         AdRevenue(
-          network: info.network, zoneID: zone.id, placementID: info.placementID, usd: revenue.usd,
+          network: network, zoneID: zone.id, placementID: ready.info.placementID, usd: revenue.usd,
           precision: revenue.precision))
     case .rewarded(let payload):
       let reward = Reward(
         type: zone.reward.type, amount: zone.reward.amount, transactionID: context.nextTransactionID(),
-        network: info.network, networkReward: payload)
+        network: network, networkReward: payload)
       context.publishReward(reward, zoneID: zone.id)
       return
     case .closed: appEvent = .closed
@@ -110,6 +125,6 @@ final class ShowSession: Sendable {
     case .showFailed(let error): appEvent = .showFailed(error)
     case .diagnostic(let diagnostic): appEvent = .diagnostic(diagnostic)
     }
-    context.publish(zone.id, info.network, appEvent)
+    context.publish(zone.id, network, appEvent)
   }
 }

@@ -8,12 +8,17 @@ struct MinHeap<Element: Comparable> {
 
   mutating func insert(_ element: Element) {
     storage.append(element)
-    var child = storage.count - 1
-    while child > 0 {
-      let parent = (child - 1) / 2
-      guard storage[child] < storage[parent] else { break }
-      storage.swapAt(child, parent)
-      child = parent
+    // Sift up through a hole: parents move down one step each, the new element is written once.
+    // The buffer pointer skips per-step bounds and uniqueness checks (the indices are in range).
+    storage.withUnsafeMutableBufferPointer { buffer in
+      var child = buffer.count - 1
+      while child > 0 {
+        let parent = (child - 1) / 2
+        guard element < buffer[parent] else { break }
+        buffer[child] = buffer[parent]
+        child = parent
+      }
+      buffer[child] = element
     }
   }
 
@@ -35,25 +40,33 @@ struct MinHeap<Element: Comparable> {
 
   @discardableResult
   mutating func removeFirst() -> Element? {
-    guard !storage.isEmpty else { return nil }
-    storage.swapAt(0, storage.count - 1)
-    let first = storage.removeLast()
+    guard let last = storage.popLast() else { return nil }
+    guard !storage.isEmpty else { return last }
+    let first = storage[0]
+    storage[0] = last
     siftDown(from: 0)
     return first
   }
 
+  /// Moves the element at `start` down to its place, through a hole (children move up one step
+  /// each, the element is written once).
   private mutating func siftDown(from start: Int) {
-    var parent = start
-    let count = storage.count
-    while true {
-      let left = 2 * parent + 1
-      let right = left + 1
-      var smallest = parent
-      if left < count, storage[left] < storage[smallest] { smallest = left }
-      if right < count, storage[right] < storage[smallest] { smallest = right }
-      if smallest == parent { break }
-      storage.swapAt(parent, smallest)
-      parent = smallest
+    storage.withUnsafeMutableBufferPointer { buffer in
+      let count = buffer.count
+      guard start < count else { return }
+      let element = buffer[start]
+      var parent = start
+      while true {
+        let left = 2 * parent + 1
+        guard left < count else { break }
+        let right = left + 1
+        var smallest = left
+        if right < count, buffer[right] < buffer[left] { smallest = right }
+        guard buffer[smallest] < element else { break }
+        buffer[parent] = buffer[smallest]
+        parent = smallest
+      }
+      buffer[parent] = element
     }
   }
 }

@@ -148,9 +148,15 @@ public final class VirtualScheduler: Scheduler {
     while runNext(notAfter: current) {}
   }
 
+  /// `duration` in whole nanoseconds, rounded toward zero (wrapping past `Int64`'s range). From the
+  /// 128-bit attosecond count: `Duration.components` would divide and multiply in software.
   private static func nanoseconds(_ duration: Duration) -> Int64 {
-    let (seconds, attoseconds) = duration.components
-    return seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000
+    Int64(truncatingIfNeeded: duration.attoseconds / 1_000_000_000)
+  }
+
+  /// `nanoseconds` as a duration; exact, as `Int64.max` nanoseconds fit 128-bit attoseconds.
+  private static func duration(nanoseconds: Int64) -> Duration {
+    Duration(attoseconds: Int128(nanoseconds) &* 1_000_000_000)
   }
 
   /// Pops and runs the earliest action due at or before `deadline` (any, when `nil`).
@@ -164,7 +170,7 @@ public final class VirtualScheduler: Scheduler {
         guard slot.claim() else { continue }
         if top.time > state.nowNanoseconds {
           state.nowNanoseconds = top.time
-          state.now = .nanoseconds(top.time)
+          state.now = Self.duration(nanoseconds: top.time)
         }
         return slot
       }

@@ -72,7 +72,7 @@ public final class EmpowerAdapter: SimulatedNetwork {
     manager.loadRewardedAd(
       slot: router.slot, delegate: router,
       simulation: EMASimulatedRequest(auctionID: Self.auctionKey(request), bidToken: request.bid?.token))
-    return Cancellable { router.cancelLoad(ticket) }
+    return Cancellable(LoadCancellation(router: router, ticket: ticket))
   }
 
   /// Asks Empower for a bid on `request`: after the profile's bid latency, the price a load of the
@@ -336,6 +336,20 @@ final class ZoneRouter: AdStatusDelegate, AdClickDelegate, Sendable {
       }
     return AdapterError(kind, vendorCode: error.code.rawValue, message: error.message)
   }
+}
+
+/// Cancels one load: stops listening for it, and destroys the zone when nothing else needs it.
+/// One object per load, rather than a closure wrapped in another object.
+private final class LoadCancellation: CancellationTarget {
+  private let router: ZoneRouter
+  private let ticket: UInt64
+
+  init(router: ZoneRouter, ticket: UInt64) {
+    self.router = router
+    self.ticket = ticket
+  }
+
+  func cancel() { router.cancelLoad(ticket) }
 }
 
 /// One loaded Empower ad, as handed to the core. Single-use.
