@@ -67,6 +67,54 @@ struct TimeAndRandomTests {
     #expect(ran.withLock { $0 } == 11)
   }
 
+  /// `now` is read without the lock while the clock stands at a whole number of nanoseconds;
+  /// `advance(by:)` can stop it between two, and `now` must still be exact there.
+  @Test func nowIsExactAtSubNanosecondTimes() {
+    let scheduler = VirtualScheduler()
+    let half = Duration(attoseconds: 500_000_000)
+    scheduler.advance(by: .nanoseconds(3) + half)
+    #expect(scheduler.now == .nanoseconds(3) + half)
+    let seen = Locked<[Duration]>([])
+    scheduler.schedule(after: .zero) { seen.withLock { $0.append(scheduler.now) } }
+    scheduler.schedule(after: .nanoseconds(2)) { seen.withLock { $0.append(scheduler.now) } }
+    scheduler.runUntilIdle()
+    // A zero delay runs at the current time; a timer's due time is counted in whole nanoseconds.
+    #expect(seen.get() == [.nanoseconds(3) + half])
+    #expect(scheduler.now == .nanoseconds(3) + half)
+    scheduler.run()
+    #expect(seen.get() == [.nanoseconds(3) + half, .nanoseconds(5)])
+    #expect(scheduler.now == .nanoseconds(5))
+    scheduler.advance(by: .seconds(2))
+    #expect(scheduler.now == .seconds(2) + .nanoseconds(5))
+    scheduler.advance(by: Duration(attoseconds: 1))
+    #expect(scheduler.now == .seconds(2) + .nanoseconds(5) + Duration(attoseconds: 1))
+    scheduler.advance(by: .zero)
+    #expect(scheduler.now == .seconds(2) + .nanoseconds(5) + Duration(attoseconds: 1))
+  }
+
+  /// Another thread reading `now` while the executor moves the clock sees only times the clock
+  /// stood at, never going back.
+  @Test func nowReadFromAnotherThreadOnlyMovesForward() async {
+    let scheduler = VirtualScheduler()
+    for step in 1...2_000 {
+      scheduler.schedule(after: .microseconds(step)) {}
+    }
+    let done = Atomic<Bool>(false)
+    let reader = Task.detached {
+      var last = Duration.zero
+      var ok = true
+      while !done.load(ordering: .acquiring) {
+        let now = scheduler.now
+        if now < last || now.attoseconds % 1_000_000_000_000 != 0 { ok = false }
+        last = now
+      }
+      return ok && scheduler.now == .microseconds(2_000)
+    }
+    scheduler.run()
+    done.store(true, ordering: .releasing)
+    #expect(await reader.value)
+  }
+
   @Test func actionsCanScheduleMoreWork() {
     let scheduler = VirtualScheduler()
     let count = Locked(0)

@@ -62,6 +62,11 @@ public final class VirtualScheduler: Scheduler {
   }
 
   private let state = Locked(State())
+  /// The clock in nanoseconds, for reading ``now`` without the lock: written under the lock with
+  /// every change of `State.now`, so it always holds a time the clock stood at. `Int64.min` while
+  /// the clock stands at a time that is not a whole number of nanoseconds (only `advance(by:)`
+  /// can set one), when ``now`` reads the exact time under the lock instead.
+  private let wholeNanoseconds = Atomic<Int64>(0)
 
   deinit {
     // Release the slots still in the heap.
@@ -91,7 +96,14 @@ public final class VirtualScheduler: Scheduler {
   /// Creates a scheduler whose clock starts at zero.
   public init() {}
 
-  public var now: Duration { state.withLock { $0.now } }
+  public var now: Duration {
+    let nanoseconds = wholeNanoseconds.load(ordering: .acquiring)
+    if nanoseconds != Self.notWhole { return Self.duration(nanoseconds: nanoseconds) }
+    return state.withLock { $0.now }
+  }
+
+  /// The value of `wholeNanoseconds` while the clock is not at a whole number of nanoseconds.
+  private static var notWhole: Int64 { .min }
 
   /// The number of actions waiting to run (cancelled ones excluded).
   public var pendingCount: Int { pending.count.load(ordering: .relaxed) }
@@ -124,6 +136,8 @@ public final class VirtualScheduler: Scheduler {
       if deadline > state.now {
         state.now = deadline
         state.nowNanoseconds = Self.nanoseconds(deadline)
+        let exact = Self.duration(nanoseconds: state.nowNanoseconds) == deadline
+        wholeNanoseconds.store(exact ? state.nowNanoseconds : Self.notWhole, ordering: .releasing)
       }
     }
   }
@@ -171,6 +185,7 @@ public final class VirtualScheduler: Scheduler {
         if top.time > state.nowNanoseconds {
           state.nowNanoseconds = top.time
           state.now = Self.duration(nanoseconds: top.time)
+          wholeNanoseconds.store(top.time, ordering: .releasing)
         }
         return slot
       }
