@@ -97,7 +97,12 @@ struct Auction {
     startedAt = now
     deadline = now + loadTimeout
     self.auctionTimeout = auctionTimeout
-    responses = Array(repeating: nil, count: plan.count)
+    // Appended rather than `Array(repeating:count:)`, whose unspecialized allocation looks the
+    // array's storage type up in the runtime's metadata cache on every call.
+    var responses: [NetworkResponse?] = []
+    responses.reserveCapacity(plan.count)
+    for _ in plan { responses.append(nil) }
+    self.responses = responses
   }
 
   var isFinished: Bool { phase == .finished }
