@@ -183,6 +183,30 @@ struct UUIDTests {
       #expect("89AB".contains(chars[19]))
     }
   }
+
+  /// Each id is the next two draws laid out as a version-4 UUID, in Foundation's own formatting
+  /// (uppercase hex, 8-4-4-4-12): pins the bytes of every seeded transaction id.
+  @Test func uuidIsTheNextTwoDrawsFormattedAsFoundationDoes() {
+    var random = SeededRandom(seed: 42)
+    for _ in 0..<2_000 {
+      var draws = random
+      let high = (draws.next() & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000
+      let low = (draws.next() & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
+      var b: [UInt8] = []
+      for word in [high, low] {
+        for shift in stride(from: 56, through: 0, by: -8) {
+          b.append(UInt8(truncatingIfNeeded: word >> UInt64(shift)))
+        }
+      }
+      let expected = UUID(
+        uuid: (
+          b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]
+        )
+      ).uuidString
+      #expect(random.uuidString() == expected)
+      #expect(random.next() == draws.next())
+    }
+  }
 }
 
 /// Simulated SDKs cache each placement's keyed-stream base: the cache must give exactly the

@@ -85,16 +85,23 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
     let high = next()
     let low = (next() & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000  // RFC 4122 variant
     let versioned = (high & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000  // version 4
-    let digits: [UInt8] = Array("0123456789ABCDEF".utf8)
-    var bytes = [UInt8](repeating: UInt8(ascii: "-"), count: 36)
-    var position = 0
-    for (word, nibbles) in [(versioned, 16), (low, 16)] {
-      for index in 0..<nibbles {
-        if position == 8 || position == 13 || position == 18 || position == 23 { position += 1 }
-        bytes[position] = digits[Int((word >> UInt64(60 - 4 * index)) & 0xF)]
-        position += 1
+    // Written straight into the string's storage: no digit table, byte array or word list to
+    // allocate per id.
+    return String(unsafeUninitializedCapacity: 36) { buffer in
+      var position = 0
+      for half in 0..<2 {
+        let word = half == 0 ? versioned : low
+        for index in 0..<16 {
+          if position == 8 || position == 13 || position == 18 || position == 23 {
+            buffer[position] = UInt8(ascii: "-")
+            position += 1
+          }
+          let nibble = UInt8(truncatingIfNeeded: word >> UInt64(60 - 4 * index)) & 0xF
+          buffer[position] = nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "A") - 10 + nibble
+          position += 1
+        }
       }
+      return position
     }
-    return String(decoding: bytes, as: UTF8.self)
   }
 }
