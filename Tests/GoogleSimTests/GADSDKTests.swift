@@ -23,7 +23,7 @@ struct GADSDKTests {
   }
 
   @Test func startReportsAdaptersThatFailOrTimeOut() {
-    let profile = GoogleBehaviorProfile.quiet.with {
+    let profile = GoogleBehaviorProfile.wellBehaved.with {
       $0.mediationAdapterReadyRate = 0
       $0.mediationInitLatencyMedian = .seconds(60)  // every mediation adapter exceeds the 10 s timeout
       $0.mediationAdapterClassNames = ["GADMediationAdapterSlow"]
@@ -76,9 +76,9 @@ struct GADSDKTests {
   }
 
   @Test(arguments: [
-    (GoogleBehaviorProfile.quiet.with { $0.fillRate = 0 }, GADErrorNoFill),
-    (GoogleBehaviorProfile.quiet.with { $0.timeoutRate = 1 }, GADErrorTimeout),
-    (GoogleBehaviorProfile.quiet.with { $0.networkErrorRate = 1 }, GADErrorNetworkError),
+    (GoogleBehaviorProfile.wellBehaved.with { $0.fillRate = 0 }, GADErrorNoFill),
+    (GoogleBehaviorProfile.wellBehaved.with { $0.timeoutRate = 1 }, GADErrorTimeout),
+    (GoogleBehaviorProfile.wellBehaved.with { $0.networkErrorRate = 1 }, GADErrorNetworkError),
   ])
   func completionLoadReportsGADErrors(profile: GoogleBehaviorProfile, code: Int) {
     let (scheduler, mobileAds) = makeMobileAds(profile)
@@ -95,14 +95,14 @@ struct GADSDKTests {
   }
 
   @Test func timeoutTakesTheTimeoutLatency() {
-    let (scheduler, mobileAds) = makeMobileAds(.quiet.with { $0.timeoutRate = 1 })
+    let (scheduler, mobileAds) = makeMobileAds(.wellBehaved.with { $0.timeoutRate = 1 })
     _ = loadAd(mobileAds, on: scheduler)
     #expect(scheduler.now == .seconds(10))
   }
 
   @Test func asyncLoadCompletesUnderVirtualTime() async throws {
     let scheduler = SignallingScheduler()
-    let mobileAds = GADMobileAds(scheduler: scheduler, random: SeededRandom(seed: 7), profile: .quiet)
+    let mobileAds = GADMobileAds(scheduler: scheduler, random: SeededRandom(seed: 7), profile: .wellBehaved)
     let ad = try await scheduler.driving {
       try await GADRewardedAd.load(withAdUnitID: "unit-async", request: GADRequest(), mobileAds: mobileAds)
     }
@@ -110,7 +110,7 @@ struct GADSDKTests {
     #expect(scheduler.now > .zero)
 
     // Same seed, completion form: the same ad at the same virtual time.
-    let (twinScheduler, twin) = makeMobileAds(.quiet, seed: 7)
+    let (twinScheduler, twin) = makeMobileAds(.wellBehaved, seed: 7)
     let twinAd = try #require(loadAd(twin, on: twinScheduler, adUnitID: "unit-async").0)
     #expect(twinScheduler.now == scheduler.now)
     #expect(twinAd.responseInfo.responseIdentifier == ad.responseInfo.responseIdentifier)
@@ -119,7 +119,7 @@ struct GADSDKTests {
   @Test func asyncLoadThrowsTheGADError() async throws {
     let scheduler = SignallingScheduler()
     let mobileAds = GADMobileAds(
-      scheduler: scheduler, random: SeededRandom(seed: 7), profile: .quiet.with { $0.fillRate = 0 })
+      scheduler: scheduler, random: SeededRandom(seed: 7), profile: .wellBehaved.with { $0.fillRate = 0 })
     let error = await #expect(throws: NSError.self) {
       try await scheduler.driving {
         try await GADRewardedAd.load(withAdUnitID: "unit", request: GADRequest(), mobileAds: mobileAds)
@@ -148,7 +148,7 @@ struct GADSDKTests {
 
   @Test func clicksAndSkipsFollowTheProfile() throws {
     let (scheduler, mobileAds) = makeMobileAds(
-      .quiet.with {
+      .wellBehaved.with {
         $0.clickRate = 1; $0.skipRate = 1
       })
     let ad = try #require(loadAd(mobileAds, on: scheduler).0)
@@ -163,7 +163,7 @@ struct GADSDKTests {
   }
 
   @Test func paidEventReportsThePriceAtTheImpression() throws {
-    let (scheduler, mobileAds) = makeMobileAds(.quiet.with { $0.priceSigma = 0 })
+    let (scheduler, mobileAds) = makeMobileAds(.wellBehaved.with { $0.priceSigma = 0 })
     mobileAds.setSimulatedAdUnit(
       GADSimulatedAdUnit(ecpm: 15, rewardType: "coins", rewardAmount: 1), forAdUnitID: "u")
     let ad = try #require(loadAd(mobileAds, on: scheduler, adUnitID: "u").0)
@@ -216,7 +216,7 @@ struct GADSDKTests {
   }
 
   @Test func presentFailureIsReportedThroughTheDelegate() throws {
-    let (scheduler, mobileAds) = makeMobileAds(.quiet.with { $0.presentFailureRate = 1 })
+    let (scheduler, mobileAds) = makeMobileAds(.wellBehaved.with { $0.presentFailureRate = 1 })
     let ad = try #require(loadAd(mobileAds, on: scheduler).0)
     let recorder = CallbackRecorder(scheduler: scheduler)
     ad.fullScreenContentDelegate = recorder
@@ -239,7 +239,7 @@ struct GADSDKTests {
   // MARK: Quirks
 
   @Test func rewardCanArriveAfterTheDismissal() throws {
-    let (scheduler, mobileAds) = makeMobileAds(.quiet.with { $0.rewardAfterDismissRate = 1 })
+    let (scheduler, mobileAds) = makeMobileAds(.wellBehaved.with { $0.rewardAfterDismissRate = 1 })
     let ad = try #require(loadAd(mobileAds, on: scheduler).0)
     let recorder = CallbackRecorder(scheduler: scheduler)
     ad.fullScreenContentDelegate = recorder
@@ -251,7 +251,7 @@ struct GADSDKTests {
   }
 
   @Test func rewardCanArriveTwice() throws {
-    let (scheduler, mobileAds) = makeMobileAds(.quiet.with { $0.duplicateRewardRate = 1 })
+    let (scheduler, mobileAds) = makeMobileAds(.wellBehaved.with { $0.duplicateRewardRate = 1 })
     let ad = try #require(loadAd(mobileAds, on: scheduler).0)
     let recorder = CallbackRecorder(scheduler: scheduler)
     ad.fullScreenContentDelegate = recorder

@@ -32,7 +32,7 @@ struct GoogleAdapterTests {
   }
 
   @Test func startFailsWhenTheSDKIsNotReady() {
-    let (scheduler, mobileAds) = makeMobileAds(.quiet.with { $0.sdkReadyRate = 0 })
+    let (scheduler, mobileAds) = makeMobileAds(.wellBehaved.with { $0.sdkReadyRate = 0 })
     let result = Box<Result<Void, AdapterError>>()
     GoogleAdapter(mobileAds: mobileAds).start(AdapterStartRequest(placementIDs: [])) { result.set($0) }
     scheduler.run()
@@ -55,9 +55,9 @@ struct GoogleAdapterTests {
   }
 
   @Test(arguments: [
-    (GoogleBehaviorProfile.quiet.with { $0.fillRate = 0 }, AdapterError.Kind.noFill, 1),
-    (GoogleBehaviorProfile.quiet.with { $0.timeoutRate = 1 }, .timeout, 5),
-    (GoogleBehaviorProfile.quiet.with { $0.networkErrorRate = 1 }, .networkError, 2),
+    (GoogleBehaviorProfile.wellBehaved.with { $0.fillRate = 0 }, AdapterError.Kind.noFill, 1),
+    (GoogleBehaviorProfile.wellBehaved.with { $0.timeoutRate = 1 }, .timeout, 5),
+    (GoogleBehaviorProfile.wellBehaved.with { $0.networkErrorRate = 1 }, .networkError, 2),
   ])
   func loadFailuresAreMapped(profile: GoogleBehaviorProfile, kind: AdapterError.Kind, code: Int) {
     let (scheduler, mobileAds) = makeMobileAds(profile)
@@ -168,7 +168,7 @@ struct GoogleAdapterTests {
   }
 
   @Test func clickIsForwarded() throws {
-    let loaded = try loadAdapterAd(.quiet.with { $0.clickRate = 1 })
+    let loaded = try loadAdapterAd(.wellBehaved.with { $0.clickRate = 1 })
     let recorder = SignalRecorder()
     loaded.loaded.ad.show(
       AdapterShowRequest(zoneID: "zone"), from: HeadlessPresenter(), signals: recorder.sink)
@@ -178,7 +178,7 @@ struct GoogleAdapterTests {
   }
 
   @Test func skipEndsWithoutReward() throws {
-    let loaded = try loadAdapterAd(.quiet.with { $0.skipRate = 1 })
+    let loaded = try loadAdapterAd(.wellBehaved.with { $0.skipRate = 1 })
     let recorder = SignalRecorder()
     loaded.loaded.ad.show(
       AdapterShowRequest(zoneID: "zone"), from: HeadlessPresenter(), signals: recorder.sink)
@@ -189,7 +189,7 @@ struct GoogleAdapterTests {
   }
 
   @Test func presentFailureMapsToShowFailed() throws {
-    let loaded = try loadAdapterAd(.quiet.with { $0.presentFailureRate = 1 })
+    let loaded = try loadAdapterAd(.wellBehaved.with { $0.presentFailureRate = 1 })
     let recorder = SignalRecorder()
     loaded.loaded.ad.show(
       AdapterShowRequest(zoneID: "zone"), from: HeadlessPresenter(), signals: recorder.sink)
@@ -224,7 +224,7 @@ struct GoogleAdapterTests {
   // MARK: Quirks are forwarded as they come
 
   @Test func lateRewardIsForwardedAfterTheDismissal() throws {
-    let loaded = try loadAdapterAd(.quiet.with { $0.rewardAfterDismissRate = 1 })
+    let loaded = try loadAdapterAd(.wellBehaved.with { $0.rewardAfterDismissRate = 1 })
     let recorder = SignalRecorder()
     loaded.loaded.ad.show(
       AdapterShowRequest(zoneID: "zone"), from: HeadlessPresenter(), signals: recorder.sink)
@@ -234,7 +234,7 @@ struct GoogleAdapterTests {
   }
 
   @Test func duplicateRewardIsForwardedTwice() throws {
-    let loaded = try loadAdapterAd(.quiet.with { $0.duplicateRewardRate = 1 })
+    let loaded = try loadAdapterAd(.wellBehaved.with { $0.duplicateRewardRate = 1 })
     let recorder = SignalRecorder()
     loaded.loaded.ad.show(
       AdapterShowRequest(zoneID: "zone"), from: HeadlessPresenter(), signals: recorder.sink)
@@ -245,7 +245,7 @@ struct GoogleAdapterTests {
 
   @Test func lateAndDuplicateRewardTogether() throws {
     let loaded = try loadAdapterAd(
-      .quiet.with {
+      .wellBehaved.with {
         $0.duplicateRewardRate = 1; $0.rewardAfterDismissRate = 1
       })
     let recorder = SignalRecorder()

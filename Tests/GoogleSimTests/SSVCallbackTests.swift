@@ -21,7 +21,7 @@ struct SSVCallbackTests {
   /// An SDK instance whose ad unit `ca-app-pub-test/1` has an SSV URL, on a wall clock that
   /// follows virtual time.
   static func makeServer(
-    _ profile: GoogleBehaviorProfile = .quiet, seed: UInt64 = 42, url: String? = ssvURL,
+    _ profile: GoogleBehaviorProfile = .wellBehaved, seed: UInt64 = 42, url: String? = ssvURL,
     sender: SentCallbacks? = nil
   ) -> (VirtualScheduler, GADMobileAds) {
     let scheduler = VirtualScheduler()
@@ -137,7 +137,7 @@ struct SSVCallbackTests {
   }
 
   @Test func theServerSignsWhenTheRewardIsEarnedNotWhenTheClientHearsIt() throws {
-    let (scheduler, mobileAds) = Self.makeServer(.quiet.with { $0.rewardAfterDismissRate = 1 })
+    let (scheduler, mobileAds) = Self.makeServer(.wellBehaved.with { $0.rewardAfterDismissRate = 1 })
     let recorder = CallbackRecorder(scheduler: scheduler)
     _ = try Self.present(mobileAds, on: scheduler, recorder: recorder)
     let callback = try #require(mobileAds.simulatedRewardCallbacks.first)
@@ -182,7 +182,7 @@ struct SSVCallbackTests {
     let environment = AdapterEnvironment(
       scheduler: scheduler, random: SeededRandom(seed: 5), wallClockMilliseconds: { 99 },
       serverCallbacks: sender)
-    let adapter = GoogleNetwork.registration(profile: .quiet).makeAdapter(environment) as! GoogleAdapter
+    let adapter = GoogleNetwork.registration(profile: .wellBehaved).makeAdapter(environment) as! GoogleAdapter
     var request = AdapterLoadRequest(
       zoneID: "zone", placementID: "ca-app-pub-test/1", ecpm: 12,
       reward: NetworkReward(type: "gems", amount: 5))

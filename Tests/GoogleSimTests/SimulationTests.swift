@@ -194,7 +194,7 @@ struct GoogleSimulationTests {
   }
 
   @Test func aWinningBidLoadsAtItsPriceQuicklyAndOnlyOnce() throws {
-    let (scheduler, adapter) = makeAdapter(.quiet)
+    let (scheduler, adapter) = makeAdapter(.wellBehaved)
     let winning = try #require(try bid(adapter, request(auction: 77), on: scheduler).0?.get())
     let req = request(auction: 77, bid: winning)
     #expect(adapter.quote(req) == SimulatedQuote(fills: true, ecpm: winning.price))
@@ -220,7 +220,7 @@ struct GoogleSimulationTests {
   }
 
   @Test func badForeignOrExpiredTokensAreInvalidRequests() throws {
-    let (scheduler, adapter) = makeAdapter(.quiet)
+    let (scheduler, adapter) = makeAdapter(.wellBehaved)
     let bad = AdapterBid(price: 50, token: "gadsim1.1.2.3.4")
     #expect(load(adapter, request(auction: 1, bid: bad), on: scheduler).0.kind == .invalidRequest)
     #expect(
@@ -238,7 +238,7 @@ struct GoogleSimulationTests {
     #expect(load(adapter, request(auction: 5, bid: forged), on: scheduler).0.kind == .invalidRequest)
 
     // Another SDK instance (another seed) does not accept this instance's tokens.
-    let (otherScheduler, other) = makeAdapter(.quiet, seed: 7)
+    let (otherScheduler, other) = makeAdapter(.wellBehaved, seed: 7)
     #expect(load(other, request(auction: 5, bid: real), on: otherScheduler).0.kind == .invalidRequest)
 
     // Past its lifetime, the bid cannot be loaded.
@@ -262,7 +262,7 @@ struct GoogleSimulationTests {
   }
 
   @Test func aCancelledBidNeverAnswers() {
-    let (scheduler, adapter) = makeAdapter(.quiet)
+    let (scheduler, adapter) = makeAdapter(.wellBehaved)
     let answers = Box<Int>()
     let handle = adapter.bid(request(auction: 1)) { _ in answers.set((answers.value ?? 0) + 1) }
     scheduler.advance(by: .milliseconds(50))
@@ -294,7 +294,7 @@ struct GoogleSimulationTests {
   // MARK: Privacy
 
   @Test func privacyReachesTheSDKThroughGooglesAPI() {
-    let (scheduler, adapter) = makeAdapter(.quiet)
+    let (scheduler, adapter) = makeAdapter(.wellBehaved)
     let configuration = adapter.mobileAds.requestConfiguration
     _ = load(adapter, request(auction: 1, privacy: PrivacySettings(isChildDirected: true)), on: scheduler)
     #expect(configuration.tagForChildDirectedTreatment == true)
@@ -309,7 +309,7 @@ struct GoogleSimulationTests {
     #expect(gadRequest.extras?.additionalParameters == ["npa": "1", "rdp": "1"])
   }
 
-  /// Each privacy rule scales the same draw's price exactly (the quiet profile fills every request
+  /// Each privacy rule scales the same draw's price exactly (the well-behaved profile fills every request
   /// without privacy signals; the fill factors drop some).
   @Test(arguments: [
     (PrivacySettings(hasUserConsent: false), 0.6),
@@ -320,7 +320,7 @@ struct GoogleSimulationTests {
     (PrivacySettings(hasUserConsent: false, doNotSell: true, isChildDirected: true), 0.6 * 0.8 * 0.5),
   ])
   func privacyScalesThePrice(privacy: PrivacySettings, factor: Double) throws {
-    let (scheduler, adapter) = makeAdapter(.quiet)
+    let (scheduler, adapter) = makeAdapter(.wellBehaved)
     var filled: [UInt64] = []
     for auction in UInt64(0)..<40 {
       let base = adapter.quote(request(auction: auction))
@@ -344,7 +344,7 @@ struct GoogleSimulationTests {
     (PrivacySettings(isChildDirected: true), 0.7),
   ])
   func privacyScalesTheFillRate(privacy: PrivacySettings, rate: Double) {
-    let (_, adapter) = makeAdapter(.quiet)
+    let (_, adapter) = makeAdapter(.wellBehaved)
     var fills = 0
     for auction in UInt64(0)..<4000 where adapter.quote(request(auction: auction, privacy: privacy)).fills {
       fills += 1
@@ -353,7 +353,7 @@ struct GoogleSimulationTests {
   }
 
   @Test func childDirectedUsersNeverGetABid() {
-    let (scheduler, adapter) = makeAdapter(.quiet)
+    let (scheduler, adapter) = makeAdapter(.wellBehaved)
     let child = PrivacySettings(isChildDirected: true)
     for auction in UInt64(0)..<50 {
       let (result, _) = bid(adapter, request(auction: auction, privacy: child), on: scheduler)
@@ -363,7 +363,7 @@ struct GoogleSimulationTests {
       }
       #expect(error.kind == .noFill)
     }
-    // The same user without the tag gets bids (quiet profile: every request fills).
+    // The same user without the tag gets bids (well-behaved profile: every request fills).
     #expect((try? bid(adapter, request(auction: 1), on: scheduler).0?.get()) != nil)
   }
 
@@ -420,7 +420,7 @@ struct GoogleSimulationTests {
   }
 
   @Test func rewardCallbacksCanBeTurnedOff() throws {
-    let (scheduler, mobileAds) = makeMobileAds(.quiet.with { $0.rewardCallbackHistoryLimit = 0 })
+    let (scheduler, mobileAds) = makeMobileAds(.wellBehaved.with { $0.rewardCallbackHistoryLimit = 0 })
     let ad = try #require(loadAd(mobileAds, on: scheduler).0)
     ad.present(fromRootViewController: nil) {}
     scheduler.run()

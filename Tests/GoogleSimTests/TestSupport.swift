@@ -6,21 +6,6 @@ import Synchronization
 import Testing
 
 extension GoogleBehaviorProfile {
-  /// Every ad fills and plays to the end; no errors, clicks, skips or quirks.
-  static var quiet: GoogleBehaviorProfile {
-    var profile = GoogleBehaviorProfile()
-    profile.fillRate = 1
-    profile.timeoutRate = 0
-    profile.networkErrorRate = 0
-    profile.presentFailureRate = 0
-    profile.skipRate = 0
-    profile.clickRate = 0
-    profile.rewardAfterDismissRate = 0
-    profile.duplicateRewardRate = 0
-    profile.mediationAdapterReadyRate = 1
-    return profile
-  }
-
   /// A copy with `change` applied.
   func with(_ change: (inout GoogleBehaviorProfile) -> Void) -> GoogleBehaviorProfile {
     var copy = self
@@ -31,7 +16,7 @@ extension GoogleBehaviorProfile {
 
 /// A virtual-time SDK instance and its scheduler.
 func makeMobileAds(
-  _ profile: GoogleBehaviorProfile = .quiet, seed: UInt64 = 42
+  _ profile: GoogleBehaviorProfile = .wellBehaved, seed: UInt64 = 42
 ) -> (VirtualScheduler, GADMobileAds) {
   let scheduler = VirtualScheduler()
   return (scheduler, GADMobileAds(scheduler: scheduler, random: SeededRandom(seed: seed), profile: profile))
@@ -130,7 +115,7 @@ struct LoadedAdapterAd {
 
 /// Loads one ad through a fresh adapter.
 func loadAdapterAd(
-  _ profile: GoogleBehaviorProfile = .quiet, seed: UInt64 = 42,
+  _ profile: GoogleBehaviorProfile = .wellBehaved, seed: UInt64 = 42,
   request: AdapterLoadRequest = AdapterLoadRequest(
     zoneID: "zone", placementID: "ca-app-pub-test/1", ecpm: 12, reward: NetworkReward(type: "gems", amount: 5)
   )

@@ -115,7 +115,7 @@ struct VendorSampleTests {
   }
 
   @Test func rewardIsGrantedAndTheAdReloadedAfterDismissal() async throws {
-    try await withVirtualSharedInstance(.quiet) { scheduler, mobileAds in
+    try await withVirtualSharedInstance(.wellBehaved) { scheduler, mobileAds in
       #expect(GADMobileAds.sharedInstance() === mobileAds)
       let viewController = ViewController()
       try await scheduler.driving {
@@ -149,7 +149,7 @@ struct VendorSampleTests {
   }
 
   @Test func lateRewardStillReachesTheGuideHandler() async throws {
-    try await withVirtualSharedInstance(.quiet.with { $0.rewardAfterDismissRate = 1 }) { scheduler, _ in
+    try await withVirtualSharedInstance(.wellBehaved.with { $0.rewardAfterDismissRate = 1 }) { scheduler, _ in
       let viewController = ViewController()
       try await scheduler.driving { await viewController.viewDidLoad() }
       viewController.show()
@@ -164,7 +164,7 @@ struct VendorSampleTests {
   }
 
   @Test func failedLoadIsReportedAndShowSaysNotReady() async throws {
-    try await withVirtualSharedInstance(.quiet.with { $0.fillRate = 0 }) { scheduler, _ in
+    try await withVirtualSharedInstance(.wellBehaved.with { $0.fillRate = 0 }) { scheduler, _ in
       let viewController = ViewController()
       try await scheduler.driving { await viewController.viewDidLoad() }
       #expect(!viewController.isAdReady)

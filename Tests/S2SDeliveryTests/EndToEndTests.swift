@@ -16,18 +16,6 @@ struct EndToEndTests {
   static let userID = "player 42/é&x=1"
   static let customData = "a&b=c d/é"
 
-  static var googleProfile: GoogleBehaviorProfile {
-    var profile = GoogleBehaviorProfile()
-    profile.fillRate = 1
-    profile.timeoutRate = 0
-    profile.networkErrorRate = 0
-    profile.presentFailureRate = 0
-    profile.skipRate = 0
-    profile.mediationAdapterReadyRate = 1
-    profile.sdkReadyRate = 1
-    return profile
-  }
-
   @Test func bothNetworksCallTheReceiverAndTheCallbacksVerifyOnce() async throws {
     let receiver = try LoopbackHTTPReceiver()
     defer { receiver.stop() }
@@ -53,7 +41,7 @@ struct EndToEndTests {
         ], autoReload: false),
     ])
     let registry = try AdapterRegistry([
-      MaxNetwork.registration(profile: .wellBehaved), GoogleNetwork.registration(profile: Self.googleProfile),
+      MaxNetwork.registration(profile: .wellBehaved), GoogleNetwork.registration(profile: .wellBehaved),
     ])
     let dispatcher = ServerCallbackDispatcher(client: URLSessionHTTPGetClient())
     let scheduler = VirtualScheduler()

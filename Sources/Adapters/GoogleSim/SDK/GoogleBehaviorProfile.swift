@@ -125,4 +125,21 @@ public struct GoogleBehaviorProfile: Sendable, Equatable {
 
   /// Creates the default profile; change its properties to taste.
   public init() {}
+
+  /// A profile with no randomness left in the user's behaviour and no quirks: every request fills,
+  /// nothing times out or fails, the user never skips or clicks, the reward comes once and on time.
+  /// A base for tests that force one behaviour at a time (like MaxSim's `wellBehaved`).
+  public static var wellBehaved: GoogleBehaviorProfile {
+    var profile = GoogleBehaviorProfile()
+    profile.fillRate = 1
+    profile.timeoutRate = 0
+    profile.networkErrorRate = 0
+    profile.presentFailureRate = 0
+    profile.skipRate = 0
+    profile.clickRate = 0
+    profile.rewardAfterDismissRate = 0
+    profile.duplicateRewardRate = 0
+    profile.mediationAdapterReadyRate = 1
+    return profile
+  }
 }
