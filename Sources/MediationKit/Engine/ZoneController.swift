@@ -25,6 +25,35 @@ final class ZoneController: Sendable {
   /// Why the zone has no ad, for the error `show` throws.
   private enum LastAd { case none, shown, expired }
 
+  /// The zone's deadlines, made once and armed again for every load, fill and show, so that none
+  /// of them allocates per cycle and a disarmed one leaves nothing queued.
+  private struct Timers {
+    /// The load attempt's timeout (one attempt at a time: ``LoadAttempt``).
+    let load: any SchedulerTimer
+    /// The ready ad's expiry.
+    let expiry: any SchedulerTimer
+    /// The show's display timeout and maximum duration (one show at a time).
+    let display: any SchedulerTimer
+    let showDuration: any SchedulerTimer
+    /// The end of the late-signal window of the oldest ended show (``Lingering``).
+    let linger: any SchedulerTimer
+  }
+
+  /// The load attempt the load timer is armed for.
+  private struct LoadAttempt {
+    let loadID: Int
+    let entry: Int
+    let request: AdapterLoadRequest
+  }
+
+  /// An ended show kept for its late-signal window: its ad is discarded, and its session (which
+  /// turns late signals into diagnostics) let go, when the window ends.
+  private struct Lingering {
+    let until: Duration
+    let ready: ReadyAd
+    let session: ShowSession
+  }
+
   private struct State {
     var loadID = 0
     var auction: Auction?
@@ -35,15 +64,28 @@ final class ZoneController: Sendable {
     var unavailable: (version: Int, networks: [NetworkID: String]) = (-1, [:])
     var auctionTimer: Cancellable?
     var ready: ReadyAd?
-    var expiryTimer: Cancellable?
     var lastAd = LastAd.none
     /// Consecutive failed loads, for the retry backoff; reset by a fill.
     var consecutiveFailures = 0
     var retryTimer: Cancellable?
     /// Times of recent shows (at most a day's worth), for frequency caps.
     var showTimes: [Duration] = []
-    /// The show on screen; kept alive here, then for the late-signal window after it ends.
+    /// The show on screen; kept alive here, then in `lingering` for the late-signal window.
     var session: ShowSession?
+    /// Ended shows in their late-signal window, oldest first.
+    var lingering: [Lingering] = []
+    /// Set once, at the end of `init`.
+    var timers: Timers?
+    /// The load attempt whose timeout `timers.load` is armed for.
+    var attempt: LoadAttempt?
+
+    /// Disarms the load timer if it is armed for `entry`'s attempt (an answer for an attempt that
+    /// already ended leaves the current attempt's timer alone).
+    mutating func stopLoadTimer(entry: Int) {
+      guard attempt?.entry == entry else { return }
+      attempt = nil
+      timers?.load.disarm()
+    }
     /// The ad the last load filled with, to recognise an SDK reporting the same load twice. Held
     /// (not just its identifier, which a new ad could reuse) until the next fill.
     var acceptedAd: (any AdapterAd)?
@@ -75,6 +117,14 @@ final class ZoneController: Sendable {
     self.reportsRevenue = Set(
       context.adapters.values.filter { $0.info.capabilities.contains(.impressionRevenue) }.map(\.info.id))
     self.context = context
+    let scheduler = context.scheduler
+    let timers = Timers(
+      load: scheduler.makeTimer { [weak self] in self?.loadAttemptTimedOut() },
+      expiry: scheduler.makeTimer { [weak self] in self?.expire() },
+      display: scheduler.makeTimer { [weak self] in self?.currentShow()?.receive(.displayTimeoutEnded) },
+      showDuration: scheduler.makeTimer { [weak self] in self?.currentShow()?.receive(.showTimeoutEnded) },
+      linger: scheduler.makeTimer { [weak self] in self?.endLateSignalWindows() })
+    state.withLock { $0.timers = timers }
   }
 
   var isReady: Bool {
@@ -173,7 +223,10 @@ final class ZoneController: Sendable {
       case .load(let entry, let item, let bid, let timeout):
         startLoad(entry, item: item, bid: bid, timeout: timeout, loadID: loadID, request: request)
       case .cancel(let entry):
-        state.withLock { $0.inFlight.remove(entry) }?.cancel()
+        state.withLock { state in
+          state.stopLoadTimer(entry: entry)
+          return state.inFlight.remove(entry)
+        }?.cancel()
       case .discard(let loaded, let diagnostic):
         loaded.ad.discard()
         context.publish(zone.id, nil, .diagnostic(diagnostic))
@@ -206,8 +259,9 @@ final class ZoneController: Sendable {
     guard let adapter = adapters[entry] else { return }
     let request = request.for(item, bid: bid)
     let scheduler = context.scheduler
-    let timer = scheduler.schedule(after: timeout) { [self] in
-      withAuction(loadID, request: request) { auction, now in auction.timedOut(entry: entry, now: now) }
+    state.withLock { state in
+      state.attempt = LoadAttempt(loadID: loadID, entry: entry, request: request)
+      state.timers?.load.arm(after: timeout)
     }
     let handle = adapter.load(request) { [weak self] result in
       guard let self else { return }
@@ -219,7 +273,14 @@ final class ZoneController: Sendable {
         scheduler.execute { [self] in answer(result, entry: entry, loadID: loadID, request: request) }
       }
     }
-    state.withLock { $0.inFlight.insert(handle, timer: timer, for: entry) }
+    state.withLock { $0.inFlight.insert(handle, for: entry) }
+  }
+
+  private func loadAttemptTimedOut() {
+    guard let attempt = state.withLock({ $0.attempt.take() }) else { return }
+    withAuction(attempt.loadID, request: attempt.request) { auction, now in
+      auction.timedOut(entry: attempt.entry, now: now)
+    }
   }
 
   private func answer(
@@ -236,6 +297,7 @@ final class ZoneController: Sendable {
         // number may belong to the load running now.
         guard state.loadID == loadID else { return .stale }
         _ = state.inFlight.remove(entry)
+        state.stopLoadTimer(entry: entry)
         // Take the auction out so mutating it does not copy its arrays.
         guard var auction = state.auction.take() else { return .stale }
         let actions = auction.loaded(entry: entry, ad: loaded, now: now)
@@ -265,6 +327,7 @@ final class ZoneController: Sendable {
     let now = context.scheduler.now
     let leftovers = state.withLock { state -> [Cancellable] in
       defer { state.inFlight.removeAll() }
+      if state.attempt.take() != nil { state.timers?.load.disarm() }
       var handles = state.inFlight.handles
       if let timer = state.auctionTimer.take() { handles.append(timer) }
       return handles
@@ -289,17 +352,13 @@ final class ZoneController: Sendable {
     case .filled(let item, let loaded, let price, let precision, let responses):
       var lifetime = adExpiry
       if let own = loaded.lifetime { lifetime = min(lifetime, own) }
-      // The expiry timer first, so the ad and its timer are stored in one lock round. It cannot
-      // fire before they are: this runs on the scheduler's executor, which runs one action at a
-      // time.
-      let timer = context.scheduler.schedule(after: lifetime) { [self] in expire(adID: loadID) }
       let info = state.withLock { state -> AdInfo in
+        state.timers?.expiry.arm(after: lifetime)
         let info = AdInfo(
           zoneID: zone.id, network: item.network, placementID: item.placementId, ecpm: price,
           responses: responses,
           latency: now - state.loadStartedAt, precision: precision, strategy: zone.strategy)
         state.ready = ReadyAd(id: loadID, info: info, loaded: loaded, expiresAt: now + lifetime)
-        state.expiryTimer = timer
         state.lastAd = .none
         state.consecutiveFailures = 0
         state.acceptedAd = loaded.ad
@@ -315,11 +374,10 @@ final class ZoneController: Sendable {
     .seconds(1 << min(6, max(1, failures)))
   }
 
-  private func expire(adID: Int) {
+  private func expire() {
     let expired = state.withLock { state -> ReadyAd? in
-      guard let ready = state.ready, ready.id == adID else { return nil }
+      guard let ready = state.ready else { return nil }
       state.ready = nil
-      state.expiryTimer = nil
       state.lastAd = .expired
       return ready
     }
@@ -367,15 +425,17 @@ final class ZoneController: Sendable {
         throw MediationError(.anotherAdShowing, "zone '\(zone.id)': another ad is showing (zone '\(other)')")
       }
       state.ready = nil
-      state.expiryTimer?.cancel()
-      state.expiryTimer = nil
+      state.timers?.expiry.disarm()
       state.lastAd = .shown
       if zone.caps != nil { state.showTimes.append(now) }
       return ready
     }
     let reportsRevenue = reportsRevenue.contains(ready.info.network)
+    let timers = state.withLock { $0.timers }
+    guard let timers else { return }
     let session = ShowSession(
-      ready: ready, zone: zone, graceWindow: rewardGrace, context: context, estimateRevenue: !reportsRevenue
+      ready: ready, zone: zone, graceWindow: rewardGrace, context: context, estimateRevenue: !reportsRevenue,
+      displayTimer: timers.display, showTimer: timers.showDuration
     ) {
       [weak self] session in self?.showEnded(ready, session: session)
     }
@@ -383,17 +443,38 @@ final class ZoneController: Sendable {
     session.begin(from: presenter, customData: customData)
   }
 
+  /// The show on screen, for its timers.
+  private func currentShow() -> ShowSession? {
+    state.withLock { $0.session }
+  }
+
   /// Frees the screen and preloads; the ad itself is discarded only after the late-signal window,
   /// so a network's late callbacks (a reward after the final dismissal) still reach the show and
   /// are reported as diagnostics.
   private func showEnded(_ ready: ReadyAd, session: ShowSession) {
     context.fullScreen.release(zone.id)
-    state.withLock { $0.session = nil }
-    context.scheduler.schedule(after: context.options.lateSignalWindow) {
-      ready.loaded.ad.discard()
-      withExtendedLifetime(session) {}
+    let window = context.options.lateSignalWindow
+    let until = context.scheduler.now + window
+    state.withLock { state in
+      state.session = nil
+      state.lingering.append(Lingering(until: until, ready: ready, session: session))
+      if state.lingering.count == 1 { state.timers?.linger.arm(after: window) }
     }
     if zone.autoReload { beginLoad() }
+  }
+
+  /// Discards the ads of the ended shows whose late-signal window is over, and lets their
+  /// sessions go; then waits for the next one.
+  private func endLateSignalWindows() {
+    let now = context.scheduler.now
+    let ended = state.withLock { state -> [Lingering] in
+      let count = state.lingering.prefix { $0.until <= now }.count
+      let ended = Array(state.lingering.prefix(count))
+      state.lingering.removeFirst(count)
+      if let next = state.lingering.first { state.timers?.linger.arm(after: next.until - now) }
+      return ended
+    }
+    for show in ended { show.ready.loaded.ad.discard() }
   }
 }
 
@@ -450,33 +531,22 @@ struct InFlightRequests {
   private struct Request {
     let entry: Int
     let handle: Cancellable
-    let timer: Cancellable?
   }
 
   private var requests: [Request] = []
 
-  /// Every open request's handles, timers included.
-  var handles: [Cancellable] {
-    var handles: [Cancellable] = []
-    for request in requests {
-      handles.append(request.handle)
-      if let timer = request.timer { handles.append(timer) }
-    }
-    return handles
-  }
+  /// Every open request's handle.
+  var handles: [Cancellable] { requests.map(\.handle) }
 
-  mutating func insert(_ handle: Cancellable, timer: Cancellable? = nil, for entry: Int) {
+  mutating func insert(_ handle: Cancellable, for entry: Int) {
     requests.removeAll { $0.entry == entry }
-    requests.append(Request(entry: entry, handle: handle, timer: timer))
+    requests.append(Request(entry: entry, handle: handle))
   }
 
-  /// Removes `entry`'s request; the returned handle cancels both the request and its timer.
+  /// Removes `entry`'s request and returns its handle.
   mutating func remove(_ entry: Int) -> Cancellable? {
     guard let index = requests.firstIndex(where: { $0.entry == entry }) else { return nil }
-    let request = requests.remove(at: index)
-    guard let timer = request.timer else { return request.handle }
-    timer.cancel()
-    return request.handle
+    return requests.remove(at: index).handle
   }
 
   mutating func removeAll() { requests.removeAll() }

@@ -6,8 +6,6 @@ final class ShowSession: Sendable {
   private struct State {
     var machine: ShowStateMachine
     var graceTimer: Cancellable?
-    var displayTimer: Cancellable?
-    var showTimer: Cancellable?
   }
 
   private let ready: ZoneController.ReadyAd
@@ -15,6 +13,11 @@ final class ShowSession: Sendable {
   private let context: EngineContext
   private let onFinish: @Sendable (ShowSession) -> Void
   private let estimateRevenue: Bool
+  /// The zone's display-timeout and show-duration timers, armed for this show; their actions
+  /// feed ``ShowStateMachine/Input/displayTimeoutEnded`` and ``ShowStateMachine/Input/showTimeoutEnded``
+  /// to the zone's current show.
+  private let displayTimer: any SchedulerTimer
+  private let showTimer: any SchedulerTimer
   private let state: Locked<State>
 
   /// - Parameters:
@@ -23,9 +26,11 @@ final class ShowSession: Sendable {
   ///     price, for networks that do not report it themselves.
   init(
     ready: ZoneController.ReadyAd, zone: ZoneConfig, graceWindow: Duration, context: EngineContext,
-    estimateRevenue: Bool,
+    estimateRevenue: Bool, displayTimer: any SchedulerTimer, showTimer: any SchedulerTimer,
     onFinish: @escaping @Sendable (ShowSession) -> Void
   ) {
+    self.displayTimer = displayTimer
+    self.showTimer = showTimer
     self.ready = ready
     self.zone = zone
     self.context = context
@@ -36,16 +41,8 @@ final class ShowSession: Sendable {
 
   /// Starts the display timeout and asks the adapter to show.
   func begin(from presenter: any AdPresenting, customData: String?) {
-    let timer = context.scheduler.schedule(after: context.options.displayTimeout) { [self] in
-      receive(.displayTimeoutEnded)
-    }
-    let showTimer = context.scheduler.schedule(after: context.options.maxShowDuration) { [weak self] in
-      self?.receive(.showTimeoutEnded)
-    }
-    state.withLock { state in
-      state.displayTimer = timer
-      state.showTimer = showTimer
-    }
+    displayTimer.arm(after: context.options.displayTimeout)
+    showTimer.arm(after: context.options.maxShowDuration)
     let scheduler = context.scheduler
     // Weak: the SDK may keep the sink after the ad is discarded; the zone keeps the session alive
     // for the show and the late-signal window after it.
@@ -64,7 +61,8 @@ final class ShowSession: Sendable {
       signals: sink)
   }
 
-  private func receive(_ input: ShowStateMachine.Input) {
+  /// Feeds `input` to the machine and performs what it asks.
+  func receive(_ input: ShowStateMachine.Input) {
     let (actions, finished) = state.withLock { state in
       let wasFinished = state.machine.isFinished
       let actions = state.machine.handle(input)
@@ -89,16 +87,13 @@ final class ShowSession: Sendable {
       case .cancelGraceTimer:
         state.withLock { $0.graceTimer.take() }?.cancel()
       case .cancelDisplayTimer:
-        state.withLock { $0.displayTimer.take() }?.cancel()
+        displayTimer.disarm()
       }
     }
     if finished {
-      let (grace, display, show) = state.withLock { state in
-        (state.graceTimer.take(), state.displayTimer.take(), state.showTimer.take())
-      }
-      grace?.cancel()
-      display?.cancel()
-      show?.cancel()
+      state.withLock { $0.graceTimer.take() }?.cancel()
+      displayTimer.disarm()
+      showTimer.disarm()
       onFinish(self)
     }
   }

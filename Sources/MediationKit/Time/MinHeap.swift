@@ -1,5 +1,12 @@
-/// A binary min-heap.
-struct MinHeap<Element: Comparable> {
+/// An element of a ``MinHeap``, told its position each time it is placed, so that its owner can
+/// remove it from the middle of the heap (``MinHeap/remove(at:)``).
+protocol MinHeapElement: Comparable {
+  /// The element now sits at `index` of the heap's storage.
+  func placed(at index: Int)
+}
+
+/// A binary min-heap that tells each element where it sits.
+struct MinHeap<Element: MinHeapElement> {
   private var storage: [Element] = []
 
   var count: Int { storage.count }
@@ -8,18 +15,7 @@ struct MinHeap<Element: Comparable> {
 
   mutating func insert(_ element: Element) {
     storage.append(element)
-    // Sift up through a hole: parents move down one step each, the new element is written once.
-    // The buffer pointer skips per-step bounds and uniqueness checks (the indices are in range).
-    storage.withUnsafeMutableBufferPointer { buffer in
-      var child = buffer.count - 1
-      while child > 0 {
-        let parent = (child - 1) / 2
-        guard element < buffer[parent] else { break }
-        buffer[child] = buffer[parent]
-        child = parent
-      }
-      buffer[child] = element
-    }
+    siftUp(element, from: storage.count - 1)
   }
 
   /// Keeps only the elements `isIncluded` accepts, calling `removed` on the others, and restores
@@ -31,6 +27,7 @@ struct MinHeap<Element: Comparable> {
       if shouldRemove(element) { removed(element) } else { kept.append(element) }
     }
     storage = kept
+    for (index, element) in storage.enumerated() { element.placed(at: index) }
     var index = storage.count / 2 - 1
     while index >= 0 {
       siftDown(from: index)
@@ -40,12 +37,42 @@ struct MinHeap<Element: Comparable> {
 
   @discardableResult
   mutating func removeFirst() -> Element? {
-    guard let last = storage.popLast() else { return nil }
-    guard !storage.isEmpty else { return last }
-    let first = storage[0]
-    storage[0] = last
-    siftDown(from: 0)
-    return first
+    storage.isEmpty ? nil : remove(at: 0)
+  }
+
+  /// Removes the element at `index` (as last told by ``MinHeapElement/placed(at:)``).
+  @discardableResult
+  mutating func remove(at index: Int) -> Element {
+    let removed = storage[index]
+    let last = storage.removeLast()
+    guard index < storage.count else { return removed }
+    // The last element takes the hole, then moves up or down to its place.
+    storage[index] = last
+    last.placed(at: index)
+    if index > 0 && last < storage[(index - 1) / 2] {
+      siftUp(last, from: index)
+    } else {
+      siftDown(from: index)
+    }
+    return removed
+  }
+
+  /// Moves `element`, at `start`, up to its place through a hole: parents move down one step
+  /// each, the element is written once. The buffer pointer skips per-step bounds and uniqueness
+  /// checks (the indices are in range).
+  private mutating func siftUp(_ element: Element, from start: Int) {
+    storage.withUnsafeMutableBufferPointer { buffer in
+      var child = start
+      while child > 0 {
+        let parent = (child - 1) / 2
+        guard element < buffer[parent] else { break }
+        buffer[child] = buffer[parent]
+        buffer[child].placed(at: child)
+        child = parent
+      }
+      buffer[child] = element
+      element.placed(at: child)
+    }
   }
 
   /// Moves the element at `start` down to its place, through a hole (children move up one step
@@ -64,9 +91,11 @@ struct MinHeap<Element: Comparable> {
         if right < count, buffer[right] < buffer[left] { smallest = right }
         guard buffer[smallest] < element else { break }
         buffer[parent] = buffer[smallest]
+        buffer[parent].placed(at: parent)
         parent = smallest
       }
       buffer[parent] = element
+      element.placed(at: parent)
     }
   }
 }

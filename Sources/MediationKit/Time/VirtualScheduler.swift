@@ -8,16 +8,23 @@ import Synchronization
 /// nothing is runnable. All state sits under one lock; actions run outside it, on the thread that
 /// drives the scheduler, and may schedule more work.
 public final class VirtualScheduler: Scheduler {
-  /// One scheduled action; also its own cancellation handle.
+  /// One scheduled action, or the action of a reusable timer; a one-shot slot is also its own
+  /// cancellation handle.
   private final class Slot: CancellationTarget {
     let action: @Sendable () -> Void
-    /// 0 pending, 1 taken to run, 2 cancelled.
+    /// 0 pending, 1 taken to run, 2 cancelled; one-shot slots only.
     let status = Atomic<UInt8>(0)
     let pending: PendingCounter
+    /// A timer's slot, armed and disarmed under the scheduler's lock, rather than a one-shot one.
+    let isTimer: Bool
+    /// Where the slot sits in the heap, -1 when it is not in it. Read and written only under the
+    /// scheduler's lock; an atomic (relaxed: a plain load or store) because the class is shared.
+    let heapIndex = Atomic<Int>(-1)
 
-    init(_ action: @escaping @Sendable () -> Void, pending: PendingCounter) {
+    init(_ action: @escaping @Sendable () -> Void, pending: PendingCounter, isTimer: Bool = false) {
       self.action = action
       self.pending = pending
+      self.isTimer = isTimer
     }
 
     func cancel() {
@@ -36,7 +43,7 @@ public final class VirtualScheduler: Scheduler {
 
   /// A heap entry. The slot is held unmanaged (retained once on insert, released once on removal)
   /// so that sifting the heap moves plain values instead of retaining and releasing references.
-  private struct Entry: Comparable {
+  private struct Entry: MinHeapElement {
     /// Due time in nanoseconds: plain integers compare faster than `Duration`.
     let time: Int64
     let sequence: UInt64
@@ -45,6 +52,49 @@ public final class VirtualScheduler: Scheduler {
     static func == (lhs: Entry, rhs: Entry) -> Bool { lhs.sequence == rhs.sequence }
     static func < (lhs: Entry, rhs: Entry) -> Bool {
       lhs.time != rhs.time ? lhs.time < rhs.time : lhs.sequence < rhs.sequence
+    }
+
+    func placed(at index: Int) {
+      slot._withUnsafeGuaranteedRef { $0.heapIndex.store(index, ordering: .relaxed) }
+    }
+  }
+
+  /// A reusable timer: one slot, put into the heap on each arming and taken out on disarming, so
+  /// arming allocates nothing and a disarmed timer leaves nothing behind in the heap.
+  private final class Timer: SchedulerTimer {
+    private let slot: Slot
+    private let state: Locked<State>
+
+    init(slot: Slot, state: Locked<State>) {
+      self.slot = slot
+      self.state = state
+    }
+
+    deinit { disarm() }
+
+    func arm(after delay: Duration) {
+      let delayNanoseconds = delay > .zero ? VirtualScheduler.nanoseconds(delay) : 0
+      state.withLock { state in
+        if !takeOut(&state) { slot.pending.count.add(1, ordering: .relaxed) }
+        let time = state.nowNanoseconds &+ delayNanoseconds
+        state.heap.insert(Entry(time: time, sequence: state.nextSequence, slot: .passRetained(slot)))
+        state.nextSequence += 1
+      }
+    }
+
+    func disarm() {
+      state.withLock { state in
+        if takeOut(&state) { slot.pending.count.subtract(1, ordering: .relaxed) }
+      }
+    }
+
+    /// Removes the slot from the heap; whether it was there.
+    private func takeOut(_ state: inout State) -> Bool {
+      let index = slot.heapIndex.load(ordering: .relaxed)
+      guard index >= 0 else { return false }
+      state.heap.remove(at: index).slot.release()
+      slot.heapIndex.store(-1, ordering: .relaxed)
+      return true
     }
   }
 
@@ -71,7 +121,10 @@ public final class VirtualScheduler: Scheduler {
   deinit {
     // Release the slots still in the heap.
     state.withLock { state in
-      while let entry = state.heap.removeFirst() { entry.slot.release() }
+      while let entry = state.heap.removeFirst() {
+        entry.slot._withUnsafeGuaranteedRef { $0.heapIndex.store(-1, ordering: .relaxed) }
+        entry.slot.release()
+      }
     }
   }
 
@@ -128,6 +181,11 @@ public final class VirtualScheduler: Scheduler {
     return Cancellable(slot)
   }
 
+  /// A timer whose armings and disarmings allocate nothing and leave nothing in the queue.
+  public func makeTimer(_ action: @escaping @Sendable () -> Void) -> any SchedulerTimer {
+    Timer(slot: Slot(action, pending: pending, isTimer: true), state: state)
+  }
+
   /// Runs every action due at or before `now + duration`, then sets the clock to that time.
   public func advance(by duration: Duration) {
     let deadline = now + max(duration, .zero)
@@ -164,7 +222,7 @@ public final class VirtualScheduler: Scheduler {
 
   /// `duration` in whole nanoseconds, rounded toward zero (wrapping past `Int64`'s range). From the
   /// 128-bit attosecond count: `Duration.components` would divide and multiply in software.
-  private static func nanoseconds(_ duration: Duration) -> Int64 {
+  fileprivate static func nanoseconds(_ duration: Duration) -> Int64 {
     Int64(truncatingIfNeeded: duration.attoseconds / 1_000_000_000)
   }
 
@@ -181,7 +239,8 @@ public final class VirtualScheduler: Scheduler {
         if top.time > limit { return nil }
         state.heap.removeFirst()
         let slot = top.slot.takeRetainedValue()
-        guard slot.claim() else { continue }
+        slot.heapIndex.store(-1, ordering: .relaxed)
+        guard slot.isTimer || slot.claim() else { continue }
         if top.time > state.nowNanoseconds {
           state.nowNanoseconds = top.time
           state.now = Self.duration(nanoseconds: top.time)
