@@ -313,4 +313,84 @@ struct ReentrantDeliveryTests {
     scheduler.run()
     #expect(second.names(zone: "z") == ["loading", "ready", "shown", "revenue_paid", "rewarded", "closed"])
   }
+
+  /// An SDK that keeps each show's sink, so a test can send signals from inside event delivery.
+  final class KeptSinkNetwork: RewardedAdapter {
+    final class Ad: AdapterAd {
+      let network: KeptSinkNetwork
+      init(network: KeptSinkNetwork) { self.network = network }
+      func show(_ request: AdapterShowRequest, from presenter: any AdPresenting, signals: AdapterSignalSink) {
+        network.sinks.withLock { $0.append(signals) }
+        network.scheduler.schedule(after: .seconds(1)) { signals.send(.displayed) }
+        network.scheduler.schedule(after: .seconds(2)) { signals.send(.rewarded(nil)) }
+        network.scheduler.schedule(after: .seconds(3)) { signals.send(.dismissed) }
+      }
+      func discard() { network.discards.withLock { $0 += 1 } }
+    }
+
+    let info = AdapterInfo(id: "kept", displayName: "Kept", adapterVersion: "1", sdkVersion: "1")
+    let scheduler: any Scheduler
+    let sinks = Locked<[AdapterSignalSink]>([])
+    let discards = Locked(0)
+    init(scheduler: any Scheduler) { self.scheduler = scheduler }
+
+    func start(
+      _ request: AdapterStartRequest, completion: @escaping @Sendable (Result<Void, AdapterError>) -> Void
+    ) {
+      completion(.success(()))
+    }
+
+    func load(
+      _ request: AdapterLoadRequest,
+      completion: @escaping @Sendable (Result<AdapterLoadedAd, AdapterError>) -> Void
+    ) -> Cancellable {
+      scheduler.schedule(after: .seconds(1)) { [self] in
+        completion(.success(AdapterLoadedAd(ad: Ad(network: self))))
+      }
+    }
+  }
+
+  /// While the show's `closed` is being delivered, the SDK reports the dismissal and the reward
+  /// again (on the executor, at once). The show ends once: one `closed`, the late signals as
+  /// diagnostics, the screen freed for the next show, and the ad discarded once, after the
+  /// late-signal window.
+  @Test func signalsDeliveredWhileTheShowEndsDoNotEndItTwice() throws {
+    let scheduler = VirtualScheduler()
+    let network = KeptSinkNetwork(scheduler: scheduler)
+    let registry = try AdapterRegistry([AdapterRegistration(info: network.info) { _ in network }])
+    let mediator = try Mediator(
+      config: MediationConfig(zones: [zone([item("kept", "p", ecpm: 1)])]), registry: registry,
+      scheduler: scheduler)
+    let ad = try mediator.rewardedAd(zone: "z")
+    let shows = Locked(0)
+    mediator.observeEvents { event in
+      switch event.event {
+      case .ready:
+        if shows.withLock({ $0 }) < 2 { try? ad.show(from: HeadlessPresenter()) }
+      case .shown:
+        shows.withLock { $0 += 1 }
+      case .closed:
+        let sink = network.sinks.withLock { $0.last }
+        sink?.send(.dismissed)
+        sink?.send(.rewarded(nil))
+        ad.load()
+      default: break
+      }
+    }
+    let recorder = EventRecorder(mediator)
+    ad.load()
+    scheduler.advance(by: .seconds(30))
+    let oneShow = [
+      "loading", "ready", "shown", "revenue_paid", "rewarded", "closed", "diagnostic", "diagnostic",
+    ]
+    #expect(recorder.names(zone: "z") == oneShow + oneShow + ["loading", "ready"])
+    let diagnostics = recorder.events(zone: "z").compactMap { event -> Diagnostic.Kind? in
+      if case .diagnostic(let diagnostic) = event { return diagnostic.kind } else { return nil }
+    }
+    #expect(diagnostics == [.signalAfterTerminal, .duplicateReward, .signalAfterTerminal, .duplicateReward])
+    #expect(network.discards.withLock { $0 } == 0)
+    scheduler.advance(by: .seconds(60))
+    #expect(network.discards.withLock { $0 } == 2)
+    try recorder.verifyContract(requireFinished: false)
+  }
 }

@@ -32,9 +32,10 @@ final class ZoneController: Sendable {
     let load: any SchedulerTimer
     /// The ready ad's expiry.
     let expiry: any SchedulerTimer
-    /// The show's display timeout and maximum duration (one show at a time).
+    /// The show's display timeout, maximum duration and reward grace window (one show at a time).
     let display: any SchedulerTimer
     let showDuration: any SchedulerTimer
+    let grace: any SchedulerTimer
     /// The end of the late-signal window of the oldest ended show (``Lingering``).
     let linger: any SchedulerTimer
   }
@@ -46,12 +47,11 @@ final class ZoneController: Sendable {
     let request: AdapterLoadRequest
   }
 
-  /// An ended show kept for its late-signal window: its ad is discarded, and its session (which
-  /// turns late signals into diagnostics) let go, when the window ends.
+  /// An ended show kept for its late-signal window, which turns late signals into diagnostics:
+  /// when the window ends, its ad is discarded and the show forgotten.
   private struct Lingering {
     let until: Duration
-    let ready: ReadyAd
-    let session: ShowSession
+    var session: ShowSession
   }
 
   private struct State {
@@ -70,8 +70,9 @@ final class ZoneController: Sendable {
     var retryTimer: Cancellable?
     /// Times of recent shows (at most a day's worth), for frequency caps.
     var showTimes: [Duration] = []
-    /// The show on screen; kept alive here, then in `lingering` for the late-signal window.
+    /// The show on screen; then in `lingering` for the late-signal window.
     var session: ShowSession?
+    var lastShowID = 0
     /// Ended shows in their late-signal window, oldest first.
     var lingering: [Lingering] = []
     /// Set once, at the end of `init`.
@@ -121,8 +122,9 @@ final class ZoneController: Sendable {
     let timers = Timers(
       load: scheduler.makeTimer { [weak self] in self?.loadAttemptTimedOut() },
       expiry: scheduler.makeTimer { [weak self] in self?.expire() },
-      display: scheduler.makeTimer { [weak self] in self?.currentShow()?.receive(.displayTimeoutEnded) },
-      showDuration: scheduler.makeTimer { [weak self] in self?.currentShow()?.receive(.showTimeoutEnded) },
+      display: scheduler.makeTimer { [weak self] in self?.receive(.displayTimeoutEnded, show: nil) },
+      showDuration: scheduler.makeTimer { [weak self] in self?.receive(.showTimeoutEnded, show: nil) },
+      grace: scheduler.makeTimer { [weak self] in self?.receive(.graceWindowEnded, show: nil) },
       linger: scheduler.makeTimer { [weak self] in self?.endLateSignalWindows() })
     state.withLock { $0.timers = timers }
   }
@@ -430,51 +432,111 @@ final class ZoneController: Sendable {
       if zone.caps != nil { state.showTimes.append(now) }
       return ready
     }
-    let reportsRevenue = reportsRevenue.contains(ready.info.network)
-    let timers = state.withLock { $0.timers }
-    guard let timers else { return }
-    let session = ShowSession(
-      ready: ready, zone: zone, graceWindow: rewardGrace, context: context, estimateRevenue: !reportsRevenue,
-      displayTimer: timers.display, showTimer: timers.showDuration
-    ) {
-      [weak self] session in self?.showEnded(ready, session: session)
+    let estimateRevenue = !reportsRevenue.contains(ready.info.network)
+    let showID = state.withLock { state -> Int in
+      state.lastShowID += 1
+      state.session = ShowSession(
+        id: state.lastShowID, ready: ready, machine: ShowStateMachine(graceWindow: rewardGrace),
+        estimateRevenue: estimateRevenue)
+      state.timers?.display.arm(after: context.options.displayTimeout)
+      state.timers?.showDuration.arm(after: context.options.maxShowDuration)
+      return state.lastShowID
     }
-    state.withLock { $0.session = session }
-    session.begin(from: presenter, customData: customData)
+    let scheduler = context.scheduler
+    // Weak: the SDK may keep the sink after the ad is discarded.
+    let sink = AdapterSignalSink { [weak self] signal in
+      guard let self else { return }
+      // `runOnExecutor`, spelled out: a signal sent from a scheduled action (the usual case) is
+      // handled at once, without allocating a closure for it.
+      if scheduler.isCurrentExecutor {
+        receive(.signal(signal), show: showID)
+      } else {
+        scheduler.execute { [self] in receive(.signal(signal), show: showID) }
+      }
+    }
+    ready.loaded.ad.show(
+      AdapterShowRequest(zoneID: zone.id, customData: customData, userID: context.userID), from: presenter,
+      signals: sink)
   }
 
-  /// The show on screen, for its timers.
-  private func currentShow() -> ShowSession? {
-    state.withLock { $0.session }
+  /// Feeds `input` to show `showID` (the show on screen when `nil`, for its timers) and performs
+  /// what its machine asks; a show past its late-signal window ignores it.
+  private func receive(_ input: ShowStateMachine.Input, show showID: Int?) {
+    var actions = ShowActions()
+    let handled = state.withLock { state -> (session: ShowSession, ended: Bool)? in
+      if var session = state.session, showID == nil || session.id == showID {
+        // Taken out while it changes, so the machine is not copied.
+        state.session = nil
+        let wasFinished = session.machine.isFinished
+        session.machine.handle(input, into: &actions)
+        // Ended by this input (a later one, delivered while the show's end is being published,
+        // only adds diagnostics).
+        let ended = !wasFinished && session.machine.isFinished
+        state.session = session
+        return (session, ended)
+      }
+      guard let showID, let index = state.lingering.firstIndex(where: { $0.session.id == showID }) else {
+        return nil
+      }
+      state.lingering[index].session.machine.handle(input, into: &actions)
+      return (state.lingering[index].session, false)
+    }
+    guard let (session, ended) = handled else { return }
+    // For networks that do not report revenue, the core reports the impression's revenue from
+    // the winning price, right after `shown` (which a show emits once).
+    actions.forEach { action in
+      switch action {
+      case .emit(let event):
+        context.publish(event, of: session.ready, zone: zone)
+        if session.estimateRevenue, case .shown = event {
+          let info = session.ready.info
+          context.publish(
+            .revenuePaid(ImpressionRevenue(usd: info.ecpm / 1000, precision: info.precision)),
+            of: session.ready,
+            zone: zone)
+        }
+      case .startGraceTimer(let duration):
+        state.withLock { $0.timers?.grace.arm(after: duration) }
+      case .cancelGraceTimer:
+        state.withLock { $0.timers?.grace.disarm() }
+      case .cancelDisplayTimer:
+        state.withLock { $0.timers?.display.disarm() }
+      }
+    }
+    if ended { showEnded(session) }
   }
 
   /// Frees the screen and preloads; the ad itself is discarded only after the late-signal window,
   /// so a network's late callbacks (a reward after the final dismissal) still reach the show and
   /// are reported as diagnostics.
-  private func showEnded(_ ready: ReadyAd, session: ShowSession) {
+  private func showEnded(_ session: ShowSession) {
     context.fullScreen.release(zone.id)
     let window = context.options.lateSignalWindow
     let until = context.scheduler.now + window
     state.withLock { state in
+      guard let timers = state.timers else { return }
+      timers.grace.disarm()
+      timers.display.disarm()
+      timers.showDuration.disarm()
       state.session = nil
-      state.lingering.append(Lingering(until: until, ready: ready, session: session))
-      if state.lingering.count == 1 { state.timers?.linger.arm(after: window) }
+      state.lingering.append(Lingering(until: until, session: session))
+      if state.lingering.count == 1 { timers.linger.arm(after: window) }
     }
     if zone.autoReload { beginLoad() }
   }
 
-  /// Discards the ads of the ended shows whose late-signal window is over, and lets their
-  /// sessions go; then waits for the next one.
+  /// Discards the ads of the ended shows whose late-signal window is over and forgets them;
+  /// then waits for the next one.
   private func endLateSignalWindows() {
     let now = context.scheduler.now
-    let ended = state.withLock { state -> [Lingering] in
-      let count = state.lingering.prefix { $0.until <= now }.count
-      let ended = Array(state.lingering.prefix(count))
-      state.lingering.removeFirst(count)
+    var ended: [ReadyAd] = []
+    state.withLock { state in
+      while let first = state.lingering.first, first.until <= now {
+        ended.append(state.lingering.removeFirst().session.ready)
+      }
       if let next = state.lingering.first { state.timers?.linger.arm(after: next.until - now) }
-      return ended
     }
-    for show in ended { show.ready.loaded.ad.discard() }
+    for ready in ended { ready.loaded.ad.discard() }
   }
 }
 

@@ -1,104 +1,57 @@
-import Synchronization
+/// One show of a zone: its ad, its ``ShowStateMachine`` and whether the core reports its revenue.
+///
+/// A value in the zone's state, not an object: the zone feeds it adapter signals and timer ends
+/// under its lock while the ad is on screen, then keeps it for the late-signal window, so that a
+/// network's late callbacks (a reward after the final dismissal) are still reported as diagnostics.
+struct ShowSession {
+  /// Tells the zone's shows apart: the adapter's signal sink carries it.
+  let id: Int
+  let ready: ZoneController.ReadyAd
+  var machine: ShowStateMachine
+  /// Whether the core reports the impression's revenue from the winning price, for networks
+  /// that do not report it themselves.
+  let estimateRevenue: Bool
+}
 
-/// Drives one show: feeds adapter signals and timers into a ``ShowStateMachine`` on the
-/// scheduler and publishes what it emits.
-final class ShowSession: Sendable {
-  private struct State {
-    var machine: ShowStateMachine
-    var graceTimer: Cancellable?
+/// Where ``ShowStateMachine`` appends the actions it asks for.
+protocol ShowActionSink {
+  mutating func append(_ action: ShowStateMachine.Action)
+}
+
+extension Array: ShowActionSink where Element == ShowStateMachine.Action {}
+
+/// The actions of one input, stored inline rather than in an array allocated per signal: one
+/// input asks for at most five.
+struct ShowActions: ShowActionSink {
+  private var first: (ShowStateMachine.Action?, ShowStateMachine.Action?, ShowStateMachine.Action?)
+  private var more: [ShowStateMachine.Action] = []
+  private(set) var count = 0
+
+  init() { first = (nil, nil, nil) }
+
+  mutating func append(_ action: ShowStateMachine.Action) {
+    switch count {
+    case 0: first.0 = action
+    case 1: first.1 = action
+    case 2: first.2 = action
+    default: more.append(action)
+    }
+    count += 1
   }
 
-  private let ready: ZoneController.ReadyAd
-  private let zone: ZoneConfig
-  private let context: EngineContext
-  private let onFinish: @Sendable (ShowSession) -> Void
-  private let estimateRevenue: Bool
-  /// The zone's display-timeout and show-duration timers, armed for this show; their actions
-  /// feed ``ShowStateMachine/Input/displayTimeoutEnded`` and ``ShowStateMachine/Input/showTimeoutEnded``
-  /// to the zone's current show.
-  private let displayTimer: any SchedulerTimer
-  private let showTimer: any SchedulerTimer
-  private let state: Locked<State>
-
-  /// - Parameters:
-  ///   - graceWindow: The zone's reward grace window (``ZoneConfig/rewardGraceSeconds``).
-  ///   - estimateRevenue: Whether the core reports the impression's revenue from the winning
-  ///     price, for networks that do not report it themselves.
-  init(
-    ready: ZoneController.ReadyAd, zone: ZoneConfig, graceWindow: Duration, context: EngineContext,
-    estimateRevenue: Bool, displayTimer: any SchedulerTimer, showTimer: any SchedulerTimer,
-    onFinish: @escaping @Sendable (ShowSession) -> Void
-  ) {
-    self.displayTimer = displayTimer
-    self.showTimer = showTimer
-    self.ready = ready
-    self.zone = zone
-    self.context = context
-    self.estimateRevenue = estimateRevenue
-    self.onFinish = onFinish
-    self.state = Locked(State(machine: ShowStateMachine(graceWindow: graceWindow)))
+  /// Calls `body` with each action, in order.
+  func forEach(_ body: (ShowStateMachine.Action) -> Void) {
+    if let action = first.0 { body(action) }
+    if let action = first.1 { body(action) }
+    if let action = first.2 { body(action) }
+    for action in more { body(action) }
   }
+}
 
-  /// Starts the display timeout and asks the adapter to show.
-  func begin(from presenter: any AdPresenting, customData: String?) {
-    displayTimer.arm(after: context.options.displayTimeout)
-    showTimer.arm(after: context.options.maxShowDuration)
-    let scheduler = context.scheduler
-    // Weak: the SDK may keep the sink after the ad is discarded; the zone keeps the session alive
-    // for the show and the late-signal window after it.
-    let sink = AdapterSignalSink { [weak self] signal in
-      guard let self else { return }
-      // `runOnExecutor`, spelled out: a signal sent from a scheduled action (the usual case) is
-      // handled at once, without allocating a closure for it.
-      if scheduler.isCurrentExecutor {
-        receive(.signal(signal))
-      } else {
-        scheduler.execute { [self] in receive(.signal(signal)) }
-      }
-    }
-    ready.loaded.ad.show(
-      AdapterShowRequest(zoneID: zone.id, customData: customData, userID: context.userID), from: presenter,
-      signals: sink)
-  }
-
-  /// Feeds `input` to the machine and performs what it asks.
-  func receive(_ input: ShowStateMachine.Input) {
-    let (actions, finished) = state.withLock { state in
-      let wasFinished = state.machine.isFinished
-      let actions = state.machine.handle(input)
-      return (actions, !wasFinished && state.machine.isFinished)
-    }
-    // For networks that do not report revenue, the core reports the impression's revenue from
-    // the winning price, right after the first `shown` (published here rather than inserted into
-    // the machine's action list, which would reallocate it).
-    var revenueDue = estimateRevenue
-    for action in actions {
-      switch action {
-      case .emit(let event):
-        publish(event)
-        if revenueDue, case .shown = event {
-          revenueDue = false
-          publish(
-            .revenuePaid(ImpressionRevenue(usd: ready.info.ecpm / 1000, precision: ready.info.precision)))
-        }
-      case .startGraceTimer(let duration):
-        let timer = context.scheduler.schedule(after: duration) { [self] in receive(.graceWindowEnded) }
-        state.withLock { $0.graceTimer = timer }
-      case .cancelGraceTimer:
-        state.withLock { $0.graceTimer.take() }?.cancel()
-      case .cancelDisplayTimer:
-        displayTimer.disarm()
-      }
-    }
-    if finished {
-      state.withLock { $0.graceTimer.take() }?.cancel()
-      displayTimer.disarm()
-      showTimer.disarm()
-      onFinish(self)
-    }
-  }
-
-  private func publish(_ event: ShowStateMachine.Event) {
+extension EngineContext {
+  /// Publishes one event of a show of `zone` as the app sees it; a reward gets its transaction
+  /// id and goes through the ledger first.
+  func publish(_ event: ShowStateMachine.Event, of ready: ZoneController.ReadyAd, zone: ZoneConfig) {
     let network = ready.info.network
     let appEvent: RewardedAdEvent
     switch event {
@@ -111,15 +64,15 @@ final class ShowSession: Sendable {
           precision: revenue.precision))
     case .rewarded(let payload):
       let reward = Reward(
-        type: zone.reward.type, amount: zone.reward.amount, transactionID: context.nextTransactionID(),
+        type: zone.reward.type, amount: zone.reward.amount, transactionID: nextTransactionID(),
         network: network, networkReward: payload)
-      context.publishReward(reward, zoneID: zone.id)
+      publishReward(reward, zoneID: zone.id)
       return
     case .closed: appEvent = .closed
     case .skipped: appEvent = .skipped
     case .showFailed(let error): appEvent = .showFailed(error)
     case .diagnostic(let diagnostic): appEvent = .diagnostic(diagnostic)
     }
-    context.publish(zone.id, network, appEvent)
+    publish(zone.id, network, appEvent)
   }
 }

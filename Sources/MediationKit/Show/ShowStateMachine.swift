@@ -80,97 +80,121 @@ public struct ShowStateMachine: Sendable, Equatable {
 
   /// Feeds one input and returns the actions to perform, in order.
   public mutating func handle(_ input: Input) -> [Action] {
+    var actions: [Action] = []
+    handle(input, into: &actions)
+    return actions
+  }
+
+  /// Feeds one input and appends the actions to perform, in order, to `actions` — for the engine,
+  /// which keeps them inline rather than in an array per input.
+  mutating func handle(_ input: Input, into actions: inout some ShowActionSink) {
     switch (phase, input) {
     case (.finished, .signal(let signal)):
-      return [.emit(.diagnostic(afterTerminal(signal)))]
+      actions.append(.emit(.diagnostic(afterTerminal(signal))))
     case (.finished, _):
-      return []
+      break
 
     case (.displayed, .showTimeoutEnded):
-      return dismiss(
+      dismiss(
         note: Diagnostic(
-          .endedByCore, "no dismissal reported within the maximum show duration; ended by the core"))
+          .endedByCore, "no dismissal reported within the maximum show duration; ended by the core"),
+        into: &actions)
     case (_, .showTimeoutEnded):
-      return []
+      break
 
     case (.awaitingDisplay, .displayTimeoutEnded):
       phase = .finished
-      return [
-        .emit(.showFailed(MediationError(.displayTimeout, "the network never reported the ad on screen")))
-      ]
+      actions.append(
+        .emit(.showFailed(MediationError(.displayTimeout, "the network never reported the ad on screen"))))
     case (_, .displayTimeoutEnded):
-      return []
+      break
 
     case (.awaitingDisplay, .signal(.displayed)):
       phase = .displayed
-      return [.cancelDisplayTimer, .emit(.shown)]
+      actions.append(.cancelDisplayTimer)
+      actions.append(.emit(.shown))
     case (.awaitingDisplay, .signal(.showFailed(let error))):
       phase = .finished
-      return [.cancelDisplayTimer, .emit(.showFailed(Self.showError(error)))]
+      actions.append(.cancelDisplayTimer)
+      actions.append(.emit(.showFailed(Self.showError(error))))
     case (.awaitingDisplay, .signal(let signal)):
       phase = .displayed
       let implied = Diagnostic(
         .impliedDisplay, "\(Self.name(of: signal)) arrived before the display; shown implied")
-      return [.cancelDisplayTimer, .emit(.shown), .emit(.diagnostic(implied))] + handle(input)
+      actions.append(.cancelDisplayTimer)
+      actions.append(.emit(.shown))
+      actions.append(.emit(.diagnostic(implied)))
+      handle(input, into: &actions)
     case (.awaitingDisplay, .graceWindowEnded):
-      return []
+      break
 
     case (.displayed, .signal(let signal)), (.awaitingLateReward, .signal(let signal)):
-      return handleOnScreen(signal)
+      handleOnScreen(signal, into: &actions)
 
     case (.awaitingLateReward, .graceWindowEnded):
       phase = .finished
-      return [.emit(.skipped)]
+      actions.append(.emit(.skipped))
     case (.displayed, .graceWindowEnded):
-      return []
+      break
     }
   }
 
-  private mutating func handleOnScreen(_ signal: AdapterSignal) -> [Action] {
+  private mutating func handleOnScreen(_ signal: AdapterSignal, into actions: inout some ShowActionSink) {
     switch signal {
     case .displayed:
-      return [.emit(.diagnostic(Diagnostic(.duplicateSignal, "displayed reported twice")))]
+      actions.append(.emit(.diagnostic(Diagnostic(.duplicateSignal, "displayed reported twice"))))
     case .clicked:
-      return [.emit(.clicked)]
+      actions.append(.emit(.clicked))
     case .revenuePaid(let revenue):
       if didReportRevenue {
-        return [.emit(.diagnostic(Diagnostic(.duplicateSignal, "revenue reported twice; kept the first")))]
+        actions.append(
+          .emit(.diagnostic(Diagnostic(.duplicateSignal, "revenue reported twice; kept the first"))))
+        return
       }
       didReportRevenue = true
-      return [.emit(.revenuePaid(revenue))]
+      actions.append(.emit(.revenuePaid(revenue)))
     case .rewarded(let payload):
       if didReward {
-        return [.emit(.diagnostic(Diagnostic(.duplicateReward, "reward reported again; granted once")))]
+        actions.append(
+          .emit(.diagnostic(Diagnostic(.duplicateReward, "reward reported again; granted once"))))
+        return
       }
       didReward = true
       if phase == .awaitingLateReward {
         phase = .finished
-        return [.cancelGraceTimer, .emit(.rewarded(payload)), .emit(.closed)]
+        actions.append(.cancelGraceTimer)
+        actions.append(.emit(.rewarded(payload)))
+        actions.append(.emit(.closed))
+        return
       }
-      return [.emit(.rewarded(payload))]
+      actions.append(.emit(.rewarded(payload)))
     case .dismissed:
-      return dismiss(note: nil)
+      dismiss(note: nil, into: &actions)
     case .showFailed(let error):
-      return dismiss(
-        note: Diagnostic(.outOfOrderSignal, "show failed after display (\(error)); treated as dismissal"))
+      dismiss(
+        note: Diagnostic(.outOfOrderSignal, "show failed after display (\(error)); treated as dismissal"),
+        into: &actions)
     }
   }
 
-  private mutating func dismiss(note: Diagnostic?) -> [Action] {
-    let prefix: [Action] = note.map { [.emit(.diagnostic($0))] } ?? []
+  private mutating func dismiss(note: Diagnostic?, into actions: inout some ShowActionSink) {
+    if let note { actions.append(.emit(.diagnostic(note))) }
     if phase == .awaitingLateReward {
-      return prefix + [.emit(.diagnostic(Diagnostic(.duplicateSignal, "dismissed reported twice")))]
+      actions.append(.emit(.diagnostic(Diagnostic(.duplicateSignal, "dismissed reported twice"))))
+      return
     }
     if didReward {
       phase = .finished
-      return prefix + [.emit(.closed)]
+      actions.append(.emit(.closed))
+      return
     }
     if graceWindow <= .zero {
       phase = .finished
-      return prefix + [.emit(.skipped)]
+      actions.append(.emit(.skipped))
+      return
     }
     phase = .awaitingLateReward
-    return prefix + [.startGraceTimer(graceWindow)]
+    actions.append(.startGraceTimer(graceWindow))
   }
 
   private func afterTerminal(_ signal: AdapterSignal) -> Diagnostic {
