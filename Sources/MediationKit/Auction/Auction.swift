@@ -64,10 +64,17 @@ struct Auction {
       + waterfall.map { Entry(item: items[$0], configIndex: $0, isBidder: false) }
   }
 
+  /// The indices of `plan`'s waterfall entries, in order.
+  static func waterfallEntries(of plan: [Entry]) -> [Int] {
+    plan.indices.filter { !plan[$0].isBidder }
+  }
+
   private enum Phase { case bidding, loading, finished }
 
   private let strategy: AuctionStrategy
   private let entries: [Entry]
+  /// ``waterfallEntries(of:)`` of `entries`.
+  private let waterfall: [Int]
   private let unavailable: [NetworkID: String]
   private let deadline: Duration
   private let startedAt: Duration
@@ -76,7 +83,9 @@ struct Auction {
   private var phase = Phase.loading
   private var pendingBids: [Int: Duration] = [:]
   private var bids: [Int: AdapterBid] = [:]
+  /// The entries to load, in order, and how many of them were taken.
   private var candidates: [Int] = []
+  private var nextCandidate = 0
   private var current: (entry: Int, startedAt: Duration)?
 
   /// - Parameters:
@@ -85,14 +94,16 @@ struct Auction {
   ///     per zone rather than per load.
   ///   - auctionTimeout: The zone's bidding round limit (``ZoneConfig/auctionTimeoutSeconds``).
   ///   - plan: ``plan(for:)`` of the zone.
+  ///   - waterfall: ``waterfallEntries(of:)`` of `plan`, computed once per zone too.
   ///   - unavailable: Networks that cannot be asked, with the reason (not registered, not started).
   ///   - now: The current time.
   init(
     strategy: AuctionStrategy, loadTimeout: Duration, auctionTimeout: Duration, plan: [Entry],
-    unavailable: [NetworkID: String], now: Duration
+    waterfall: [Int], unavailable: [NetworkID: String], now: Duration
   ) {
     self.strategy = strategy
     entries = plan
+    self.waterfall = waterfall
     self.unavailable = unavailable
     startedAt = now
     deadline = now + loadTimeout
@@ -153,7 +164,7 @@ struct Auction {
     if bids.isEmpty {
       // Nothing to rank, mark below the floor or price the waterfall against: the waterfall
       // items in order (what the general path below gives with no bids, without its arrays).
-      candidates = entries.indices.filter { !entries[$0].isBidder }
+      candidates = waterfall
       return advance(now: now)
     }
     let ranked = BidRanking.ranked(
@@ -170,16 +181,16 @@ struct Auction {
         error: "bid \(Self.money(bid.price)) below floor \(Self.money(entries[entry].item.bidFloor))")
     }
     let bestBid = ranked.first?.price
-    var waterfall: [Int] = []
+    var priced: [Int] = []
     for (index, entry) in entries.enumerated() where !entry.isBidder {
       if let bestBid, entry.item.ecpm < bestBid {
         responses[index] = response(
           index, .skipped, error: "priced below the best bid \(Self.money(bestBid))")
       } else {
-        waterfall.append(index)
+        priced.append(index)
       }
     }
-    candidates = waterfall + rankedEntries
+    candidates = priced + rankedEntries
     return advance(now: now)
   }
 
@@ -201,7 +212,7 @@ struct Auction {
     self.current = nil
     phase = .finished
     // Bids that were not needed lost to the winner.
-    for other in candidates where responses[other]?.state == .bid {
+    for other in candidates[nextCandidate...] where responses[other]?.state == .bid {
       responses[other]?.state = .outbid
     }
     return [
@@ -253,8 +264,9 @@ struct Auction {
   }
 
   private mutating func advance(now: Duration) -> [Action] {
-    while !candidates.isEmpty {
-      let entry = candidates.removeFirst()
+    while nextCandidate < candidates.count {
+      let entry = candidates[nextCandidate]
+      nextCandidate += 1
       let item = entries[entry].item
       let timeout = entries[entry].timeout
       if let reason = unavailable[item.network] {

@@ -13,8 +13,8 @@ public final class Locked<Value>: @unchecked Sendable {
   // The value lives behind a pointer the box owns rather than in a `var` property: the lock already
   // makes every access exclusive, and a class property would add Swift's dynamic exclusivity check
   // (a thread-local access set) to every `withLock` on the engine's hot path.
-  private let value: UnsafeMutablePointer<Value>
-  private let lock = NSLock()
+  @usableFromInline let value: UnsafeMutablePointer<Value>
+  @usableFromInline let lock = NSLock()
 
   /// Creates a lock box holding `value`.
   public init(_ value: Value) {
@@ -28,6 +28,10 @@ public final class Locked<Value>: @unchecked Sendable {
   }
 
   /// Runs `body` with exclusive access to the value and returns its result.
+  ///
+  /// Inlinable, so that other modules (adapters, simulated SDKs) get it specialized for their
+  /// values rather than calling the generic version.
+  @inlinable
   public func withLock<Result, Failure: Error>(
     _ body: (inout Value) throws(Failure) -> Result
   ) throws(Failure) -> Result {

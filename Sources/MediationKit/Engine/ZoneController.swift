@@ -94,6 +94,7 @@ final class ZoneController: Sendable {
 
   let zone: ZoneConfig
   private let plan: [Auction.Entry]
+  private let waterfall: [Int]
   /// Each plan entry's adapter (`nil` when its network is not registered), looked up once.
   private let adapters: [(any RewardedAdapter)?]
   /// The networks that report impression revenue themselves.
@@ -114,6 +115,7 @@ final class ZoneController: Sendable {
     self.rewardGrace = zone.rewardGrace
     let plan = Auction.plan(for: zone)
     self.plan = plan
+    self.waterfall = Auction.waterfallEntries(of: plan)
     self.adapters = plan.map { context.adapters[$0.item.network] }
     self.reportsRevenue = Set(
       context.adapters.values.filter { $0.info.capabilities.contains(.impressionRevenue) }.map(\.info.id))
@@ -168,7 +170,7 @@ final class ZoneController: Sendable {
       state.loadStartedAt = now
       var auction = Auction(
         strategy: zone.strategy, loadTimeout: loadTimeout, auctionTimeout: auctionTimeout, plan: plan,
-        unavailable: unavailable, now: now)
+        waterfall: waterfall, unavailable: unavailable, now: now)
       let actions = auction.start(now: now)
       state.auction = auction
       return .start(state.loadID, actions)
@@ -334,7 +336,7 @@ final class ZoneController: Sendable {
       if let timer = state.auctionTimer.take() { handles.append(timer) }
       return handles
     }
-    leftovers.forEach { $0.cancel() }
+    for handle in leftovers { handle.cancel() }
     switch outcome {
     case .failed(let error, let responses):
       var error = error
@@ -462,7 +464,7 @@ final class ZoneController: Sendable {
   /// Feeds `input` to show `showID` (the show on screen when `nil`, for its timers) and performs
   /// what its machine asks; a show past its late-signal window ignores it.
   private func receive(_ input: ShowStateMachine.Input, show showID: Int?) {
-    var actions = ShowActions()
+    var actions: [ShowStateMachine.Action] = []
     let handled = state.withLock { state -> (session: ShowSession, ended: Bool)? in
       if var session = state.session, showID == nil || session.id == showID {
         // Taken out while it changes, so the machine is not copied.
@@ -484,7 +486,7 @@ final class ZoneController: Sendable {
     guard let (session, ended) = handled else { return }
     // For networks that do not report revenue, the core reports the impression's revenue from
     // the winning price, right after `shown` (which a show emits once).
-    actions.forEach { action in
+    for action in actions {
       switch action {
       case .emit(let event):
         context.publish(event, of: session.ready, zone: zone)
@@ -611,5 +613,6 @@ struct InFlightRequests {
     return requests.remove(at: index).handle
   }
 
-  mutating func removeAll() { requests.removeAll() }
+  /// Forgets every request, keeping the storage for the next load.
+  mutating func removeAll() { requests.removeAll(keepingCapacity: true) }
 }

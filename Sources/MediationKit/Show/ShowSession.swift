@@ -13,41 +13,6 @@ struct ShowSession {
   let estimateRevenue: Bool
 }
 
-/// Where ``ShowStateMachine`` appends the actions it asks for.
-protocol ShowActionSink {
-  mutating func append(_ action: ShowStateMachine.Action)
-}
-
-extension Array: ShowActionSink where Element == ShowStateMachine.Action {}
-
-/// The actions of one input, stored inline rather than in an array allocated per signal: one
-/// input asks for at most five.
-struct ShowActions: ShowActionSink {
-  private var first: (ShowStateMachine.Action?, ShowStateMachine.Action?, ShowStateMachine.Action?)
-  private var more: [ShowStateMachine.Action] = []
-  private(set) var count = 0
-
-  init() { first = (nil, nil, nil) }
-
-  mutating func append(_ action: ShowStateMachine.Action) {
-    switch count {
-    case 0: first.0 = action
-    case 1: first.1 = action
-    case 2: first.2 = action
-    default: more.append(action)
-    }
-    count += 1
-  }
-
-  /// Calls `body` with each action, in order.
-  func forEach(_ body: (ShowStateMachine.Action) -> Void) {
-    if let action = first.0 { body(action) }
-    if let action = first.1 { body(action) }
-    if let action = first.2 { body(action) }
-    for action in more { body(action) }
-  }
-}
-
 extension EngineContext {
   /// Publishes one event of a show of `zone` as the app sees it; a reward gets its transaction
   /// id and goes through the ledger first.

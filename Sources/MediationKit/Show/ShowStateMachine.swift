@@ -85,9 +85,9 @@ public struct ShowStateMachine: Sendable, Equatable {
     return actions
   }
 
-  /// Feeds one input and appends the actions to perform, in order, to `actions` — for the engine,
-  /// which keeps them inline rather than in an array per input.
-  mutating func handle(_ input: Input, into actions: inout some ShowActionSink) {
+  /// Feeds one input and appends the actions to perform, in order, to `actions` (one array per
+  /// input, whatever the rules combine).
+  mutating func handle(_ input: Input, into actions: inout [Action]) {
     switch (phase, input) {
     case (.finished, .signal(let signal)):
       actions.append(.emit(.diagnostic(afterTerminal(signal))))
@@ -139,7 +139,7 @@ public struct ShowStateMachine: Sendable, Equatable {
     }
   }
 
-  private mutating func handleOnScreen(_ signal: AdapterSignal, into actions: inout some ShowActionSink) {
+  private mutating func handleOnScreen(_ signal: AdapterSignal, into actions: inout [Action]) {
     switch signal {
     case .displayed:
       actions.append(.emit(.diagnostic(Diagnostic(.duplicateSignal, "displayed reported twice"))))
@@ -177,7 +177,7 @@ public struct ShowStateMachine: Sendable, Equatable {
     }
   }
 
-  private mutating func dismiss(note: Diagnostic?, into actions: inout some ShowActionSink) {
+  private mutating func dismiss(note: Diagnostic?, into actions: inout [Action]) {
     if let note { actions.append(.emit(.diagnostic(note))) }
     if phase == .awaitingLateReward {
       actions.append(.emit(.diagnostic(Diagnostic(.duplicateSignal, "dismissed reported twice"))))
