@@ -14,13 +14,15 @@
 struct Auction {
   enum Action {
     /// Ask entry `entry`'s network for a bid; feed the answer back with `bidAnswered`.
-    case requestBid(entry: Int, item: LineItem)
+    /// (Actions name entries, not line items: the owner has the plan, and a line item's strings
+    /// would be copied into every action.)
+    case requestBid(entry: Int)
     /// Start the auction timer; feed `auctionTimedOut` when it fires.
     case startAuctionTimer(Duration)
     /// Cancel the bid requests still open.
     case cancelBids([Int])
     /// Load entry `entry` (with its bid, if any); feed the answer back tagged with `entry`.
-    case load(entry: Int, item: LineItem, bid: AdapterBid?, timeout: Duration)
+    case load(entry: Int, bid: AdapterBid?, timeout: Duration)
     /// Cancel the network request of `entry`.
     case cancel(entry: Int)
     /// Release an ad that arrived too late to be used.
@@ -31,7 +33,7 @@ struct Auction {
 
   enum Outcome {
     case filled(
-      item: LineItem, ad: AdapterLoadedAd, price: Double, precision: RevenuePrecision,
+      entry: Int, ad: AdapterLoadedAd, price: Double, precision: RevenuePrecision,
       responses: [NetworkResponse])
     case failed(MediationError, responses: [NetworkResponse])
   }
@@ -125,7 +127,7 @@ struct Auction {
         responses[index] = response(index, .skipped, error: reason)
       } else {
         pendingBids[index] = now
-        actions.append(.requestBid(entry: index, item: entry.item))
+        actions.append(.requestBid(entry: index))
       }
     }
     if pendingBids.isEmpty {
@@ -216,7 +218,7 @@ struct Auction {
       responses[other]?.state = .outbid
     }
     return [
-      .finish(.filled(item: item, ad: ad, price: price, precision: precision, responses: finalResponses()))
+      .finish(.filled(entry: entry, ad: ad, price: price, precision: precision, responses: finalResponses()))
     ]
   }
 
@@ -278,7 +280,7 @@ struct Auction {
       current = (entry, now)
       return [
         .load(
-          entry: entry, item: item, bid: bids[entry], timeout: min(timeout, remaining))
+          entry: entry, bid: bids[entry], timeout: min(timeout, remaining))
       ]
     }
     let tried = responses.compactMap { $0 }.filter { ![.skipped, .noBid, .belowFloor].contains($0.state) }

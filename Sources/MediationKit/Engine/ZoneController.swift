@@ -13,12 +13,16 @@ final class ZoneController: Sendable {
     let info: AdInfo
     let loaded: AdapterLoadedAd
     let expiresAt: Duration
+    /// Whether the core reports the impression's revenue, from the winning price: the winning
+    /// network does not report it itself.
+    let estimatesRevenue: Bool
 
-    init(id: Int, info: AdInfo, loaded: AdapterLoadedAd, expiresAt: Duration) {
+    init(id: Int, info: AdInfo, loaded: AdapterLoadedAd, expiresAt: Duration, estimatesRevenue: Bool) {
       self.id = id
       self.info = info
       self.loaded = loaded
       self.expiresAt = expiresAt
+      self.estimatesRevenue = estimatesRevenue
     }
   }
 
@@ -97,8 +101,8 @@ final class ZoneController: Sendable {
   private let waterfall: [Int]
   /// Each plan entry's adapter (`nil` when its network is not registered), looked up once.
   private let adapters: [(any RewardedAdapter)?]
-  /// The networks that report impression revenue themselves.
-  private let reportsRevenue: Set<NetworkID>
+  /// For each plan entry, whether its network reports impression revenue itself.
+  private let reportsRevenue: [Bool]
   private let context: EngineContext
   /// The zone's timeouts as durations, converted from the configured seconds once.
   private let loadTimeout: Duration
@@ -117,8 +121,7 @@ final class ZoneController: Sendable {
     self.plan = plan
     self.waterfall = Auction.waterfallEntries(of: plan)
     self.adapters = plan.map { context.adapters[$0.item.network] }
-    self.reportsRevenue = Set(
-      context.adapters.values.filter { $0.info.capabilities.contains(.impressionRevenue) }.map(\.info.id))
+    self.reportsRevenue = adapters.map { $0?.info.capabilities.contains(.impressionRevenue) ?? false }
     self.context = context
     let scheduler = context.scheduler
     let timers = Timers(
@@ -213,8 +216,8 @@ final class ZoneController: Sendable {
   private func perform(_ actions: [Auction.Action], loadID: Int, request: AdapterLoadRequest) {
     for action in actions {
       switch action {
-      case .requestBid(let entry, let item):
-        requestBid(entry, item: item, loadID: loadID, request: request)
+      case .requestBid(let entry):
+        requestBid(entry, item: plan[entry].item, loadID: loadID, request: request)
       case .startAuctionTimer(let duration):
         let timer = context.scheduler.schedule(after: duration) { [self] in
           withAuction(loadID, request: request) { auction, now in auction.auctionTimedOut(now: now) }
@@ -224,8 +227,8 @@ final class ZoneController: Sendable {
         let handles = state.withLock { state in entries.compactMap { state.inFlight.remove($0) }
         }
         handles.forEach { $0.cancel() }
-      case .load(let entry, let item, let bid, let timeout):
-        startLoad(entry, item: item, bid: bid, timeout: timeout, loadID: loadID, request: request)
+      case .load(let entry, let bid, let timeout):
+        startLoad(entry, item: plan[entry].item, bid: bid, timeout: timeout, loadID: loadID, request: request)
       case .cancel(let entry):
         state.withLock { state in
           state.stopLoadTimer(entry: entry)
@@ -353,7 +356,8 @@ final class ZoneController: Sendable {
         }
         state.withLock { $0.retryTimer = timer }
       }
-    case .filled(let item, let loaded, let price, let precision, let responses):
+    case .filled(let entry, let loaded, let price, let precision, let responses):
+      let item = plan[entry].item
       var lifetime = adExpiry
       if let own = loaded.lifetime { lifetime = min(lifetime, own) }
       let info = state.withLock { state -> AdInfo in
@@ -362,7 +366,9 @@ final class ZoneController: Sendable {
           zoneID: zone.id, network: item.network, placementID: item.placementId, ecpm: price,
           responses: responses,
           latency: now - state.loadStartedAt, precision: precision, strategy: zone.strategy)
-        state.ready = ReadyAd(id: loadID, info: info, loaded: loaded, expiresAt: now + lifetime)
+        state.ready = ReadyAd(
+          id: loadID, info: info, loaded: loaded, expiresAt: now + lifetime,
+          estimatesRevenue: !reportsRevenue[entry])
         state.lastAd = .none
         state.consecutiveFailures = 0
         state.acceptedAd = loaded.ad
@@ -434,7 +440,7 @@ final class ZoneController: Sendable {
       if zone.caps != nil { state.showTimes.append(now) }
       return ready
     }
-    let estimateRevenue = !reportsRevenue.contains(ready.info.network)
+    let estimateRevenue = ready.estimatesRevenue
     let showID = state.withLock { state -> Int in
       state.lastShowID += 1
       state.session = ShowSession(
