@@ -98,10 +98,17 @@ struct SimulatorTests {
     #expect(result.code == 0)
     let line = try #require(result.out.first)
     let object = try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-    #expect(Set(object.keys) == ["cycles", "direct_cycles_per_s", "mediated_cycles_per_s", "overhead_ratio"])
+    #expect(
+      Set(object.keys) == [
+        "cycles", "direct_cycles_per_s", "adapter_only_cycles_per_s", "mediated_cycles_per_s",
+        "overhead_ratio",
+      ])
     let direct = try #require(object["direct_cycles_per_s"] as? Double)
+    let adapterOnly = try #require(object["adapter_only_cycles_per_s"] as? Double)
     let mediated = try #require(object["mediated_cycles_per_s"] as? Double)
-    #expect(direct > 0 && mediated > 0)
+    #expect(direct > 0 && adapterOnly > 0 && mediated > 0)
+    let ratio = try #require(object["overhead_ratio"] as? Double)
+    #expect(abs(ratio - direct / mediated) < 0.01 * ratio)
     #expect(mediate(["bench", "--cycles", "x"]).code == 64)
   }
 

@@ -7,6 +7,9 @@ import Synchronization
 /// the vendor guide's sample app does (load, show on `.ready`, load again on `.closed`/`.skipped`),
 /// and through MediationKit (a one-line-item zone: load, show on `ready`, load again after the
 /// terminal event) — both on virtual time, and the wall-clock cost of each.
+///
+/// A third loop drives the Empower adapter alone, without the engine (load, show, load again
+/// after the dismissal), so the overhead splits into the adapter's part and the engine's.
 struct BenchCommand {
   let context: CommandContext
 
@@ -27,16 +30,20 @@ struct BenchCommand {
     let seed = try RunCommand(context).seed()
     // Warm up both paths (code paths, allocator), then measure.
     _ = Self.direct(cycles: min(cycles, 2_000), seed: seed)
+    _ = Self.adapterAlone(cycles: min(cycles, 2_000), seed: seed)
     _ = Self.mediated(cycles: min(cycles, 2_000), seed: seed)
     let direct = Self.direct(cycles: cycles, seed: seed)
+    let adapterAlone = Self.adapterAlone(cycles: cycles, seed: seed)
     let mediated = Self.mediated(cycles: cycles, seed: seed)
     let directRate = Double(cycles) / direct
+    let adapterRate = Double(cycles) / adapterAlone
     let mediatedRate = Double(cycles) / mediated
     let ratio = directRate / mediatedRate
     if context.json {
       context.output.out(
         JSONLine.encode([
           "cycles": cycles, "direct_cycles_per_s": JSONLine.rounded(directRate, 1),
+          "adapter_only_cycles_per_s": JSONLine.rounded(adapterRate, 1),
           "mediated_cycles_per_s": JSONLine.rounded(mediatedRate, 1),
           "overhead_ratio": JSONLine.rounded(ratio, 3),
         ]))
@@ -45,6 +52,7 @@ struct BenchCommand {
         """
         Empower SDK, \(cycles) load-show cycles each way, virtual time, seed \(seed)
           direct (vendor sample app)   \(String(format: "%10.0f", directRate)) cycles/s
+          the adapter alone            \(String(format: "%10.0f", adapterRate)) cycles/s
           through MediationKit         \(String(format: "%10.0f", mediatedRate)) cycles/s
           overhead ratio               \(String(format: "%10.2f", ratio))x
         """)
@@ -62,6 +70,19 @@ struct BenchCommand {
     app.loadRewardedAd()
     scheduler.run()
     precondition(app.completed == cycles, "the direct loop ended early")
+    return (ContinuousClock.now - started).seconds
+  }
+
+  /// Seconds of wall time for `cycles` cycles of the Empower adapter driven without the engine:
+  /// no auction, timers, state machine or events — the adapter's share of the mediated cost.
+  static func adapterAlone(cycles: Int, seed: UInt64) -> Double {
+    let scheduler = VirtualScheduler()
+    let manager = EMAManager(scheduler: scheduler, random: SeededRandom(seed: seed))
+    let loop = AdapterLoop(adapter: EmpowerAdapter(manager: manager), cycles: cycles)
+    let started = ContinuousClock.now
+    loop.load()
+    scheduler.run()
+    precondition(loop.completed == cycles, "the adapter loop ended early")
     return (ContinuousClock.now - started).seconds
   }
 
@@ -132,6 +153,46 @@ private final class SampleApp: AdStatusDelegate, AdPresenting {
       if completed < cycles { loadRewardedAd() }
     case .failed:
       loadRewardedAd()
+    default:
+      break
+    }
+  }
+}
+
+/// The adapter driven the way the engine drives it, minus the engine: load, show the loaded ad,
+/// load again once it is dismissed or fails to show, retry a failed load.
+private final class AdapterLoop: Sendable {
+  let adapter: EmpowerAdapter
+  let cycles: Int
+  private let done = Atomic<Int>(0)
+  private let presenter = HeadlessPresenter()
+  private let request = AdapterLoadRequest(
+    zoneID: "bench", placementID: BenchCommand.placement, ecpm: 10,
+    reward: NetworkReward(type: "coins", amount: 100))
+
+  init(adapter: EmpowerAdapter, cycles: Int) {
+    self.adapter = adapter
+    self.cycles = cycles
+  }
+
+  var completed: Int { done.load(ordering: .relaxed) }
+
+  func load() {
+    _ = adapter.load(request) { [self] result in
+      switch result {
+      case .success(let loaded):
+        loaded.ad.show(
+          AdapterShowRequest(zoneID: request.zoneID), from: presenter, signals: AdapterSignalSink(ended))
+      case .failure:
+        load()
+      }
+    }
+  }
+
+  private func ended(_ signal: AdapterSignal) {
+    switch signal {
+    case .dismissed, .showFailed:
+      if done.add(1, ordering: .relaxed).newValue < cycles { load() }
     default:
       break
     }
