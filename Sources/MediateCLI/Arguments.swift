@@ -10,7 +10,8 @@ enum Command: String, CaseIterable, Equatable {
     case .networks: "List the registered network adapters with their versions."
     case .zones: "List the zones of the configuration in use."
     case .validate: "Check a configuration file and report every problem."
-    case .bench: "Measure MediationKit's overhead: the Empower SDK driven directly and through mediation."
+    case .bench:
+      "Measure MediationKit's overhead: the Empower SDK driven directly, through its adapter alone, and through mediation."
     case .rewards: "List the rewards pending in a reward ledger (oldest first), or acknowledge one."
     case .verifyCallback:
       "Verify a server-to-server reward callback URL (MAX event token or Google SSV signature)."
