@@ -60,14 +60,8 @@ public final class EmpowerAdapter: SimulatedNetwork {
     _ request: AdapterLoadRequest,
     completion: @escaping @Sendable (Result<AdapterLoadedAd, AdapterError>) -> Void
   ) -> Cancellable {
-    let zoneId = request.placementID
-    let router = routers.withLock { routers in
-      if let router = routers[zoneId] { return router }
-      let router = ZoneRouter(zoneId: zoneId, slot: manager.slot(zoneId), manager: manager)
-      routers[zoneId] = router
-      return router
-    }
-    prepare(request, slot: router.slot)
+    let router = router(for: request)
+    forwardPrivacy(request.privacy)
     let ticket = router.addLoad(completion)
     manager.loadRewardedAd(
       slot: router.slot, delegate: router,
@@ -83,7 +77,8 @@ public final class EmpowerAdapter: SimulatedNetwork {
     _ request: AdapterLoadRequest,
     completion: @escaping @Sendable (Result<AdapterBid, AdapterError>) -> Void
   ) -> Cancellable {
-    prepare(request, slot: manager.slot(request.placementID))
+    _ = router(for: request)
+    forwardPrivacy(request.privacy)
     return manager.requestBid(zoneId: request.placementID, auctionID: Self.auctionKey(request)) { result in
       switch result {
       case .success(let bid): completion(.success(AdapterBid(price: bid.price, token: bid.token)))
@@ -123,15 +118,31 @@ public final class EmpowerAdapter: SimulatedNetwork {
       rewardAmount: Int(request.reward.amount.rounded()), baseECPM: request.ecpm, autoReload: false)
   }
 
-  /// Configures the placement's dashboard entry the first time (simulation wiring) and forwards
-  /// the request's privacy signals through Empower's privacy API when they changed.
-  private func prepare(_ request: AdapterLoadRequest, slot: ZoneSlot) {
+  /// The router of the request's placement, made the first time the adapter sees the placement.
+  ///
+  /// A new router configures the placement's dashboard entry (simulation wiring) before anyone
+  /// can use it; the SDK never drops a dashboard entry, so loads through an existing router need
+  /// not check it again.
+  private func router(for request: AdapterLoadRequest) -> ZoneRouter {
+    let zoneId = request.placementID
+    if let router = routers.withLock({ $0[zoneId] }) { return router }
+    let slot = manager.slot(zoneId)
     manager.configureZoneIfAbsent(slot: slot) { dashboardEntry(for: request) }
+    return routers.withLock { routers in
+      if let router = routers[zoneId] { return router }  // another thread made it meanwhile
+      let router = ZoneRouter(zoneId: zoneId, slot: slot, manager: manager)
+      routers[zoneId] = router
+      return router
+    }
+  }
+
+  /// Forwards the request's privacy signals through Empower's privacy API when they changed.
+  private func forwardPrivacy(_ privacy: PrivacySettings) {
     let settings = manager.settings
-    if settings.privacy != request.privacy {
-      settings.hasUserConsent = request.privacy.hasUserConsent
-      settings.doNotSell = request.privacy.doNotSell
-      settings.isChildDirected = request.privacy.isChildDirected
+    if settings.privacy != privacy {
+      settings.hasUserConsent = privacy.hasUserConsent
+      settings.doNotSell = privacy.doNotSell
+      settings.isChildDirected = privacy.isChildDirected
     }
   }
 
