@@ -25,7 +25,8 @@ import Synchronization
 /// router per zone as the zone's delegate. Loads of a zone that is already loading join that load;
 /// loads of a zone that already holds an ad get that same ad, and whichever of them is shown first
 /// consumes it (the other then fails to show with `notReady`). A zone is destroyed once nothing
-/// needs it any more: no load pending, no unshown ad, no show on screen.
+/// needs it any more: no load pending, no show on screen, and every ad it filled discarded by the
+/// core (shown or not), so a core that loads again as soon as a show ends keeps the zone.
 public final class EmpowerAdapter: SimulatedNetwork {
   /// The network and versions this adapter drives.
   public let info: AdapterInfo
@@ -62,11 +63,11 @@ public final class EmpowerAdapter: SimulatedNetwork {
   ) -> Cancellable {
     let router = router(for: request)
     forwardPrivacy(request.privacy)
-    let ticket = router.addLoad(completion)
+    let ad = router.addLoad(completion)
     manager.loadRewardedAd(
       slot: router.slot, delegate: router,
       simulation: EMASimulatedRequest(auctionID: Self.auctionKey(request), bidToken: request.bid?.token))
-    return Cancellable(LoadCancellation(router: router, ticket: ticket))
+    return Cancellable(ad)
   }
 
   /// Asks Empower for a bid on `request`: after the profile's bid latency, the price a load of the
@@ -146,55 +147,29 @@ public final class EmpowerAdapter: SimulatedNetwork {
     }
   }
 
-  /// How many placements have a status router, and the loads and unshown ads they track, for
+  /// How many placements have a status router, and the loads and ads they track, for
   /// tests that check nothing grows with the number of cycles.
-  var routerBookkeeping: (routers: Int, pendingLoads: Int, unshownAds: Int) {
+  var routerBookkeeping: (routers: Int, pendingLoads: Int, heldAds: Int) {
     let routers = routers.withLock { Array($0.values) }
     let counts = routers.map(\.counts)
-    return (routers.count, counts.reduce(0) { $0 + $1.loads }, counts.reduce(0) { $0 + $1.unshown })
+    return (routers.count, counts.reduce(0) { $0 + $1.loads }, counts.reduce(0) { $0 + $1.heldAds })
   }
 }
 
 /// The delegate of one Empower zone: routes its statuses to the loads waiting on it and to the
-/// ad on screen.
+/// ad on screen, and destroys the zone once nothing needs it (see ``ZoneDemand``).
+///
+/// Each status is one round on the router's lock; when it leaves the zone idle, the zone is
+/// destroyed before the core is told, so a load the core starts from that callback finds a fresh
+/// zone instead of having it destroyed under it.
 final class ZoneRouter: AdStatusDelegate, AdClickDelegate, Sendable {
-  typealias LoadCompletion = @Sendable (Result<AdapterLoadedAd, AdapterError>) -> Void
-
-  private struct State {
-    var lastID: UInt64 = 0
-    /// Loads waiting for `.ready`/`.failed`, in the order they were made.
-    var loads: [(ticket: UInt64, completion: LoadCompletion)] = []
-    /// Ads handed to the core and neither shown nor discarded (a handful at most).
-    var unshown: [UInt64] = []
-    /// The show in progress, if any.
-    var show: Show?
-
-    /// Nothing needs the zone: no pending load, no unshown ad, nothing on screen.
-    var isIdle: Bool { loads.isEmpty && unshown.isEmpty && show == nil }
-
-    mutating func nextID() -> UInt64 {
-      lastID += 1
-      return lastID
-    }
-
-    /// Removes `ad` from the unshown ads; whether it was there.
-    mutating func takeUnshown(_ ad: UInt64) -> Bool {
-      guard let index = unshown.firstIndex(of: ad) else { return false }
-      unshown.swapAt(index, unshown.count - 1)
-      unshown.removeLast()
-      return true
-    }
-  }
-
-  private struct Show {
-    let signals: AdapterSignalSink
-  }
-
   let zoneId: String
   /// The zone's handle in `manager`.
   let slot: ZoneSlot
   let manager: EMAManager
-  private let state = Locked(State())
+  private let demand = Locked(ZoneDemand())
+  /// The id of the last ad (load) made.
+  private let lastAdID = Atomic<UInt64>(0)
 
   init(zoneId: String, slot: ZoneSlot, manager: EMAManager) {
     self.zoneId = zoneId
@@ -202,45 +177,34 @@ final class ZoneRouter: AdStatusDelegate, AdClickDelegate, Sendable {
     self.manager = manager
   }
 
-  /// Pending loads and unshown ads, for tests.
-  var counts: (loads: Int, unshown: Int) { state.withLock { ($0.loads.count, $0.unshown.count) } }
+  /// Pending loads and ads the core holds, for tests.
+  var counts: (loads: Int, heldAds: Int) { demand.withLock { ($0.pendingLoads, $0.heldAds) } }
 
-  func addLoad(_ completion: @escaping LoadCompletion) -> UInt64 {
-    state.withLock { state in
-      let ticket = state.nextID()
-      state.loads.append((ticket, completion))
-      return ticket
-    }
+  /// Adds a load that completes with `completion`; returns the ad it will get, which is also its
+  /// cancellation handle.
+  func addLoad(_ completion: @escaping @Sendable (Result<AdapterLoadedAd, AdapterError>) -> Void)
+    -> EmpowerAd
+  {
+    let ad = EmpowerAd(router: self, id: lastAdID.add(1, ordering: .relaxed).newValue)
+    demand.withLock { $0.addLoad(PendingLoad(ad: ad, completion: completion)) }
+    return ad
   }
 
-  func cancelLoad(_ ticket: UInt64) {
-    let idle = state.withLock { state in
-      state.loads.removeAll { $0.ticket == ticket }
-      return state.isIdle
-    }
-    if idle { manager.destroyRewardedZone(slot: slot) }
+  func cancelLoad(_ ad: UInt64) {
+    destroyIf(demand.withLock { $0.cancelLoad(ad) })
   }
 
   func show(ad: UInt64, from presenter: any AdPresenting, signals: AdapterSignalSink) {
-    enum Decision { case show, alreadyUsed, busy }
-    let decision = state.withLock { state -> Decision in
-      guard state.takeUnshown(ad) else { return .alreadyUsed }
-      guard state.show == nil else { return .busy }
-      state.show = Show(signals: signals)
-      return .show
-    }
-    switch decision {
+    switch demand.withLock({ $0.beginShow(ad, signals: signals) }) {
     case .alreadyUsed:
       signals.send(
         .showFailed(AdapterError(.notReady, message: "this Empower ad was already shown or discarded")))
-      releaseIfIdle()
     case .busy:
       signals.send(
         .showFailed(
           AdapterError(
             .anotherAdShowing, vendorCode: EMAError.Code.anotherAdShowing.rawValue,
             message: "an ad of zone '\(zoneId)' is already showing")))
-      releaseIfIdle()
     case .show:
       // `showRewarded(zoneId:from:)` once `isRewardedReady(zoneId:)` answers `true`.
       if !manager.showRewardedIfReady(slot: slot, from: presenter) {
@@ -251,17 +215,12 @@ final class ZoneRouter: AdStatusDelegate, AdClickDelegate, Sendable {
             AdapterError(
               .notReady, vendorCode: EMAError.Code.notReady.rawValue,
               message: "zone '\(zoneId)' has no ad loaded (already shown by another load of it?)")))
-        releaseIfIdle()
       }
     }
   }
 
   func discard(ad: UInt64) {
-    let idle = state.withLock { state in
-      _ = state.takeUnshown(ad)
-      return state.isIdle
-    }
-    if idle { manager.destroyRewardedZone(slot: slot) }
+    destroyIf(demand.withLock { $0.discard(ad) })
   }
 
   // MARK: AdStatusDelegate
@@ -272,38 +231,26 @@ final class ZoneRouter: AdStatusDelegate, AdClickDelegate, Sendable {
       break
     case .ready:
       let ecpm = manager.rewardedECPM(slot: slot)
-      let (loads, firstID) = state.withLock { state in
-        let loads = state.loads
-        state.loads = []
-        let firstID = state.lastID + 1
-        for _ in loads { state.unshown.append(state.nextID()) }
-        return (loads, firstID)
-      }
-      for (offset, load) in loads.enumerated() {
-        let ad = EmpowerAd(router: self, id: firstID + UInt64(offset))
-        load.completion(.success(AdapterLoadedAd(ad: ad, ecpm: ecpm, lifetime: nil)))
-      }
-      releaseIfIdle()  // nobody was waiting (e.g. the load was cancelled while a show kept the zone)
+      let (loads, idle) = demand.withLock { $0.fill() }
+      // Idle only when nobody was waiting (e.g. the load was cancelled while a show kept the zone).
+      destroyIf(idle)
+      loads.forEach { $0.completion(.success(AdapterLoadedAd(ad: $0.ad, ecpm: ecpm, lifetime: nil))) }
     case .failed(let error):
       let code = (error as? EMAError)?.code
       if code == .notReady || code == .anotherAdShowing {
         endShow()?.send(.showFailed(Self.adapterError(error)))
       } else {
-        let loads = state.withLock { state in
-          let loads = state.loads
-          state.loads = []
-          return loads
-        }
-        for load in loads { load.completion(.failure(Self.adapterError(error))) }
+        let (loads, idle) = demand.withLock { $0.failLoads() }
+        destroyIf(idle)
+        let failure = Self.adapterError(error)
+        loads.forEach { $0.completion(.failure(failure)) }
       }
-      releaseIfIdle()
     case .shown:
       currentShow()?.send(.displayed)
     case .rewarded(let type, let amount):
       currentShow()?.send(.rewarded(NetworkReward(type: type, amount: Double(amount))))
     case .closed, .skipped:
       endShow()?.send(.dismissed)
-      releaseIfIdle()
     }
   }
 
@@ -316,18 +263,18 @@ final class ZoneRouter: AdStatusDelegate, AdClickDelegate, Sendable {
   // MARK: Helpers
 
   private func currentShow() -> AdapterSignalSink? {
-    state.withLock { $0.show?.signals }
+    demand.withLock { $0.show }
   }
 
+  /// Ends the show, destroying the zone first if that leaves it idle; the show's signals.
   private func endShow() -> AdapterSignalSink? {
-    state.withLock { state in
-      defer { state.show = nil }
-      return state.show?.signals
-    }
+    let (signals, idle) = demand.withLock { $0.endShow() }
+    destroyIf(idle)
+    return signals
   }
 
-  private func releaseIfIdle() {
-    if state.withLock({ $0.isIdle }) { manager.destroyRewardedZone(slot: slot) }
+  private func destroyIf(_ idle: Bool) {
+    if idle { manager.destroyRewardedZone(slot: slot) }
   }
 
   /// Maps an SDK error to MediationKit's kinds, keeping Empower's code and message.
@@ -349,24 +296,15 @@ final class ZoneRouter: AdStatusDelegate, AdClickDelegate, Sendable {
   }
 }
 
-/// Cancels one load: stops listening for it, and destroys the zone when nothing else needs it.
-/// One object per load, rather than a closure wrapped in another object.
-private final class LoadCancellation: CancellationTarget {
+/// One load of a placement and, once the zone fills, the single-use ad the load got.
+///
+/// The load's cancellation handle and the ``AdapterAd`` handed to the core are one object, so a
+/// load allocates once. Cancelling stops waiting for the load (nothing once it completed) and
+/// destroys the zone when nothing else needs it.
+final class EmpowerAd: AdapterAd, CancellationTarget {
   private let router: ZoneRouter
-  private let ticket: UInt64
-
-  init(router: ZoneRouter, ticket: UInt64) {
-    self.router = router
-    self.ticket = ticket
-  }
-
-  func cancel() { router.cancelLoad(ticket) }
-}
-
-/// One loaded Empower ad, as handed to the core. Single-use.
-final class EmpowerAd: AdapterAd {
-  private let router: ZoneRouter
-  private let id: UInt64
+  /// Unique among the router's ads.
+  let id: UInt64
 
   init(router: ZoneRouter, id: UInt64) {
     self.router = router
@@ -379,5 +317,9 @@ final class EmpowerAd: AdapterAd {
 
   func discard() {
     router.discard(ad: id)
+  }
+
+  func cancel() {
+    router.cancelLoad(id)
   }
 }
