@@ -62,11 +62,12 @@ public final class EmpowerAdapter: SimulatedNetwork {
     completion: @escaping @Sendable (Result<AdapterLoadedAd, AdapterError>) -> Void
   ) -> Cancellable {
     let router = router(for: request)
-    forwardPrivacy(request.privacy)
     let ad = router.addLoad(completion)
+    // Forwards the request's privacy signals through Empower's privacy API, and loads under them.
     manager.loadRewardedAd(
       slot: router.slot, delegate: router,
-      simulation: EMASimulatedRequest(auctionID: Self.auctionKey(request), bidToken: request.bid?.token))
+      simulation: EMASimulatedRequest(auctionID: Self.auctionKey(request), bidToken: request.bid?.token),
+      privacy: request.privacy)
     return Cancellable(ad)
   }
 
@@ -79,7 +80,7 @@ public final class EmpowerAdapter: SimulatedNetwork {
     completion: @escaping @Sendable (Result<AdapterBid, AdapterError>) -> Void
   ) -> Cancellable {
     _ = router(for: request)
-    forwardPrivacy(request.privacy)
+    manager.settings.privacy = request.privacy  // Empower's privacy API, all three signals at once
     return manager.requestBid(zoneId: request.placementID, auctionID: Self.auctionKey(request)) { result in
       switch result {
       case .success(let bid): completion(.success(AdapterBid(price: bid.price, token: bid.token)))
@@ -134,16 +135,6 @@ public final class EmpowerAdapter: SimulatedNetwork {
       let router = ZoneRouter(zoneId: zoneId, slot: slot, manager: manager)
       routers[zoneId] = router
       return router
-    }
-  }
-
-  /// Forwards the request's privacy signals through Empower's privacy API when they changed.
-  private func forwardPrivacy(_ privacy: PrivacySettings) {
-    let settings = manager.settings
-    if settings.privacy != privacy {
-      settings.hasUserConsent = privacy.hasUserConsent
-      settings.doNotSell = privacy.doNotSell
-      settings.isChildDirected = privacy.isChildDirected
     }
   }
 
