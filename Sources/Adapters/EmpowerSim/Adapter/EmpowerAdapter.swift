@@ -32,7 +32,7 @@ public final class EmpowerAdapter: SimulatedNetwork {
   public let info: AdapterInfo
   /// The SDK instance the adapter drives (its own, not ``EMAManager/shared``).
   public let manager: EMAManager
-  private let routers = Locked<[String: ZoneRouter]>([:])
+  private let routers = Locked(RouterTable())
 
   /// Creates an adapter driving `manager`.
   ///
@@ -127,23 +127,50 @@ public final class EmpowerAdapter: SimulatedNetwork {
   /// not check it again.
   private func router(for request: AdapterLoadRequest) -> ZoneRouter {
     let zoneId = request.placementID
-    if let router = routers.withLock({ $0[zoneId] }) { return router }
+    if let router = routers.withLock({ $0.router(zoneId) }) { return router }
     let slot = manager.slot(zoneId)
     manager.configureZoneIfAbsent(slot: slot) { dashboardEntry(for: request) }
     return routers.withLock { routers in
-      if let router = routers[zoneId] { return router }  // another thread made it meanwhile
-      let router = ZoneRouter(zoneId: zoneId, slot: slot, manager: manager)
-      routers[zoneId] = router
-      return router
+      // Another thread may have made it meanwhile.
+      routers.router(zoneId) ?? routers.add(ZoneRouter(zoneId: zoneId, slot: slot, manager: manager))
     }
   }
 
   /// How many placements have a status router, and the loads and ads they track, for
   /// tests that check nothing grows with the number of cycles.
   var routerBookkeeping: (routers: Int, pendingLoads: Int, heldAds: Int) {
-    let routers = routers.withLock { Array($0.values) }
+    let routers = routers.withLock { $0.all }
     let counts = routers.map(\.counts)
     return (routers.count, counts.reduce(0) { $0 + $1.loads }, counts.reduce(0) { $0 + $1.heldAds })
+  }
+}
+
+/// The adapter's status routers by placement (zone) id.
+///
+/// The placement a load asks for is looked up first against the placement of the previous
+/// lookup: a zone loads the same placement over and over, and comparing two equal strings is far
+/// cheaper than hashing one. Any other placement goes through the dictionary.
+struct RouterTable {
+  private var byZoneId: [String: ZoneRouter] = [:]
+  /// The router the last lookup found.
+  private var recent: ZoneRouter?
+
+  /// Every router.
+  var all: [ZoneRouter] { Array(byZoneId.values) }
+
+  /// The router of `zoneId`, if there is one.
+  mutating func router(_ zoneId: String) -> ZoneRouter? {
+    if let recent, recent.zoneId == zoneId { return recent }
+    guard let found = byZoneId[zoneId] else { return nil }
+    recent = found
+    return found
+  }
+
+  /// Adds `router` for its placement; returns it.
+  mutating func add(_ router: ZoneRouter) -> ZoneRouter {
+    byZoneId[router.zoneId] = router
+    recent = router
+    return router
   }
 }
 
