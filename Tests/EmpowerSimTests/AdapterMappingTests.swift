@@ -278,6 +278,20 @@ import Testing
     #expect(show(ad, scheduler).last == .dismissed)
   }
 
+  @Test func anAdapterDroppedWithALoadWaitingReleasesTheLoad() throws {
+    final class Token: Sendable {}
+    weak var released: Token?
+    do {
+      let (adapter, scheduler) = try makeAdapter()
+      let token = Token()
+      released = token
+      _ = adapter.load(request()) { _ in withExtendedLifetime(token) {} }
+      scheduler.advance(by: .milliseconds(1))
+      #expect(adapter.routerBookkeeping.pendingLoads == 1)
+    }
+    #expect(released == nil, "the waiting load's completion was freed with the adapter")
+  }
+
   @Test func adaptersDoNotSeeEachOthersAds() throws {
     let (first, firstScheduler) = try makeAdapter()
     let (second, _) = try makeAdapter()

@@ -29,7 +29,7 @@ import Testing
   /// Ids of the loads, oldest first.
   func ids(_ loads: WaitingLoads) -> [UInt64] {
     var ids: [UInt64] = []
-    loads.forEach { ids.append($0.ad.id) }
+    loads.forEachID { ids.append($0) }
     return ids
   }
 
@@ -151,6 +151,24 @@ import Testing
     }
     #expect(demand.heldAds == 1_000 && !demand.isIdle)
     #expect(demand.pendingLoads == 0)
+  }
+
+  @Test func poppingWaitingLoadsHandsThemOverOldestFirst() {
+    var loads = WaitingLoads()
+    for id: UInt64 in [1, 2, 3] { loads.append(load(id)) }
+    var popped: [UInt64] = []
+    while let load = loads.popFirst() { popped.append(load.ad.id) }
+    #expect(popped == [1, 2, 3])
+    #expect(loads.isEmpty && loads.popFirst() == nil)
+  }
+
+  @Test func abandoningDropsEveryWaitingLoad() {
+    var demand = ZoneDemand()
+    demand.addLoad(load(1))
+    demand.addLoad(load(2))
+    let abandoned = demand.abandonLoads()
+    #expect(ids(abandoned) == [1, 2])
+    #expect(demand.pendingLoads == 0 && demand.isIdle)
   }
 
   @Test func waitingLoadsKeepTheirOrderAcrossRemovals() {

@@ -1,5 +1,4 @@
 import MediationKit
-import Synchronization
 
 /// MediationKit's adapter for Empower: drives an ``EMAManager`` and translates its zone statuses.
 ///
@@ -43,6 +42,12 @@ public final class EmpowerAdapter: SimulatedNetwork {
     self.manager = manager
   }
 
+  /// Drops the loads still waiting on a zone, as the routers held only by this adapter would: a
+  /// waiting load holds its ``EmpowerAd``, which holds the zone's router.
+  deinit {
+    for router in routers.withLock({ $0.all }) { router.abandonLoads() }
+  }
+
   /// Starts the SDK: completes successfully after the profile's simulated init latency.
   public func start(
     _ request: AdapterStartRequest, completion: @escaping @Sendable (Result<Void, AdapterError>) -> Void
@@ -65,7 +70,7 @@ public final class EmpowerAdapter: SimulatedNetwork {
     let ad = router.addLoad(completion)
     // Forwards the request's privacy signals through Empower's privacy API, and loads under them.
     manager.loadRewardedAd(
-      slot: router.slot, delegate: router,
+      slot: router.slot, delegate: router.delegate,
       simulation: EMASimulatedRequest(auctionID: Self.auctionKey(request), bidToken: request.bid?.token),
       privacy: request.privacy)
     return Cancellable(ad)
@@ -171,173 +176,5 @@ struct RouterTable {
     byZoneId[router.zoneId] = router
     recent = router
     return router
-  }
-}
-
-/// The delegate of one Empower zone: routes its statuses to the loads waiting on it and to the
-/// ad on screen, and destroys the zone once nothing needs it (see ``ZoneDemand``).
-///
-/// Each status is one round on the router's lock; when it leaves the zone idle, the zone is
-/// destroyed before the core is told, so a load the core starts from that callback finds a fresh
-/// zone instead of having it destroyed under it.
-final class ZoneRouter: AdStatusDelegate, AdClickDelegate, Sendable {
-  let zoneId: String
-  /// The zone's handle in `manager`.
-  let slot: ZoneSlot
-  let manager: EMAManager
-  private let demand = Locked(ZoneDemand())
-  /// The id of the last ad (load) made.
-  private let lastAdID = Atomic<UInt64>(0)
-
-  init(zoneId: String, slot: ZoneSlot, manager: EMAManager) {
-    self.zoneId = zoneId
-    self.slot = slot
-    self.manager = manager
-  }
-
-  /// Pending loads and ads the core holds, for tests.
-  var counts: (loads: Int, heldAds: Int) { demand.withLock { ($0.pendingLoads, $0.heldAds) } }
-
-  /// Adds a load that completes with `completion`; returns the ad it will get, which is also its
-  /// cancellation handle.
-  func addLoad(_ completion: @escaping @Sendable (Result<AdapterLoadedAd, AdapterError>) -> Void)
-    -> EmpowerAd
-  {
-    let ad = EmpowerAd(router: self, id: lastAdID.add(1, ordering: .relaxed).newValue)
-    demand.withLock { $0.addLoad(PendingLoad(ad: ad, completion: completion)) }
-    return ad
-  }
-
-  func cancelLoad(_ ad: UInt64) {
-    destroyIf(demand.withLock { $0.cancelLoad(ad) })
-  }
-
-  func show(ad: UInt64, from presenter: any AdPresenting, signals: AdapterSignalSink) {
-    switch demand.withLock({ $0.beginShow(ad, signals: signals) }) {
-    case .alreadyUsed:
-      signals.send(
-        .showFailed(AdapterError(.notReady, message: "this Empower ad was already shown or discarded")))
-    case .busy:
-      signals.send(
-        .showFailed(
-          AdapterError(
-            .anotherAdShowing, vendorCode: EMAError.Code.anotherAdShowing.rawValue,
-            message: "an ad of zone '\(zoneId)' is already showing")))
-    case .show:
-      // `showRewarded(zoneId:from:)` once `isRewardedReady(zoneId:)` answers `true`.
-      if !manager.showRewardedIfReady(slot: slot, from: presenter) {
-        // The SDK would answer with `.failed(notReady)` on the zone delegate, but a destroyed or
-        // never-loaded zone has no delegate to tell, so report it here.
-        endShow()?.send(
-          .showFailed(
-            AdapterError(
-              .notReady, vendorCode: EMAError.Code.notReady.rawValue,
-              message: "zone '\(zoneId)' has no ad loaded (already shown by another load of it?)")))
-      }
-    }
-  }
-
-  func discard(ad: UInt64) {
-    destroyIf(demand.withLock { $0.discard(ad) })
-  }
-
-  // MARK: AdStatusDelegate
-
-  func rewardedStatusChanged(adStatus: AdStatus) {
-    switch adStatus {
-    case .initializing:
-      break
-    case .ready:
-      let ecpm = manager.rewardedECPM(slot: slot)
-      let (loads, idle) = demand.withLock { $0.fill() }
-      // Idle only when nobody was waiting (e.g. the load was cancelled while a show kept the zone).
-      destroyIf(idle)
-      loads.forEach { $0.completion(.success(AdapterLoadedAd(ad: $0.ad, ecpm: ecpm, lifetime: nil))) }
-    case .failed(let error):
-      let code = (error as? EMAError)?.code
-      if code == .notReady || code == .anotherAdShowing {
-        endShow()?.send(.showFailed(Self.adapterError(error)))
-      } else {
-        let (loads, idle) = demand.withLock { $0.failLoads() }
-        destroyIf(idle)
-        let failure = Self.adapterError(error)
-        loads.forEach { $0.completion(.failure(failure)) }
-      }
-    case .shown:
-      currentShow()?.send(.displayed)
-    case .rewarded(let type, let amount):
-      currentShow()?.send(.rewarded(NetworkReward(type: type, amount: Double(amount))))
-    case .closed, .skipped:
-      endShow()?.send(.dismissed)
-    }
-  }
-
-  // MARK: AdClickDelegate
-
-  func rewardedAdClicked(zoneId: String) {
-    currentShow()?.send(.clicked)
-  }
-
-  // MARK: Helpers
-
-  private func currentShow() -> AdapterSignalSink? {
-    demand.withLock { $0.show }
-  }
-
-  /// Ends the show, destroying the zone first if that leaves it idle; the show's signals.
-  private func endShow() -> AdapterSignalSink? {
-    let (signals, idle) = demand.withLock { $0.endShow() }
-    destroyIf(idle)
-    return signals
-  }
-
-  private func destroyIf(_ idle: Bool) {
-    if idle { manager.destroyRewardedZone(slot: slot) }
-  }
-
-  /// Maps an SDK error to MediationKit's kinds, keeping Empower's code and message.
-  static func adapterError(_ error: (any Error)?) -> AdapterError {
-    guard let error = error as? EMAError else {
-      return AdapterError(
-        .internalError, message: error.map { "\($0)" } ?? "Empower reported a failure with no error")
-    }
-    let kind: AdapterError.Kind =
-      switch error.code {
-      case .noFill: .noFill
-      case .networkError: .networkError
-      case .invalidZone: .invalidRequest
-      case .notReady: .notReady
-      case .anotherAdShowing: .anotherAdShowing
-      case .invalidBid: .invalidRequest
-      }
-    return AdapterError(kind, vendorCode: error.code.rawValue, message: error.message)
-  }
-}
-
-/// One load of a placement and, once the zone fills, the single-use ad the load got.
-///
-/// The load's cancellation handle and the ``AdapterAd`` handed to the core are one object, so a
-/// load allocates once. Cancelling stops waiting for the load (nothing once it completed) and
-/// destroys the zone when nothing else needs it.
-final class EmpowerAd: AdapterAd, CancellationTarget {
-  private let router: ZoneRouter
-  /// Unique among the router's ads.
-  let id: UInt64
-
-  init(router: ZoneRouter, id: UInt64) {
-    self.router = router
-    self.id = id
-  }
-
-  func show(_ request: AdapterShowRequest, from presenter: any AdPresenting, signals: AdapterSignalSink) {
-    router.show(ad: id, from: presenter, signals: signals)
-  }
-
-  func discard() {
-    router.discard(ad: id)
-  }
-
-  func cancel() {
-    router.cancelLoad(id)
   }
 }

@@ -43,6 +43,12 @@ struct ZoneDemand {
     loads.append(load)
   }
 
+  /// Drops every waiting load without completing it (their owner is going away); returns them,
+  /// to be released outside the lock.
+  mutating func abandonLoads() -> WaitingLoads {
+    takeLoads()
+  }
+
   /// Stops waiting for the load of ad `id`; whether that left the zone idle (`false` when the load
   /// had already completed: nothing changed).
   mutating func cancelLoad(_ id: UInt64) -> Bool {
@@ -53,7 +59,7 @@ struct ZoneDemand {
   /// needs the zone.
   mutating func fill() -> (loads: WaitingLoads, idle: Bool) {
     let filled = takeLoads()
-    filled.forEach { unshown.append($0.ad.id) }
+    filled.forEachID { unshown.append($0) }
     return (filled, isIdle)
   }
 
@@ -120,10 +126,17 @@ struct WaitingLoads {
     if first == nil { first = load } else { rest.append(load) }
   }
 
+  /// Removes and returns the oldest load (moved out, not copied).
+  mutating func popFirst() -> PendingLoad? {
+    guard let load = first.take() else { return nil }
+    if !rest.isEmpty { first = rest.removeFirst() }
+    return load
+  }
+
   /// Removes the load of ad `id`; whether it was there.
   mutating func remove(_ id: UInt64) -> Bool {
     if first?.ad.id == id {
-      first = rest.isEmpty ? nil : rest.removeFirst()
+      _ = popFirst()
       return true
     }
     guard let index = rest.firstIndex(where: { $0.ad.id == id }) else { return false }
@@ -131,10 +144,10 @@ struct WaitingLoads {
     return true
   }
 
-  /// Calls `body` on each load, oldest first.
-  func forEach(_ body: (PendingLoad) -> Void) {
-    guard let first else { return }
-    body(first)
-    rest.forEach(body)
+  /// Calls `body` with the ad id of each load, oldest first.
+  func forEachID(_ body: (UInt64) -> Void) {
+    guard let id = first?.ad.id else { return }
+    body(id)
+    for load in rest { body(load.ad.id) }
   }
 }
