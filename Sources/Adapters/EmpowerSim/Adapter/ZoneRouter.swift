@@ -121,13 +121,13 @@ final class ZoneDelegate: AdStatusDelegate, AdClickDelegate, Sendable {
         load.completion(.success(AdapterLoadedAd(ad: load.ad, ecpm: ecpm, lifetime: nil)))
       }
     case .failed(let error):
-      let code = (error as? EMAError)?.code
-      if code == .notReady || code == .anotherAdShowing {
-        context.endShow()?.send(.showFailed(ZoneRouter.adapterError(error)))
-      } else {
+      let failure = ZoneRouter.adapterError(error)
+      switch failure.kind {
+      case .notReady, .anotherAdShowing:  // a refused show: only `showRewarded` fails with these
+        context.endShow()?.send(.showFailed(failure))
+      default:
         var (loads, idle) = context.demand.withLock { $0.failLoads() }
         context.destroyIf(idle)
-        let failure = ZoneRouter.adapterError(error)
         while let load = loads.popFirst() { load.completion(.failure(failure)) }
       }
     case .shown:
