@@ -20,12 +20,14 @@ import MediationKit
 ///   clicks (``AdClickDelegate``) → ``AdapterSignal/clicked``, a refused show →
 ///   ``AdapterSignal/showFailed(_:)``.
 ///
-/// The SDK keys everything by zone id and holds one ad per zone, so the adapter keeps one status
-/// router per zone as the zone's delegate. Loads of a zone that is already loading join that load;
-/// loads of a zone that already holds an ad get that same ad, and whichever of them is shown first
-/// consumes it (the other then fails to show with `notReady`). A zone is destroyed once nothing
-/// needs it any more: no load pending, no show on screen, and every ad it filled discarded by the
-/// core (shown or not), so a core that loads again as soon as a show ends keeps the zone.
+/// The SDK keys everything by zone id and holds one ad per zone, so the adapter keeps one
+/// ``ZoneRouter`` per zone, whose ``ZoneDelegate`` is the zone's delegate; each load is one
+/// ``EmpowerAd`` object, its cancellation handle and then the ad. Loads of a zone that is already
+/// loading join that load; loads of a zone that already holds an ad get that same ad, and
+/// whichever of them is shown first consumes it (the other then fails to show with `notReady`).
+/// A zone is destroyed once nothing needs it any more: no load pending, no show on screen, and
+/// every ad it filled discarded by the core (shown or not), so a core that loads again as soon as
+/// a show ends keeps the zone.
 public final class EmpowerAdapter: SimulatedNetwork {
   /// The network and versions this adapter drives.
   public let info: AdapterInfo

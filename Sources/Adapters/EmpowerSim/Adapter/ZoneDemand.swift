@@ -1,13 +1,13 @@
 import MediationKit
 
-/// What one Empower zone is needed for, as its ``ZoneRouter`` tracks it: the loads waiting on it,
-/// the ads it gave the core, and the show on screen.
+/// What one Empower zone is needed for, as the adapter tracks it: the loads waiting on it, the ads
+/// it gave the core, and the show on screen.
 ///
-/// Pure bookkeeping, mutated under the router's lock; each transition says whether it left the
-/// zone idle, so the router learns in the same lock round that it must destroy the zone. The zone
-/// is needed until the core released every ad it filled (``AdapterAd/discard()``), shown or not:
-/// a core that reloads as soon as a show ends — before it discards the shown ad — keeps the zone,
-/// instead of the zone being destroyed and made again on every cycle.
+/// Pure bookkeeping, mutated under the zone's lock (``ZoneContext``); each transition says whether
+/// it left the zone idle, so the router learns in the same lock round that it must destroy the
+/// zone. The zone is needed until the core released every ad it filled (``AdapterAd/discard()``),
+/// shown or not: a core that reloads as soon as a show ends — before it discards the shown ad —
+/// keeps the zone, instead of the zone being destroyed and made again on every cycle.
 struct ZoneDemand {
   /// What ``beginShow(_:signals:)`` decided.
   enum ShowStart: Equatable {
@@ -24,8 +24,8 @@ struct ZoneDemand {
   /// Ads handed to the core and neither shown nor discarded (a handful at most).
   private var unshown: [UInt64] = []
   /// Ads the core showed (or tried to) and has not discarded yet. A count, not ids: the core
-  /// discards each ad at most once (``AdapterAd/discard()``), and a core that never discards must
-  /// not make this grow.
+  /// discards each ad at most once (``AdapterAd/discard()``), and a core that never discards then
+  /// grows a number, not a list.
   private var usedUndiscarded = 0
   /// The signals of the show on screen, if any.
   private(set) var show: AdapterSignalSink?

@@ -45,10 +45,14 @@ final class ZoneRouter: Sendable {
     _ = context.demand.withLock { $0.abandonLoads() }
   }
 
+  /// Stops waiting for the load of ad `ad` (nothing once it completed); destroys the zone when
+  /// nothing else needs it.
   func cancelLoad(_ ad: UInt64) {
     context.destroyIf(context.demand.withLock { $0.cancelLoad(ad) })
   }
 
+  /// Shows ad `ad` with `signals`, or reports why it cannot: already shown or discarded, another ad
+  /// of the zone on screen, or the zone holding no ad (another load's ad consumed it).
   func show(ad: UInt64, from presenter: any AdPresenting, signals: AdapterSignalSink) {
     switch context.demand.withLock({ $0.beginShow(ad, signals: signals) }) {
     case .alreadyUsed:
@@ -74,6 +78,7 @@ final class ZoneRouter: Sendable {
     }
   }
 
+  /// The core released ad `ad`; destroys the zone when nothing else needs it.
   func discard(ad: UInt64) {
     context.destroyIf(context.demand.withLock { $0.discard(ad) })
   }
