@@ -228,6 +228,70 @@ import Testing
     #expect(again.count == 1)
   }
 
+  @Test func aShownAdKeepsItsZoneUntilTheCoreDiscardsIt() throws {
+    let (adapter, scheduler) = try makeAdapter()
+    let ad = try #require(try load(adapter, scheduler).first?.get().ad)
+    #expect(show(ad, scheduler).last == .dismissed)
+    #expect(adapter.manager.bookkeeping.zones == 1)
+    #expect(adapter.routerBookkeeping.heldAds == 1)
+    ad.discard()
+    #expect(adapter.manager.bookkeeping.zones == 0, "nothing needs the zone any more")
+    #expect(adapter.routerBookkeeping.heldAds == 0)
+  }
+
+  @Test func reloadingBeforeTheDiscardKeepsTheZoneAndGivesAFreshAd() throws {
+    let (adapter, scheduler) = try makeAdapter()
+    let first = try #require(try load(adapter, scheduler).first?.get().ad)
+    #expect(show(first, scheduler).last == .dismissed)
+    let second = try #require(try load(adapter, scheduler).first?.get().ad)
+    first.discard()
+    #expect(adapter.manager.isRewardedReady(zoneId: "zone-1"), "the second ad still needs the zone")
+    #expect(show(second, scheduler).contains(.rewarded(NetworkReward(type: "gems", amount: 5))))
+    second.discard()
+    #expect(adapter.manager.bookkeeping.zones == 0)
+  }
+
+  @Test func anAdDiscardedDuringItsShowDestroysTheZoneWhenTheShowEnds() throws {
+    let (adapter, scheduler) = try makeAdapter()
+    let ad = try #require(try load(adapter, scheduler).first?.get().ad)
+    let signals = Recorded<AdapterSignal>()
+    ad.show(
+      AdapterShowRequest(zoneID: "app-zone"), from: presenter,
+      signals: AdapterSignalSink { signals.append($0) })
+    scheduler.advance(by: .seconds(1))
+    ad.discard()
+    #expect(adapter.manager.isRewardedShowing(zoneId: "zone-1"))
+    #expect(adapter.manager.bookkeeping.zones == 1, "the show is still on screen")
+    scheduler.run()
+    #expect(signals.all.last == .dismissed)
+    #expect(adapter.manager.bookkeeping.zones == 0)
+  }
+
+  @Test func aLoadCancelledAfterItsFillKeepsItsAd() throws {
+    let (adapter, scheduler) = try makeAdapter()
+    let results = Recorded<LoadResult>()
+    let handle = adapter.load(request()) { results.append($0) }
+    scheduler.run()
+    let ad = try #require(try results.all.first?.get().ad)
+    handle.cancel()
+    #expect(adapter.manager.isRewardedReady(zoneId: "zone-1"))
+    #expect(show(ad, scheduler).last == .dismissed)
+  }
+
+  @Test func anAdapterDroppedWithALoadWaitingReleasesTheLoad() throws {
+    final class Token: Sendable {}
+    weak var released: Token?
+    do {
+      let (adapter, scheduler) = try makeAdapter()
+      let token = Token()
+      released = token
+      _ = adapter.load(request()) { _ in withExtendedLifetime(token) {} }
+      scheduler.advance(by: .milliseconds(1))
+      #expect(adapter.routerBookkeeping.pendingLoads == 1)
+    }
+    #expect(released == nil, "the waiting load's completion was freed with the adapter")
+  }
+
   @Test func adaptersDoNotSeeEachOthersAds() throws {
     let (first, firstScheduler) = try makeAdapter()
     let (second, _) = try makeAdapter()

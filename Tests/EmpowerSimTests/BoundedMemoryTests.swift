@@ -70,7 +70,7 @@ import Testing
     #expect(late.openBids <= limit && late.bidRing <= limit)
     let routers = adapter.routerBookkeeping
     #expect(routers.routers == Self.placements.count)
-    #expect(routers.pendingLoads == 0 && routers.unshownAds == 0)
+    #expect(routers.pendingLoads == 0 && routers.heldAds == 0)
     #expect(scheduler.pendingCount == 0)
   }
 }

@@ -1,5 +1,4 @@
 import MediationKit
-import Synchronization
 
 /// MediationKit's adapter for Empower: drives an ``EMAManager`` and translates its zone statuses.
 ///
@@ -21,17 +20,20 @@ import Synchronization
 ///   clicks (``AdClickDelegate``) → ``AdapterSignal/clicked``, a refused show →
 ///   ``AdapterSignal/showFailed(_:)``.
 ///
-/// The SDK keys everything by zone id and holds one ad per zone, so the adapter keeps one status
-/// router per zone as the zone's delegate. Loads of a zone that is already loading join that load;
-/// loads of a zone that already holds an ad get that same ad, and whichever of them is shown first
-/// consumes it (the other then fails to show with `notReady`). A zone is destroyed once nothing
-/// needs it any more: no load pending, no unshown ad, no show on screen.
+/// The SDK keys everything by zone id and holds one ad per zone, so the adapter keeps one
+/// ``ZoneRouter`` per zone, whose ``ZoneDelegate`` is the zone's delegate; each load is one
+/// ``EmpowerAd`` object, its cancellation handle and then the ad. Loads of a zone that is already
+/// loading join that load; loads of a zone that already holds an ad get that same ad, and
+/// whichever of them is shown first consumes it (the other then fails to show with `notReady`).
+/// A zone is destroyed once nothing needs it any more: no load pending, no show on screen, and
+/// every ad it filled discarded by the core (shown or not), so a core that loads again as soon as
+/// a show ends keeps the zone.
 public final class EmpowerAdapter: SimulatedNetwork {
   /// The network and versions this adapter drives.
   public let info: AdapterInfo
   /// The SDK instance the adapter drives (its own, not ``EMAManager/shared``).
   public let manager: EMAManager
-  private let routers = Locked<[String: ZoneRouter]>([:])
+  private let routers = Locked(RouterTable())
 
   /// Creates an adapter driving `manager`.
   ///
@@ -40,6 +42,12 @@ public final class EmpowerAdapter: SimulatedNetwork {
   public init(manager: EMAManager) {
     self.info = EmpowerNetwork.info
     self.manager = manager
+  }
+
+  /// Drops the loads still waiting on a zone, as the routers held only by this adapter would: a
+  /// waiting load holds its ``EmpowerAd``, which holds the zone's router.
+  deinit {
+    for router in routers.withLock({ $0.all }) { router.abandonLoads() }
   }
 
   /// Starts the SDK: completes successfully after the profile's simulated init latency.
@@ -60,19 +68,14 @@ public final class EmpowerAdapter: SimulatedNetwork {
     _ request: AdapterLoadRequest,
     completion: @escaping @Sendable (Result<AdapterLoadedAd, AdapterError>) -> Void
   ) -> Cancellable {
-    let zoneId = request.placementID
-    let router = routers.withLock { routers in
-      if let router = routers[zoneId] { return router }
-      let router = ZoneRouter(zoneId: zoneId, slot: manager.slot(zoneId), manager: manager)
-      routers[zoneId] = router
-      return router
-    }
-    prepare(request, slot: router.slot)
-    let ticket = router.addLoad(completion)
+    let router = router(for: request)
+    let ad = router.addLoad(completion)
+    // Forwards the request's privacy signals through Empower's privacy API, and loads under them.
     manager.loadRewardedAd(
-      slot: router.slot, delegate: router,
-      simulation: EMASimulatedRequest(auctionID: Self.auctionKey(request), bidToken: request.bid?.token))
-    return Cancellable(LoadCancellation(router: router, ticket: ticket))
+      slot: router.slot, delegate: router.delegate,
+      simulation: EMASimulatedRequest(auctionID: Self.auctionKey(request), bidToken: request.bid?.token),
+      privacy: request.privacy)
+    return Cancellable(ad)
   }
 
   /// Asks Empower for a bid on `request`: after the profile's bid latency, the price a load of the
@@ -83,7 +86,8 @@ public final class EmpowerAdapter: SimulatedNetwork {
     _ request: AdapterLoadRequest,
     completion: @escaping @Sendable (Result<AdapterBid, AdapterError>) -> Void
   ) -> Cancellable {
-    prepare(request, slot: manager.slot(request.placementID))
+    _ = router(for: request)
+    manager.settings.privacy = request.privacy  // Empower's privacy API, all three signals at once
     return manager.requestBid(zoneId: request.placementID, auctionID: Self.auctionKey(request)) { result in
       switch result {
       case .success(let bid): completion(.success(AdapterBid(price: bid.price, token: bid.token)))
@@ -123,250 +127,56 @@ public final class EmpowerAdapter: SimulatedNetwork {
       rewardAmount: Int(request.reward.amount.rounded()), baseECPM: request.ecpm, autoReload: false)
   }
 
-  /// Configures the placement's dashboard entry the first time (simulation wiring) and forwards
-  /// the request's privacy signals through Empower's privacy API when they changed.
-  private func prepare(_ request: AdapterLoadRequest, slot: ZoneSlot) {
+  /// The router of the request's placement, made the first time the adapter sees the placement.
+  ///
+  /// A new router configures the placement's dashboard entry (simulation wiring) before anyone
+  /// can use it; the SDK never drops a dashboard entry, so loads through an existing router need
+  /// not check it again.
+  private func router(for request: AdapterLoadRequest) -> ZoneRouter {
+    let zoneId = request.placementID
+    if let router = routers.withLock({ $0.router(zoneId) }) { return router }
+    let slot = manager.slot(zoneId)
     manager.configureZoneIfAbsent(slot: slot) { dashboardEntry(for: request) }
-    let settings = manager.settings
-    if settings.privacy != request.privacy {
-      settings.hasUserConsent = request.privacy.hasUserConsent
-      settings.doNotSell = request.privacy.doNotSell
-      settings.isChildDirected = request.privacy.isChildDirected
+    return routers.withLock { routers in
+      // Another thread may have made it meanwhile.
+      routers.router(zoneId) ?? routers.add(ZoneRouter(zoneId: zoneId, slot: slot, manager: manager))
     }
   }
 
-  /// How many placements have a status router, and the loads and unshown ads they track, for
+  /// How many placements have a status router, and the loads and ads they track, for
   /// tests that check nothing grows with the number of cycles.
-  var routerBookkeeping: (routers: Int, pendingLoads: Int, unshownAds: Int) {
-    let routers = routers.withLock { Array($0.values) }
+  var routerBookkeeping: (routers: Int, pendingLoads: Int, heldAds: Int) {
+    let routers = routers.withLock { $0.all }
     let counts = routers.map(\.counts)
-    return (routers.count, counts.reduce(0) { $0 + $1.loads }, counts.reduce(0) { $0 + $1.unshown })
+    return (routers.count, counts.reduce(0) { $0 + $1.loads }, counts.reduce(0) { $0 + $1.heldAds })
   }
 }
 
-/// The delegate of one Empower zone: routes its statuses to the loads waiting on it and to the
-/// ad on screen.
-final class ZoneRouter: AdStatusDelegate, AdClickDelegate, Sendable {
-  typealias LoadCompletion = @Sendable (Result<AdapterLoadedAd, AdapterError>) -> Void
+/// The adapter's status routers by placement (zone) id.
+///
+/// The placement a load asks for is looked up first against the placement of the previous
+/// lookup: a zone loads the same placement over and over, and comparing two equal strings is far
+/// cheaper than hashing one. Any other placement goes through the dictionary.
+struct RouterTable {
+  private var byZoneId: [String: ZoneRouter] = [:]
+  /// The router the last lookup found.
+  private var recent: ZoneRouter?
 
-  private struct State {
-    var lastID: UInt64 = 0
-    /// Loads waiting for `.ready`/`.failed`, in the order they were made.
-    var loads: [(ticket: UInt64, completion: LoadCompletion)] = []
-    /// Ads handed to the core and neither shown nor discarded (a handful at most).
-    var unshown: [UInt64] = []
-    /// The show in progress, if any.
-    var show: Show?
+  /// Every router.
+  var all: [ZoneRouter] { Array(byZoneId.values) }
 
-    /// Nothing needs the zone: no pending load, no unshown ad, nothing on screen.
-    var isIdle: Bool { loads.isEmpty && unshown.isEmpty && show == nil }
-
-    mutating func nextID() -> UInt64 {
-      lastID += 1
-      return lastID
-    }
-
-    /// Removes `ad` from the unshown ads; whether it was there.
-    mutating func takeUnshown(_ ad: UInt64) -> Bool {
-      guard let index = unshown.firstIndex(of: ad) else { return false }
-      unshown.swapAt(index, unshown.count - 1)
-      unshown.removeLast()
-      return true
-    }
+  /// The router of `zoneId`, if there is one.
+  mutating func router(_ zoneId: String) -> ZoneRouter? {
+    if let recent, recent.zoneId == zoneId { return recent }
+    guard let found = byZoneId[zoneId] else { return nil }
+    recent = found
+    return found
   }
 
-  private struct Show {
-    let signals: AdapterSignalSink
-  }
-
-  let zoneId: String
-  /// The zone's handle in `manager`.
-  let slot: ZoneSlot
-  let manager: EMAManager
-  private let state = Locked(State())
-
-  init(zoneId: String, slot: ZoneSlot, manager: EMAManager) {
-    self.zoneId = zoneId
-    self.slot = slot
-    self.manager = manager
-  }
-
-  /// Pending loads and unshown ads, for tests.
-  var counts: (loads: Int, unshown: Int) { state.withLock { ($0.loads.count, $0.unshown.count) } }
-
-  func addLoad(_ completion: @escaping LoadCompletion) -> UInt64 {
-    state.withLock { state in
-      let ticket = state.nextID()
-      state.loads.append((ticket, completion))
-      return ticket
-    }
-  }
-
-  func cancelLoad(_ ticket: UInt64) {
-    let idle = state.withLock { state in
-      state.loads.removeAll { $0.ticket == ticket }
-      return state.isIdle
-    }
-    if idle { manager.destroyRewardedZone(slot: slot) }
-  }
-
-  func show(ad: UInt64, from presenter: any AdPresenting, signals: AdapterSignalSink) {
-    enum Decision { case show, alreadyUsed, busy }
-    let decision = state.withLock { state -> Decision in
-      guard state.takeUnshown(ad) else { return .alreadyUsed }
-      guard state.show == nil else { return .busy }
-      state.show = Show(signals: signals)
-      return .show
-    }
-    switch decision {
-    case .alreadyUsed:
-      signals.send(
-        .showFailed(AdapterError(.notReady, message: "this Empower ad was already shown or discarded")))
-      releaseIfIdle()
-    case .busy:
-      signals.send(
-        .showFailed(
-          AdapterError(
-            .anotherAdShowing, vendorCode: EMAError.Code.anotherAdShowing.rawValue,
-            message: "an ad of zone '\(zoneId)' is already showing")))
-      releaseIfIdle()
-    case .show:
-      // `showRewarded(zoneId:from:)` once `isRewardedReady(zoneId:)` answers `true`.
-      if !manager.showRewardedIfReady(slot: slot, from: presenter) {
-        // The SDK would answer with `.failed(notReady)` on the zone delegate, but a destroyed or
-        // never-loaded zone has no delegate to tell, so report it here.
-        endShow()?.send(
-          .showFailed(
-            AdapterError(
-              .notReady, vendorCode: EMAError.Code.notReady.rawValue,
-              message: "zone '\(zoneId)' has no ad loaded (already shown by another load of it?)")))
-        releaseIfIdle()
-      }
-    }
-  }
-
-  func discard(ad: UInt64) {
-    let idle = state.withLock { state in
-      _ = state.takeUnshown(ad)
-      return state.isIdle
-    }
-    if idle { manager.destroyRewardedZone(slot: slot) }
-  }
-
-  // MARK: AdStatusDelegate
-
-  func rewardedStatusChanged(adStatus: AdStatus) {
-    switch adStatus {
-    case .initializing:
-      break
-    case .ready:
-      let ecpm = manager.rewardedECPM(slot: slot)
-      let (loads, firstID) = state.withLock { state in
-        let loads = state.loads
-        state.loads = []
-        let firstID = state.lastID + 1
-        for _ in loads { state.unshown.append(state.nextID()) }
-        return (loads, firstID)
-      }
-      for (offset, load) in loads.enumerated() {
-        let ad = EmpowerAd(router: self, id: firstID + UInt64(offset))
-        load.completion(.success(AdapterLoadedAd(ad: ad, ecpm: ecpm, lifetime: nil)))
-      }
-      releaseIfIdle()  // nobody was waiting (e.g. the load was cancelled while a show kept the zone)
-    case .failed(let error):
-      let code = (error as? EMAError)?.code
-      if code == .notReady || code == .anotherAdShowing {
-        endShow()?.send(.showFailed(Self.adapterError(error)))
-      } else {
-        let loads = state.withLock { state in
-          let loads = state.loads
-          state.loads = []
-          return loads
-        }
-        for load in loads { load.completion(.failure(Self.adapterError(error))) }
-      }
-      releaseIfIdle()
-    case .shown:
-      currentShow()?.send(.displayed)
-    case .rewarded(let type, let amount):
-      currentShow()?.send(.rewarded(NetworkReward(type: type, amount: Double(amount))))
-    case .closed, .skipped:
-      endShow()?.send(.dismissed)
-      releaseIfIdle()
-    }
-  }
-
-  // MARK: AdClickDelegate
-
-  func rewardedAdClicked(zoneId: String) {
-    currentShow()?.send(.clicked)
-  }
-
-  // MARK: Helpers
-
-  private func currentShow() -> AdapterSignalSink? {
-    state.withLock { $0.show?.signals }
-  }
-
-  private func endShow() -> AdapterSignalSink? {
-    state.withLock { state in
-      defer { state.show = nil }
-      return state.show?.signals
-    }
-  }
-
-  private func releaseIfIdle() {
-    if state.withLock({ $0.isIdle }) { manager.destroyRewardedZone(slot: slot) }
-  }
-
-  /// Maps an SDK error to MediationKit's kinds, keeping Empower's code and message.
-  static func adapterError(_ error: (any Error)?) -> AdapterError {
-    guard let error = error as? EMAError else {
-      return AdapterError(
-        .internalError, message: error.map { "\($0)" } ?? "Empower reported a failure with no error")
-    }
-    let kind: AdapterError.Kind =
-      switch error.code {
-      case .noFill: .noFill
-      case .networkError: .networkError
-      case .invalidZone: .invalidRequest
-      case .notReady: .notReady
-      case .anotherAdShowing: .anotherAdShowing
-      case .invalidBid: .invalidRequest
-      }
-    return AdapterError(kind, vendorCode: error.code.rawValue, message: error.message)
-  }
-}
-
-/// Cancels one load: stops listening for it, and destroys the zone when nothing else needs it.
-/// One object per load, rather than a closure wrapped in another object.
-private final class LoadCancellation: CancellationTarget {
-  private let router: ZoneRouter
-  private let ticket: UInt64
-
-  init(router: ZoneRouter, ticket: UInt64) {
-    self.router = router
-    self.ticket = ticket
-  }
-
-  func cancel() { router.cancelLoad(ticket) }
-}
-
-/// One loaded Empower ad, as handed to the core. Single-use.
-final class EmpowerAd: AdapterAd {
-  private let router: ZoneRouter
-  private let id: UInt64
-
-  init(router: ZoneRouter, id: UInt64) {
-    self.router = router
-    self.id = id
-  }
-
-  func show(_ request: AdapterShowRequest, from presenter: any AdPresenting, signals: AdapterSignalSink) {
-    router.show(ad: id, from: presenter, signals: signals)
-  }
-
-  func discard() {
-    router.discard(ad: id)
+  /// Adds `router` for its placement; returns it.
+  mutating func add(_ router: ZoneRouter) -> ZoneRouter {
+    byZoneId[router.zoneId] = router
+    recent = router
+    return router
   }
 }

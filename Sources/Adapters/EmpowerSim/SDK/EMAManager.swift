@@ -261,9 +261,14 @@ public final class EMAManager: Sendable {
     ZoneSlot(index: state.withLock { $0.slot(zoneId) })
   }
 
-  /// ``loadRewardedAd(zoneId:delegate:simulation:)`` for the zone of `slot`.
-  func loadRewardedAd(slot: ZoneSlot, delegate: AdStatusDelegate?, simulation: EMASimulatedRequest) {
-    startLoad(slot: slot.index, delegate: delegate, simulation: simulation)
+  /// Sets ``settings``' privacy signals to `privacy` (as through ``EMASettings``' privacy API),
+  /// then ``loadRewardedAd(zoneId:delegate:simulation:)`` for the zone of `slot`, which loads under
+  /// those signals: the load uses `privacy` instead of reading the settings back.
+  func loadRewardedAd(
+    slot: ZoneSlot, delegate: AdStatusDelegate?, simulation: EMASimulatedRequest, privacy: PrivacySettings
+  ) {
+    settings.privacy = privacy
+    startLoad(slot: slot.index, delegate: delegate, simulation: simulation, privacy: privacy)
   }
 
   /// ``rewardedECPM(zoneId:)`` for the zone of `slot`.
@@ -318,8 +323,12 @@ public final class EMAManager: Sendable {
     }
   }
 
-  private func startLoad(slot: Int, delegate: AdStatusDelegate?, simulation: EMASimulatedRequest?) {
-    let privacy = simulation?.bidToken == nil ? settings.privacy : PrivacySettings()
+  /// Starts (or joins) a load of the zone of `slot`, under `privacy` or, when `nil`, the signals
+  /// in ``settings``. A bid's load ignores them: its price was set when the bid was made.
+  private func startLoad(
+    slot: Int, delegate: AdStatusDelegate?, simulation: EMASimulatedRequest?, privacy: PrivacySettings? = nil
+  ) {
+    let privacy = simulation?.bidToken == nil ? privacy ?? settings.privacy : PrivacySettings()
     let (start, box) = state.withLock { state -> (LoadStart, DelegateBox) in
       let zone = state.zone(slot)
       let box = state.slots[slot].delegate
