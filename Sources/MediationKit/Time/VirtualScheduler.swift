@@ -17,8 +17,9 @@ public final class VirtualScheduler: Scheduler {
     let pending: PendingCounter
     /// A timer's slot, armed and disarmed under the scheduler's lock, rather than a one-shot one.
     let isTimer: Bool
-    /// Where the slot sits in the heap, -1 when it is not in it. Read and written only under the
-    /// scheduler's lock; an atomic (relaxed: a plain load or store) because the class is shared.
+    /// Where the slot sits in the heap, -1 when it is not in it. Written only under the scheduler's
+    /// lock (read outside it only by a timer's `disarm`, to skip the lock when not armed); an
+    /// atomic (relaxed: a plain load or store) because the class is shared.
     let heapIndex = Atomic<Int>(-1)
 
     init(_ action: @escaping @Sendable () -> Void, pending: PendingCounter, isTimer: Bool = false) {
@@ -83,6 +84,9 @@ public final class VirtualScheduler: Scheduler {
     }
 
     func disarm() {
+      // Not armed: nothing to take out, and no lock round. An arming on another thread that this
+      // read misses is concurrent with the disarm, so it may as well come after it.
+      guard slot.heapIndex.load(ordering: .relaxed) >= 0 else { return }
       state.withLock { state in
         if takeOut(&state) { slot.pending.count.subtract(1, ordering: .relaxed) }
       }
