@@ -266,20 +266,17 @@ struct RecorderAssertionTests {
 
 @Suite("Event delivery is re-entrancy safe")
 struct ReentrantDeliveryTests {
-  /// An SDK that reports the whole show synchronously from inside `show`.
-  final class SynchronousNetwork: RewardedAdapter {
-    final class Ad: AdapterAd {
-      func show(_ request: AdapterShowRequest, from presenter: any AdPresenting, signals: AdapterSignalSink) {
-        signals.send(.displayed)
-        signals.send(.rewarded(nil))
-        signals.send(.dismissed)
-      }
-      func discard() {}
-    }
-
-    let info = AdapterInfo(id: "sync", displayName: "Sync", adapterVersion: "1", sdkVersion: "1")
+  /// A network whose every load fills a second later with the ad `makeAd` builds.
+  final class OneAdNetwork: RewardedAdapter {
+    let info: AdapterInfo
     let scheduler: any Scheduler
-    init(scheduler: any Scheduler) { self.scheduler = scheduler }
+    private let makeAd: @Sendable () -> any AdapterAd
+
+    init(id: NetworkID, scheduler: any Scheduler, makeAd: @escaping @Sendable () -> any AdapterAd) {
+      self.info = AdapterInfo(id: id, displayName: "\(id)", adapterVersion: "1", sdkVersion: "1")
+      self.scheduler = scheduler
+      self.makeAd = makeAd
+    }
 
     func start(
       _ request: AdapterStartRequest, completion: @escaping @Sendable (Result<Void, AdapterError>) -> Void
@@ -291,19 +288,34 @@ struct ReentrantDeliveryTests {
       _ request: AdapterLoadRequest,
       completion: @escaping @Sendable (Result<AdapterLoadedAd, AdapterError>) -> Void
     ) -> Cancellable {
-      scheduler.schedule(after: .seconds(1)) { completion(.success(AdapterLoadedAd(ad: Ad()))) }
+      scheduler.schedule(after: .seconds(1)) { [makeAd] in completion(.success(AdapterLoadedAd(ad: makeAd())))
+      }
     }
+
+    /// A mediator with one zone `z` over this network alone.
+    func mediator() throws -> Mediator {
+      let registry = try AdapterRegistry([AdapterRegistration(info: info) { [self] _ in self }])
+      return try Mediator(
+        config: MediationConfig(zones: [zone([item(info.id, "p", ecpm: 1)])]), registry: registry,
+        scheduler: scheduler)
+    }
+  }
+
+  /// An ad whose SDK reports the whole show synchronously from inside `show`.
+  final class SynchronousAd: AdapterAd {
+    func show(_ request: AdapterShowRequest, from presenter: any AdPresenting, signals: AdapterSignalSink) {
+      signals.send(.displayed)
+      signals.send(.rewarded(nil))
+      signals.send(.dismissed)
+    }
+    func discard() {}
   }
 
   /// The first subscriber shows the ad while `ready` is being delivered; the SDK answers at once,
   /// on the executor. Every subscriber must still see `ready` before `shown`, in the same order.
   @Test func eventsPublishedDuringDeliveryAreQueuedForEverySubscriber() throws {
     let scheduler = VirtualScheduler()
-    let network = SynchronousNetwork(scheduler: scheduler)
-    let registry = try AdapterRegistry([AdapterRegistration(info: network.info) { _ in network }])
-    let mediator = try Mediator(
-      config: MediationConfig(zones: [zone([item("sync", "p", ecpm: 1)])]), registry: registry,
-      scheduler: scheduler)
+    let mediator = try OneAdNetwork(id: "sync", scheduler: scheduler) { SynchronousAd() }.mediator()
     let ad = try mediator.rewardedAd(zone: "z")
     mediator.observeEvents { event in
       if case .ready = event.event { try? ad.show(from: HeadlessPresenter()) }
@@ -314,40 +326,28 @@ struct ReentrantDeliveryTests {
     #expect(second.names(zone: "z") == ["loading", "ready", "shown", "revenue_paid", "rewarded", "closed"])
   }
 
-  /// An SDK that keeps each show's sink, so a test can send signals from inside event delivery.
-  final class KeptSinkNetwork: RewardedAdapter {
-    final class Ad: AdapterAd {
-      let network: KeptSinkNetwork
-      init(network: KeptSinkNetwork) { self.network = network }
-      func show(_ request: AdapterShowRequest, from presenter: any AdPresenting, signals: AdapterSignalSink) {
-        network.sinks.withLock { $0.append(signals) }
-        network.scheduler.schedule(after: .seconds(1)) { signals.send(.displayed) }
-        network.scheduler.schedule(after: .seconds(2)) { signals.send(.rewarded(nil)) }
-        network.scheduler.schedule(after: .seconds(3)) { signals.send(.dismissed) }
-      }
-      func discard() { network.discards.withLock { $0 += 1 } }
-    }
-
-    let info = AdapterInfo(id: "kept", displayName: "Kept", adapterVersion: "1", sdkVersion: "1")
-    let scheduler: any Scheduler
+  /// What a ``KeptSinkAd``'s SDK keeps: every show's sink, so a test can send signals from
+  /// inside event delivery, and how many ads were discarded.
+  final class SinkLog: Sendable {
     let sinks = Locked<[AdapterSignalSink]>([])
     let discards = Locked(0)
-    init(scheduler: any Scheduler) { self.scheduler = scheduler }
+  }
 
-    func start(
-      _ request: AdapterStartRequest, completion: @escaping @Sendable (Result<Void, AdapterError>) -> Void
-    ) {
-      completion(.success(()))
+  /// An ad whose SDK reports displayed, rewarded and dismissed one second apart, and keeps the sink.
+  final class KeptSinkAd: AdapterAd {
+    let log: SinkLog
+    let scheduler: any Scheduler
+    init(log: SinkLog, scheduler: any Scheduler) {
+      self.log = log
+      self.scheduler = scheduler
     }
-
-    func load(
-      _ request: AdapterLoadRequest,
-      completion: @escaping @Sendable (Result<AdapterLoadedAd, AdapterError>) -> Void
-    ) -> Cancellable {
-      scheduler.schedule(after: .seconds(1)) { [self] in
-        completion(.success(AdapterLoadedAd(ad: Ad(network: self))))
-      }
+    func show(_ request: AdapterShowRequest, from presenter: any AdPresenting, signals: AdapterSignalSink) {
+      log.sinks.withLock { $0.append(signals) }
+      scheduler.schedule(after: .seconds(1)) { signals.send(.displayed) }
+      scheduler.schedule(after: .seconds(2)) { signals.send(.rewarded(nil)) }
+      scheduler.schedule(after: .seconds(3)) { signals.send(.dismissed) }
     }
+    func discard() { log.discards.withLock { $0 += 1 } }
   }
 
   /// While the show's `closed` is being delivered, the SDK reports the dismissal and the reward
@@ -356,11 +356,10 @@ struct ReentrantDeliveryTests {
   /// late-signal window.
   @Test func signalsDeliveredWhileTheShowEndsDoNotEndItTwice() throws {
     let scheduler = VirtualScheduler()
-    let network = KeptSinkNetwork(scheduler: scheduler)
-    let registry = try AdapterRegistry([AdapterRegistration(info: network.info) { _ in network }])
-    let mediator = try Mediator(
-      config: MediationConfig(zones: [zone([item("kept", "p", ecpm: 1)])]), registry: registry,
-      scheduler: scheduler)
+    let log = SinkLog()
+    let mediator = try OneAdNetwork(id: "kept", scheduler: scheduler) {
+      KeptSinkAd(log: log, scheduler: scheduler)
+    }.mediator()
     let ad = try mediator.rewardedAd(zone: "z")
     let shows = Locked(0)
     mediator.observeEvents { event in
@@ -370,7 +369,7 @@ struct ReentrantDeliveryTests {
       case .shown:
         shows.withLock { $0 += 1 }
       case .closed:
-        let sink = network.sinks.withLock { $0.last }
+        let sink = log.sinks.withLock { $0.last }
         sink?.send(.dismissed)
         sink?.send(.rewarded(nil))
         ad.load()
@@ -388,9 +387,9 @@ struct ReentrantDeliveryTests {
       if case .diagnostic(let diagnostic) = event { return diagnostic.kind } else { return nil }
     }
     #expect(diagnostics == [.signalAfterTerminal, .duplicateReward, .signalAfterTerminal, .duplicateReward])
-    #expect(network.discards.withLock { $0 } == 0)
+    #expect(log.discards.withLock { $0 } == 0)
     scheduler.advance(by: .seconds(60))
-    #expect(network.discards.withLock { $0 } == 2)
+    #expect(log.discards.withLock { $0 } == 2)
     try recorder.verifyContract(requireFinished: false)
   }
 }
