@@ -537,14 +537,16 @@ final class ZoneController: Sendable {
   /// then waits for the next one.
   private func endLateSignalWindows() {
     let now = context.scheduler.now
-    var ended: [ReadyAd] = []
-    state.withLock { state in
-      while let first = state.lingering.first, first.until <= now {
-        ended.append(state.lingering.removeFirst().session.ready)
+    // One show at a time (windows rarely end together), so no list of them is built.
+    while let ended = state.withLock({ state -> ReadyAd? in
+      if let first = state.lingering.first, first.until <= now {
+        return state.lingering.removeFirst().session.ready
       }
       if let next = state.lingering.first { state.timers?.linger.arm(after: next.until - now) }
+      return nil
+    }) {
+      ended.loaded.ad.discard()
     }
-    for ready in ended { ready.loaded.ad.discard() }
   }
 }
 
