@@ -88,6 +88,31 @@ struct RetryTests {
     #expect(harness.adapters["a"]!.loadRequests.count == 2)
   }
 
+  /// A load that replaces a pending retry leaves the cancelled retry in the scheduler's queue,
+  /// holding the zone: once the app drops its mediator, the scheduler releases the zone when it
+  /// skips that retry, with the ready ad's expiry still armed. That must not deadlock the
+  /// scheduler.
+  @Test func aMediatorDroppedAfterAReplacedRetryLeavesTheSchedulerRunning() throws {
+    let scheduler: VirtualScheduler
+    do {
+      let harness = try Harness(
+        zones: [zone([item("a", "a1", ecpm: 1)], autoReload: true)],
+        scripts: ["a": ["a1": [.fail(after: .zero, noFill), .fill(after: .zero)]]])
+      scheduler = harness.scheduler
+      let ad = try harness.mediator.rewardedAd(zone: "z")
+      ad.load()
+      harness.settle(.seconds(1))
+      ad.load()
+      scheduler.runUntilIdle()
+      #expect(harness.names() == ["loading", "failed", "loading", "ready"])
+    }
+    let finished = finishes {
+      scheduler.run()
+      #expect(scheduler.pendingCount == 0)
+    }
+    #expect(finished, "the scheduler deadlocked")
+  }
+
   @Test func expiredAdsAreReplacedInAutoReloadZones() throws {
     let harness = try Harness(
       zones: [zone([item("a", "a1", ecpm: 1)], autoReload: true)],
