@@ -1,3 +1,4 @@
+import Foundation
 import MediationKit
 import MediationKitTesting
 
@@ -81,4 +82,15 @@ extension RewardedAdEvent {
     default: nil
     }
   }
+}
+
+/// Runs `body` on a thread of its own and waits for it up to `timeout`: whether it finished. For
+/// code that could deadlock, so that a deadlock fails the test instead of hanging the run.
+func finishes(within timeout: Duration = .seconds(30), _ body: @escaping @Sendable () -> Void) -> Bool {
+  let finished = DispatchSemaphore(value: 0)
+  Thread {
+    body()
+    finished.signal()
+  }.start()
+  return finished.wait(timeout: .now() + .nanoseconds(Int(timeout.seconds * 1e9))) == .success
 }

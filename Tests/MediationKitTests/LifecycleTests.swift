@@ -88,6 +88,49 @@ struct RetryTests {
     #expect(harness.adapters["a"]!.loadRequests.count == 2)
   }
 
+  /// A load that replaces a pending retry leaves the cancelled retry in the scheduler's queue,
+  /// holding the zone: once the app drops its mediator, the scheduler releases the zone when it
+  /// skips that retry, with the ready ad's expiry still armed. That must not deadlock the
+  /// scheduler.
+  @Test func aMediatorDroppedAfterAReplacedRetryLeavesTheSchedulerRunning() throws {
+    let scheduler: VirtualScheduler
+    do {
+      let harness = try Harness(
+        zones: [zone([item("a", "a1", ecpm: 1)], autoReload: true)],
+        scripts: ["a": ["a1": [.fail(after: .zero, noFill), .fill(after: .zero)]]])
+      scheduler = harness.scheduler
+      let ad = try harness.mediator.rewardedAd(zone: "z")
+      ad.load()
+      harness.settle(.seconds(1))
+      ad.load()
+      scheduler.runUntilIdle()
+      #expect(harness.names() == ["loading", "failed", "loading", "ready"])
+    }
+    let finished = finishes {
+      scheduler.run()
+      #expect(scheduler.pendingCount == 0)
+    }
+    #expect(finished, "the scheduler deadlocked")
+  }
+
+  /// A late-signal window that is not a whole number of nanoseconds (a `Duration` is exact to the
+  /// attosecond): the virtual clock counts due times in whole nanoseconds, so the window's timer
+  /// fires a fraction before the window's exact end. The window must still end there — and its ad be discarded — rather
+  /// than the zone re-arming for the remaining fraction, which rounds to zero, for ever.
+  @Test func aFractionalLateSignalWindowEndsAndDiscardsTheAd() throws {
+    let harness = try Harness(
+      zones: [zone([item("a", "a1", ecpm: 1)])], scripts: ["a": ["a1": [.fill(after: .zero)]]],
+      options: MediatorOptions(lateSignalWindow: .milliseconds(300) + .nanoseconds(1) / 2))
+    let ad = try harness.mediator.rewardedAd(zone: "z")
+    ad.load()
+    harness.scheduler.runUntilIdle()
+    try ad.show(from: HeadlessPresenter())
+    let finished = finishes { harness.settle() }
+    #expect(finished, "the scheduler never got past the window's end")
+    #expect(harness.names() == ["loading", "ready", "shown", "revenue_paid", "rewarded", "closed"])
+    #expect(harness.adapters["a"]!.discardedAds == 1)
+  }
+
   @Test func expiredAdsAreReplacedInAutoReloadZones() throws {
     let harness = try Harness(
       zones: [zone([item("a", "a1", ecpm: 1)], autoReload: true)],

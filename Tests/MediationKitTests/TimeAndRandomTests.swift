@@ -164,6 +164,47 @@ struct TimeAndRandomTests {
     #expect(scheduler.pendingCount == 0)
   }
 
+  /// How the last reference to a timer's owner can sit in the scheduler's queue, in an action
+  /// that captured the owner: dropped there when the action is skipped as cancelled, purged with
+  /// the other cancelled ones, or released with the scheduler itself.
+  enum DroppedOwner: CaseIterable { case skippedAsCancelled, purged, releasedWithTheScheduler }
+
+  /// The owner goes away inside the scheduler, and its armed timer disarms as it does (a zone
+  /// dropped with its expiry armed): that disarm must not wait on the scheduler's lock while
+  /// the scheduler itself holds it.
+  @Test(arguments: DroppedOwner.allCases)
+  func anArmedTimersOwnerCanBeDroppedFromInsideTheScheduler(_ path: DroppedOwner) {
+    final class Owner: Sendable {
+      let timer: any SchedulerTimer
+      init(_ timer: any SchedulerTimer) { self.timer = timer }
+    }
+    var scheduler: VirtualScheduler? = VirtualScheduler()
+    do {
+      let owner = Owner(scheduler!.makeTimer {})
+      owner.timer.arm(after: .seconds(10))
+      let action = scheduler!.schedule(after: .seconds(1)) { withExtendedLifetime(owner) {} }
+      if path != .releasedWithTheScheduler { action.cancel() }
+    }
+    let work = Locked<VirtualScheduler?>(scheduler.take())
+    let finished = finishes {
+      // The only reference to the scheduler: it goes when this returns.
+      let scheduler = work.withLock { $0.take() }!
+      switch path {
+      case .skippedAsCancelled:
+        scheduler.run()
+        #expect(scheduler.pendingCount == 0)
+      case .purged:
+        // Enough cancelled actions that scheduling purges them.
+        for _ in 0..<100 { scheduler.schedule(after: .seconds(5)) {}.cancel() }
+        scheduler.schedule(after: .seconds(5)) {}
+        #expect(scheduler.pendingCount == 1)
+      case .releasedWithTheScheduler:
+        break
+      }
+    }
+    #expect(finished, "the scheduler deadlocked")
+  }
+
   /// A scheduler without its own timers gets ``Scheduler/makeTimer(_:)``'s default: each arming
   /// is one `schedule(after:)`, and re-arming or disarming cancels the earlier one.
   @Test func defaultTimersArmThroughSchedule() {

@@ -537,9 +537,14 @@ final class ZoneController: Sendable {
   /// then waits for the next one.
   private func endLateSignalWindows() {
     let now = context.scheduler.now
+    // The timer is armed for the oldest window only, so that one is over: even when the clock
+    // stands a fraction short of its end (a scheduler counting whole nanoseconds), as re-arming
+    // for that fraction would fire at once, again and again.
+    var timerWindow = true
     // One show at a time (windows rarely end together), so no list of them is built.
     while let ended = state.withLock({ state -> ReadyAd? in
-      if let first = state.lingering.first, first.until <= now {
+      if let first = state.lingering.first, timerWindow || first.until <= now {
+        timerWindow = false
         return state.lingering.removeFirst().session.ready
       }
       if let next = state.lingering.first { state.timers?.linger.arm(after: next.until - now) }

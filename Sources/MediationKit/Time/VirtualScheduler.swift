@@ -123,13 +123,18 @@ public final class VirtualScheduler: Scheduler {
   private let wholeNanoseconds = Atomic<Int64>(0)
 
   deinit {
-    // Release the slots still in the heap.
+    // Release the slots still in the heap, outside the lock (see `runNext`), each marked out of
+    // the heap first, so that a timer whose owner goes with a slot does not look for it.
+    var left: [Unmanaged<Slot>] = []
     state.withLock { state in
-      while let entry = state.heap.removeFirst() {
-        entry.slot._withUnsafeGuaranteedRef { $0.heapIndex.store(-1, ordering: .relaxed) }
-        entry.slot.release()
-      }
+      state.heap.removeAll(
+        where: { _ in true },
+        removed: { entry in
+          entry.slot._withUnsafeGuaranteedRef { $0.heapIndex.store(-1, ordering: .relaxed) }
+          left.append(entry.slot)
+        })
     }
+    for slot in left { slot.release() }
   }
 
   private let pending = PendingCounter()
@@ -171,17 +176,23 @@ public final class VirtualScheduler: Scheduler {
     pending.count.add(1, ordering: .relaxed)
     let delayNanoseconds = delay > .zero ? Self.nanoseconds(delay) : 0
     let live = pending.count.load(ordering: .relaxed)
+    // Optional, so that the usual scheduling, which purges nothing, has no array to release.
+    var purged: [Unmanaged<Slot>]?
     state.withLock { state in
       // Cancelled timers (expiry, timeouts) would otherwise sit in the heap until their time:
       // drop them once they outnumber the live ones.
       if state.heap.count > 64 && state.heap.count > 2 * live {
+        var removed: [Unmanaged<Slot>] = []
         state.heap.removeAll(
-          where: { $0.slot.takeUnretainedValue().isCancelled }, removed: { $0.slot.release() })
+          where: { $0.slot.takeUnretainedValue().isCancelled }, removed: { removed.append($0.slot) })
+        purged = removed
       }
       let time = state.nowNanoseconds &+ delayNanoseconds
       state.heap.insert(Entry(time: time, sequence: state.nextSequence, slot: .passRetained(slot)))
       state.nextSequence += 1
     }
+    // Outside the lock (see `runNext`).
+    purged?.forEach { $0.release() }
     return Cancellable(slot)
   }
 
@@ -236,15 +247,24 @@ public final class VirtualScheduler: Scheduler {
   }
 
   /// Pops and runs the earliest action due at or before `deadline` (any, when `nil`).
+  ///
+  /// A slot is never released under the lock: releasing it can release the last reference to
+  /// what its action captured (a zone the app dropped), whose timers then disarm, taking the
+  /// lock again.
   private func runNext(notAfter deadline: Duration?) -> Bool {
     let limit = deadline.map(Self.nanoseconds) ?? .max
+    // Cancelled slots popped on the way; optional, so that the usual pop has no array to release.
+    var cancelled: [Slot]?
     let slot = state.withLock { state -> Slot? in
       while let top = state.heap.peek() {
         if top.time > limit { return nil }
         state.heap.removeFirst()
         let slot = top.slot.takeRetainedValue()
         slot.heapIndex.store(-1, ordering: .relaxed)
-        guard slot.isTimer || slot.claim() else { continue }
+        guard slot.isTimer || slot.claim() else {
+          cancelled = (cancelled ?? []) + [slot]
+          continue
+        }
         if top.time > state.nowNanoseconds {
           state.nowNanoseconds = top.time
           state.now = Self.duration(nanoseconds: top.time)
@@ -254,6 +274,7 @@ public final class VirtualScheduler: Scheduler {
       }
       return nil
     }
+    cancelled = nil  // released here, outside the lock
     guard let slot else { return false }
     pending.count.subtract(1, ordering: .relaxed)
     let outer = executingThread.exchange(Self.currentThread, ordering: .relaxed)
