@@ -518,18 +518,22 @@ final class ZoneController: Sendable {
   /// so a network's late callbacks (a reward after the final dismissal) still reach the show and
   /// are reported as diagnostics.
   private func showEnded(_ session: ShowSession) {
-    context.fullScreen.release(zone.id)
     let window = context.options.lateSignalWindow
     let until = context.scheduler.now + window
+    // The zone's state first, the screen after: a show started on another thread as soon as the
+    // screen is free must find this one gone, not lose its own session and timers to it.
     state.withLock { state in
       guard let timers = state.timers else { return }
-      timers.grace.disarm()
-      timers.display.disarm()
-      timers.showDuration.disarm()
-      state.session = nil
+      if state.session?.id == session.id {
+        timers.grace.disarm()
+        timers.display.disarm()
+        timers.showDuration.disarm()
+        state.session = nil
+      }
       state.lingering.append(Lingering(until: until, session: session))
       if state.lingering.count == 1 { timers.linger.arm(after: window) }
     }
+    context.fullScreen.release(zone.id)
     if zone.autoReload { beginLoad() }
   }
 
