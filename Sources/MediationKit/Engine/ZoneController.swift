@@ -9,7 +9,6 @@ final class ZoneController: Sendable {
   /// A loaded ad waiting to be shown. A class: it travels from the zone's state to the show
   /// session and its callbacks, and passing a reference is cheaper than copying the ad's info.
   final class ReadyAd: Sendable {
-    let id: Int
     let info: AdInfo
     let loaded: AdapterLoadedAd
     let expiresAt: Duration
@@ -17,8 +16,7 @@ final class ZoneController: Sendable {
     /// network does not report it itself.
     let estimatesRevenue: Bool
 
-    init(id: Int, info: AdInfo, loaded: AdapterLoadedAd, expiresAt: Duration, estimatesRevenue: Bool) {
-      self.id = id
+    init(info: AdInfo, loaded: AdapterLoadedAd, expiresAt: Duration, estimatesRevenue: Bool) {
       self.info = info
       self.loaded = loaded
       self.expiresAt = expiresAt
@@ -76,6 +74,7 @@ final class ZoneController: Sendable {
     var showTimes: [Duration] = []
     /// The show on screen; then in `lingering` for the late-signal window.
     var session: ShowSession?
+    /// The id of the zone's latest show (``ShowSession/id``).
     var lastShowID = 0
     /// Ended shows in their late-signal window, oldest first.
     var lingering: [Lingering] = []
@@ -83,6 +82,9 @@ final class ZoneController: Sendable {
     var timers: Timers?
     /// The load attempt whose timeout `timers.load` is armed for.
     var attempt: LoadAttempt?
+    /// The ad the last load filled with, to recognise an SDK reporting the same load twice. Held
+    /// (not just its identifier, which a new ad could reuse) until the next fill.
+    var acceptedAd: (any AdapterAd)?
 
     /// Disarms the load timer if it is armed for `entry`'s attempt (an answer for an attempt that
     /// already ended leaves the current attempt's timer alone).
@@ -91,9 +93,6 @@ final class ZoneController: Sendable {
       attempt = nil
       timers?.load.disarm()
     }
-    /// The ad the last load filled with, to recognise an SDK reporting the same load twice. Held
-    /// (not just its identifier, which a new ad could reuse) until the next fill.
-    var acceptedAd: (any AdapterAd)?
   }
 
   let zone: ZoneConfig
@@ -367,7 +366,7 @@ final class ZoneController: Sendable {
           responses: responses,
           latency: now - state.loadStartedAt, precision: precision, strategy: zone.strategy)
         state.ready = ReadyAd(
-          id: loadID, info: info, loaded: loaded, expiresAt: now + lifetime,
+          info: info, loaded: loaded, expiresAt: now + lifetime,
           estimatesRevenue: !reportsRevenue[entry])
         state.lastAd = .none
         state.consecutiveFailures = 0
@@ -440,12 +439,10 @@ final class ZoneController: Sendable {
       if zone.caps != nil { state.showTimes.append(now) }
       return ready
     }
-    let estimateRevenue = ready.estimatesRevenue
     let showID = state.withLock { state -> Int in
       state.lastShowID += 1
       state.session = ShowSession(
-        id: state.lastShowID, ready: ready, machine: ShowStateMachine(graceWindow: rewardGrace),
-        estimateRevenue: estimateRevenue)
+        id: state.lastShowID, ready: ready, machine: ShowStateMachine(graceWindow: rewardGrace))
       state.timers?.display.arm(after: context.options.displayTimeout)
       state.timers?.showDuration.arm(after: context.options.maxShowDuration)
       return state.lastShowID
@@ -496,7 +493,7 @@ final class ZoneController: Sendable {
       switch action {
       case .emit(let event):
         context.publish(event, of: session.ready, zone: zone)
-        if session.estimateRevenue, case .shown = event {
+        if session.ready.estimatesRevenue, case .shown = event {
           let info = session.ready.info
           context.publish(
             .revenuePaid(ImpressionRevenue(usd: info.ecpm / 1000, precision: info.precision)),

@@ -1,4 +1,4 @@
-/// One show of a zone: its ad, its ``ShowStateMachine`` and whether the core reports its revenue.
+/// One show of a zone: its ad and its ``ShowStateMachine``.
 ///
 /// A value in the zone's state, not an object: the zone feeds it adapter signals and timer ends
 /// under its lock while the ad is on screen, then keeps it for the late-signal window, so that a
@@ -8,9 +8,6 @@ struct ShowSession {
   let id: Int
   let ready: ZoneController.ReadyAd
   var machine: ShowStateMachine
-  /// Whether the core reports the impression's revenue from the winning price, for networks
-  /// that do not report it themselves.
-  let estimateRevenue: Bool
 }
 
 extension EngineContext {
