@@ -28,7 +28,7 @@ struct BenchCommand {
       cycles = value
     }
     let seed = try RunCommand(context).seed()
-    // Warm up both paths (code paths, allocator), then measure.
+    // Warm up every path (code paths, allocator), then measure.
     _ = Self.direct(cycles: min(cycles, 2_000), seed: seed)
     _ = Self.adapterAlone(cycles: min(cycles, 2_000), seed: seed)
     _ = Self.mediated(cycles: min(cycles, 2_000), seed: seed)
@@ -160,7 +160,8 @@ private final class SampleApp: AdStatusDelegate, AdPresenting {
 }
 
 /// The adapter driven the way the engine drives it, minus the engine: load, show the loaded ad,
-/// load again once it is dismissed or fails to show, retry a failed load.
+/// load again once it is dismissed or fails to show and then discard the shown ad (the engine
+/// reloads first too, and discards after the late-signal window), retry a failed load.
 private final class AdapterLoop: Sendable {
   let adapter: EmpowerAdapter
   let cycles: Int
@@ -181,18 +182,21 @@ private final class AdapterLoop: Sendable {
     _ = adapter.load(request) { [self] result in
       switch result {
       case .success(let loaded):
-        loaded.ad.show(
-          AdapterShowRequest(zoneID: request.zoneID), from: presenter, signals: AdapterSignalSink(ended))
+        let ad = loaded.ad
+        ad.show(
+          AdapterShowRequest(zoneID: request.zoneID), from: presenter,
+          signals: AdapterSignalSink { [self] signal in ended(signal, ad: ad) })
       case .failure:
         load()
       }
     }
   }
 
-  private func ended(_ signal: AdapterSignal) {
+  private func ended(_ signal: AdapterSignal, ad: any AdapterAd) {
     switch signal {
     case .dismissed, .showFailed:
       if done.add(1, ordering: .relaxed).newValue < cycles { load() }
+      ad.discard()
     default:
       break
     }
