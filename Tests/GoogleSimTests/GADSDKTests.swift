@@ -51,6 +51,17 @@ struct GADSDKTests {
     #expect(calls.allSatisfy { $0 === calls[0] })
   }
 
+  @Test func asyncStartReturnsTheStatusOnceInitializationCompletes() async throws {
+    let scheduler = SignallingScheduler()
+    let mobileAds = MobileAds(scheduler: scheduler, random: SeededRandom(seed: 42), profile: .wellBehaved)
+    let (first, again) = try await scheduler.driving {
+      (await mobileAds.start(), await mobileAds.start())
+    }
+    #expect(first.adapterStatusesByClassName[MobileAds.sdkAdapterClassName]?.state == .ready)
+    #expect(first === mobileAds.initializationStatus)
+    #expect(again === first)
+  }
+
   // MARK: Loading
 
   @Test func completionLoadDeliversAnAdWithItsRewardReadableRightAway() throws {
@@ -322,5 +333,57 @@ extension Double {
   fileprivate func rounded(toPlaces places: Int) -> Double {
     let factor = pow(10, Double(places))
     return (self * factor).rounded() / factor
+  }
+}
+
+/// The guide's Google Mobile Ads v11 spellings are deprecated aliases and forwards of the current
+/// API: each test is marked deprecated, so using them on purpose raises no warning.
+@Suite("Google Mobile Ads v11 spellings")
+struct V11SpellingTests {
+  @available(*, deprecated, message: "exercises the v11 spellings on purpose")
+  @Test func v11LoadCheckAndPresentForwardToTheCurrentAPI() throws {
+    let (scheduler, mobileAds) = makeMobileAds()
+    var loaded: GADRewardedAd?
+    GADRewardedAd.load(withAdUnitID: "unit", request: GADRequest(), mobileAds: mobileAds) { ad, _ in
+      loaded = ad
+    }
+    scheduler.run()
+    let ad = try #require(loaded)
+    let options = GADServerSideVerificationOptions()
+    options.customRewardString = "custom"
+    #expect(options.customRewardText == "custom")
+    ad.serverSideVerificationOptions = options
+    try ad.canPresent(fromRootViewController: nil)
+
+    var rewards = 0
+    ad.present(fromRootViewController: nil) { rewards += 1 }
+    scheduler.run()
+    #expect(rewards == 1)
+    #expect(mobileAds.simulatedRewardCallbacks.map(\.customData) == ["custom"])
+
+    do {
+      try ad.canPresent(fromRootViewController: nil)
+      Issue.record("a used ad passed the check")
+    } catch {
+      let error = error as NSError
+      #expect(error.domain == GADErrorDomain)
+      #expect(error.code == GADPresentationErrorCodeAdAlreadyUsed)
+      #expect(error.code == GADPresentationErrorCode.adAlreadyUsed.rawValue)
+    }
+  }
+
+  @available(*, deprecated, message: "exercises the v11 spellings on purpose")
+  @Test func v11ConstantsAreTheCurrentValues() {
+    #expect(GADErrorDomain == RequestError.errorDomain)
+    #expect(GADErrorNoFill == RequestError.noFill.rawValue)
+    #expect(GADErrorTimeout == RequestError.timeout.rawValue)
+    #expect(GADErrorInvalidRequest == RequestError.invalidRequest.rawValue)
+    #expect(GADErrorNetworkError == RequestError.networkError.rawValue)
+    #expect(GADErrorCode.noFill == RequestError.Code.noFill)
+    #expect(GADPresentationErrorCodeAdNotReady == 15)
+    #expect(GADPresentationErrorCode.adNotReady == .codeAdNotReady)
+    #expect(GADPresentationErrorCode.internal == .codeInternal)
+    #expect(GADPresentationErrorCode.adTooLarge == .codeAdTooLarge)
+    #expect(GADMobileAds.sharedInstance() === MobileAds.shared)
   }
 }

@@ -4,7 +4,8 @@ import Foundation
 /// SDK's raw values.
 ///
 /// The simulated SDK reports errors as `NSError`s in ``errorDomain``, as the real SDK does; compare
-/// `(error as NSError).code` with a code's `rawValue`, e.g. `RequestError.noFill.rawValue`.
+/// `(error as NSError).code` with a code's `rawValue`, e.g. `RequestError.noFill.rawValue`. Each
+/// code is also a static member (`RequestError.noFill`), as in the SDK's bridged error type.
 public struct RequestError: Sendable {
   /// The Google Mobile Ads error domain: every load and presentation error is in it.
   public static let errorDomain = "com.google.admob"
@@ -51,12 +52,28 @@ public struct RequestError: Sendable {
   public static let networkError = Code.networkError
   /// ``Code/serverError``.
   public static let serverError = Code.serverError
+  /// ``Code/osVersionTooLow``.
+  public static let osVersionTooLow = Code.osVersionTooLow
   /// ``Code/timeout``.
   public static let timeout = Code.timeout
+  /// ``Code/mediationDataError``.
+  public static let mediationDataError = Code.mediationDataError
+  /// ``Code/mediationAdapterError``.
+  public static let mediationAdapterError = Code.mediationAdapterError
+  /// ``Code/mediationNoFill``.
+  public static let mediationNoFill = Code.mediationNoFill
+  /// ``Code/mediationInvalidAdSize``.
+  public static let mediationInvalidAdSize = Code.mediationInvalidAdSize
   /// ``Code/internalError``.
   public static let internalError = Code.internalError
+  /// ``Code/invalidArgument``.
+  public static let invalidArgument = Code.invalidArgument
+  /// ``Code/receivedInvalidResponse``.
+  public static let receivedInvalidResponse = Code.receivedInvalidResponse
   /// ``Code/adAlreadyUsed``.
   public static let adAlreadyUsed = Code.adAlreadyUsed
+  /// ``Code/applicationIdentifierMissing``.
+  public static let applicationIdentifierMissing = Code.applicationIdentifierMissing
 }
 
 /// The presentation errors of the Google Mobile Ads SDK, reported through
@@ -84,10 +101,16 @@ public struct PresentationError: Sendable {
 
   /// ``Code/codeAdNotReady``.
   public static let codeAdNotReady = Code.codeAdNotReady
+  /// ``Code/codeAdTooLarge``.
+  public static let codeAdTooLarge = Code.codeAdTooLarge
   /// ``Code/codeInternal``.
   public static let codeInternal = Code.codeInternal
   /// ``Code/codeAdAlreadyUsed``.
   public static let codeAdAlreadyUsed = Code.codeAdAlreadyUsed
+  /// ``Code/notMainThread``.
+  public static let notMainThread = Code.notMainThread
+  /// ``Code/mediation``.
+  public static let mediation = Code.mediation
 }
 
 extension NSError {

@@ -170,6 +170,19 @@ public final class MobileAds: Sendable {
     }
   }
 
+  /// Starts the Google Mobile Ads SDK and its mediation adapters: the `async` form of
+  /// ``start(completionHandler:)``.
+  ///
+  /// Returns once the scheduler ran the start's completion; under a `VirtualScheduler`, something
+  /// must drive the scheduler meanwhile.
+  /// - Returns: The initialization status.
+  @discardableResult
+  public func start() async -> InitializationStatus {
+    await withCheckedContinuation { continuation in
+      start { status in continuation.resume(returning: status) }
+    }
+  }
+
   /// The current initialization status: every adapter `.notReady` until the start completes.
   public var initializationStatus: InitializationStatus {
     let phase = state.withLock { $0.startPhase }
