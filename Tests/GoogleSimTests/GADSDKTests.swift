@@ -11,7 +11,7 @@ struct GADSDKTests {
     let (scheduler, mobileAds) = makeMobileAds()
     #expect(
       mobileAds.initializationStatus.adapterStatusesByClassName.values.allSatisfy { $0.state == .notReady })
-    var reported: GADInitializationStatus?
+    var reported: InitializationStatus?
     mobileAds.start { reported = $0 }
     scheduler.run()
     let statuses = try! #require(reported).adapterStatusesByClassName
@@ -29,7 +29,7 @@ struct GADSDKTests {
       $0.mediationAdapterClassNames = ["GADMediationAdapterSlow"]
     }
     let (scheduler, mobileAds) = makeMobileAds(profile)
-    var reported: GADInitializationStatus?
+    var reported: InitializationStatus?
     mobileAds.start { reported = $0 }
     scheduler.run()
     let slow = reported?.adapterStatusesByClassName["GADMediationAdapterSlow"]
@@ -41,7 +41,7 @@ struct GADSDKTests {
 
   @Test func startTwiceReportsTheSameStatusToEveryHandler() {
     let (scheduler, mobileAds) = makeMobileAds()
-    var calls: [GADInitializationStatus] = []
+    var calls: [InitializationStatus] = []
     mobileAds.start { calls.append($0) }
     mobileAds.start { calls.append($0) }
     scheduler.run()
@@ -49,6 +49,17 @@ struct GADSDKTests {
     scheduler.run()
     #expect(calls.count == 3)
     #expect(calls.allSatisfy { $0 === calls[0] })
+  }
+
+  @Test func asyncStartReturnsTheStatusOnceInitializationCompletes() async throws {
+    let scheduler = SignallingScheduler()
+    let mobileAds = MobileAds(scheduler: scheduler, random: SeededRandom(seed: 42), profile: .wellBehaved)
+    let (first, again) = try await scheduler.driving {
+      (await mobileAds.start(), await mobileAds.start())
+    }
+    #expect(first.adapterStatusesByClassName[MobileAds.sdkAdapterClassName]?.state == .ready)
+    #expect(first === mobileAds.initializationStatus)
+    #expect(again === first)
   }
 
   // MARK: Loading
@@ -65,7 +76,7 @@ struct GADSDKTests {
     #expect(loaded.adReward.amount == NSDecimalNumber(value: 25))
     #expect(loaded.responseInfo.responseIdentifier?.count == 36)
     #expect(scheduler.now > .zero)
-    try loaded.canPresent(fromRootViewController: nil)
+    try loaded.canPresent(from: nil)
   }
 
   @Test func unconfiguredAdUnitsUseTheProfileReward() throws {
@@ -76,22 +87,22 @@ struct GADSDKTests {
   }
 
   @Test(arguments: [
-    (GoogleBehaviorProfile.wellBehaved.with { $0.fillRate = 0 }, GADErrorNoFill),
-    (GoogleBehaviorProfile.wellBehaved.with { $0.timeoutRate = 1 }, GADErrorTimeout),
-    (GoogleBehaviorProfile.wellBehaved.with { $0.networkErrorRate = 1 }, GADErrorNetworkError),
+    (GoogleBehaviorProfile.wellBehaved.with { $0.fillRate = 0 }, RequestError.noFill.rawValue),
+    (GoogleBehaviorProfile.wellBehaved.with { $0.timeoutRate = 1 }, RequestError.timeout.rawValue),
+    (GoogleBehaviorProfile.wellBehaved.with { $0.networkErrorRate = 1 }, RequestError.networkError.rawValue),
   ])
   func completionLoadReportsGADErrors(profile: GoogleBehaviorProfile, code: Int) {
     let (scheduler, mobileAds) = makeMobileAds(profile)
     let (ad, error) = loadAd(mobileAds, on: scheduler)
     #expect(ad == nil)
-    #expect(error?.domain == GADErrorDomain)
+    #expect(error?.domain == RequestError.errorDomain)
     #expect(error?.code == code)
   }
 
   @Test func emptyAdUnitIDIsAnInvalidRequest() {
     let (scheduler, mobileAds) = makeMobileAds()
     let (_, error) = loadAd(mobileAds, on: scheduler, adUnitID: "")
-    #expect(error?.code == GADErrorInvalidRequest)
+    #expect(error?.code == RequestError.invalidRequest.rawValue)
   }
 
   @Test func timeoutTakesTheTimeoutLatency() {
@@ -102,9 +113,9 @@ struct GADSDKTests {
 
   @Test func asyncLoadCompletesUnderVirtualTime() async throws {
     let scheduler = SignallingScheduler()
-    let mobileAds = GADMobileAds(scheduler: scheduler, random: SeededRandom(seed: 7), profile: .wellBehaved)
+    let mobileAds = MobileAds(scheduler: scheduler, random: SeededRandom(seed: 7), profile: .wellBehaved)
     let ad = try await scheduler.driving {
-      try await GADRewardedAd.load(withAdUnitID: "unit-async", request: GADRequest(), mobileAds: mobileAds)
+      try await RewardedAd.load(with: "unit-async", request: Request(), mobileAds: mobileAds)
     }
     #expect(ad.adUnitID == "unit-async")
     #expect(scheduler.now > .zero)
@@ -118,15 +129,15 @@ struct GADSDKTests {
 
   @Test func asyncLoadThrowsTheGADError() async throws {
     let scheduler = SignallingScheduler()
-    let mobileAds = GADMobileAds(
+    let mobileAds = MobileAds(
       scheduler: scheduler, random: SeededRandom(seed: 7), profile: .wellBehaved.with { $0.fillRate = 0 })
     let error = await #expect(throws: NSError.self) {
       try await scheduler.driving {
-        try await GADRewardedAd.load(withAdUnitID: "unit", request: GADRequest(), mobileAds: mobileAds)
+        try await RewardedAd.load(with: "unit", request: Request(), mobileAds: mobileAds)
       }
     }
-    #expect(error?.domain == GADErrorDomain)
-    #expect(error?.code == GADErrorNoFill)
+    #expect(error?.domain == RequestError.errorDomain)
+    #expect(error?.code == RequestError.noFill.rawValue)
   }
 
   // MARK: Presenting
@@ -137,7 +148,7 @@ struct GADSDKTests {
     let recorder = CallbackRecorder(scheduler: scheduler)
     ad.fullScreenContentDelegate = recorder
     let start = scheduler.now
-    ad.present(fromRootViewController: HeadlessPresenter()) { recorder.record("reward") }
+    ad.present(from: HeadlessPresenter()) { recorder.record("reward") }
     scheduler.run()
     #expect(recorder.events == ["willPresent", "impression", "reward", "willDismiss", "didDismiss"])
     let watched = recorder.times[2] - recorder.times[1]
@@ -154,7 +165,7 @@ struct GADSDKTests {
     let ad = try #require(loadAd(mobileAds, on: scheduler).0)
     let recorder = CallbackRecorder(scheduler: scheduler)
     ad.fullScreenContentDelegate = recorder
-    ad.present(fromRootViewController: nil) { recorder.record("reward") }
+    ad.present(from: nil) { recorder.record("reward") }
     scheduler.run()
     // A skipped ad never rewards; the click lands while the ad is on screen.
     #expect(!recorder.events.contains("reward"))
@@ -169,12 +180,12 @@ struct GADSDKTests {
     let ad = try #require(loadAd(mobileAds, on: scheduler, adUnitID: "u").0)
     let recorder = CallbackRecorder(scheduler: scheduler)
     ad.fullScreenContentDelegate = recorder
-    var values: [GADAdValue] = []
+    var values: [AdValue] = []
     ad.paidEventHandler = { value in
       values.append(value)
       recorder.record("paid")
     }
-    ad.present(fromRootViewController: nil) {}
+    ad.present(from: nil) {}
     scheduler.run()
     #expect(values.count == 1)
     #expect(abs(values[0].value.doubleValue - 0.015) < 1e-12)
@@ -188,29 +199,29 @@ struct GADSDKTests {
     let ad = try #require(loadAd(mobileAds, on: scheduler).0)
     let recorder = CallbackRecorder(scheduler: scheduler)
     ad.fullScreenContentDelegate = recorder
-    ad.present(fromRootViewController: nil) { recorder.record("reward") }
+    ad.present(from: nil) { recorder.record("reward") }
     scheduler.run()
-    ad.present(fromRootViewController: nil) { recorder.record("second reward") }
+    ad.present(from: nil) { recorder.record("second reward") }
     scheduler.run()
     #expect(recorder.events.suffix(2) == ["didDismiss", "failToPresent(18)"])
-    #expect(recorder.errors.first?.domain == GADErrorDomain)
-    #expect(recorder.errors.first?.code == GADPresentationErrorCodeAdAlreadyUsed)
+    #expect(recorder.errors.first?.domain == RequestError.errorDomain)
+    #expect(recorder.errors.first?.code == PresentationError.codeAdAlreadyUsed.rawValue)
     #expect(!recorder.events.contains("second reward"))
-    #expect(throws: NSError.self) { try ad.canPresent(fromRootViewController: nil) }
+    #expect(throws: NSError.self) { try ad.canPresent(from: nil) }
   }
 
   @Test func anAdExpiresOneHourAfterLoadingOnTheSchedulersClock() throws {
     let (scheduler, mobileAds) = makeMobileAds()
     let ad = try #require(loadAd(mobileAds, on: scheduler).0)
     scheduler.advance(by: .seconds(3599))
-    try ad.canPresent(fromRootViewController: nil)
+    try ad.canPresent(from: nil)
     scheduler.advance(by: .seconds(1))
-    let error = #expect(throws: NSError.self) { try ad.canPresent(fromRootViewController: nil) }
-    #expect(error?.code == GADPresentationErrorCodeAdNotReady)
+    let error = #expect(throws: NSError.self) { try ad.canPresent(from: nil) }
+    #expect(error?.code == PresentationError.codeAdNotReady.rawValue)
 
     let recorder = CallbackRecorder(scheduler: scheduler)
     ad.fullScreenContentDelegate = recorder
-    ad.present(fromRootViewController: nil) { recorder.record("reward") }
+    ad.present(from: nil) { recorder.record("reward") }
     scheduler.run()
     #expect(recorder.events == ["failToPresent(15)"])
   }
@@ -220,7 +231,7 @@ struct GADSDKTests {
     let ad = try #require(loadAd(mobileAds, on: scheduler).0)
     let recorder = CallbackRecorder(scheduler: scheduler)
     ad.fullScreenContentDelegate = recorder
-    ad.present(fromRootViewController: nil) { recorder.record("reward") }
+    ad.present(from: nil) { recorder.record("reward") }
     scheduler.run()
     #expect(recorder.events == ["failToPresent(17)"])
   }
@@ -243,7 +254,7 @@ struct GADSDKTests {
     let ad = try #require(loadAd(mobileAds, on: scheduler).0)
     let recorder = CallbackRecorder(scheduler: scheduler)
     ad.fullScreenContentDelegate = recorder
-    ad.present(fromRootViewController: nil) { recorder.record("reward") }
+    ad.present(from: nil) { recorder.record("reward") }
     scheduler.run()
     #expect(recorder.events == ["willPresent", "impression", "willDismiss", "didDismiss", "reward"])
     let lateness = recorder.times[4] - recorder.times[3]
@@ -255,7 +266,7 @@ struct GADSDKTests {
     let ad = try #require(loadAd(mobileAds, on: scheduler).0)
     let recorder = CallbackRecorder(scheduler: scheduler)
     ad.fullScreenContentDelegate = recorder
-    ad.present(fromRootViewController: nil) { recorder.record("reward") }
+    ad.present(from: nil) { recorder.record("reward") }
     scheduler.run()
     #expect(
       recorder.events == ["willPresent", "impression", "reward", "reward", "willDismiss", "didDismiss"])
@@ -266,13 +277,13 @@ struct GADSDKTests {
   @Test func serverSideVerificationOptionsReachTheCallbackAndAreCopied() throws {
     let (scheduler, mobileAds) = makeMobileAds()
     let ad = try #require(loadAd(mobileAds, on: scheduler).0)
-    let options = GADServerSideVerificationOptions()
-    options.customRewardString = "SAMPLE_CUSTOM_DATA_STRING"
+    let options = ServerSideVerificationOptions()
+    options.customRewardText = "SAMPLE_CUSTOM_DATA_STRING"
     options.userIdentifier = "user-1"
     ad.serverSideVerificationOptions = options
-    options.customRewardString = "changed after assignment"
-    #expect(ad.serverSideVerificationOptions?.customRewardString == "SAMPLE_CUSTOM_DATA_STRING")
-    ad.present(fromRootViewController: nil) {}
+    options.customRewardText = "changed after assignment"
+    #expect(ad.serverSideVerificationOptions?.customRewardText == "SAMPLE_CUSTOM_DATA_STRING")
+    ad.present(from: nil) {}
     scheduler.run()
     let callback = try #require(mobileAds.simulatedRewardCallbacks.first)
     #expect(callback.customData == "SAMPLE_CUSTOM_DATA_STRING")
@@ -308,7 +319,7 @@ struct GADSDKTests {
       let recorder = CallbackRecorder(scheduler: scheduler)
       ad.fullScreenContentDelegate = recorder
       ad.paidEventHandler = { recorder.record("paid \($0.value)") }
-      ad.present(fromRootViewController: nil) { recorder.record("reward") }
+      ad.present(from: nil) { recorder.record("reward") }
       scheduler.run()
       lines.append(
         "\(ad.responseInfo.responseIdentifier ?? "") \(zip(recorder.times, recorder.events).map { "\($0)=\($1)" })"
@@ -322,5 +333,57 @@ extension Double {
   fileprivate func rounded(toPlaces places: Int) -> Double {
     let factor = pow(10, Double(places))
     return (self * factor).rounded() / factor
+  }
+}
+
+/// The guide's Google Mobile Ads v11 spellings are deprecated aliases and forwards of the current
+/// API: each test is marked deprecated, so using them on purpose raises no warning.
+@Suite("Google Mobile Ads v11 spellings")
+struct V11SpellingTests {
+  @available(*, deprecated, message: "exercises the v11 spellings on purpose")
+  @Test func v11LoadCheckAndPresentForwardToTheCurrentAPI() throws {
+    let (scheduler, mobileAds) = makeMobileAds()
+    var loaded: GADRewardedAd?
+    GADRewardedAd.load(withAdUnitID: "unit", request: GADRequest(), mobileAds: mobileAds) { ad, _ in
+      loaded = ad
+    }
+    scheduler.run()
+    let ad = try #require(loaded)
+    let options = GADServerSideVerificationOptions()
+    options.customRewardString = "custom"
+    #expect(options.customRewardText == "custom")
+    ad.serverSideVerificationOptions = options
+    try ad.canPresent(fromRootViewController: nil)
+
+    var rewards = 0
+    ad.present(fromRootViewController: nil) { rewards += 1 }
+    scheduler.run()
+    #expect(rewards == 1)
+    #expect(mobileAds.simulatedRewardCallbacks.map(\.customData) == ["custom"])
+
+    do {
+      try ad.canPresent(fromRootViewController: nil)
+      Issue.record("a used ad passed the check")
+    } catch {
+      let error = error as NSError
+      #expect(error.domain == GADErrorDomain)
+      #expect(error.code == GADPresentationErrorCodeAdAlreadyUsed)
+      #expect(error.code == GADPresentationErrorCode.adAlreadyUsed.rawValue)
+    }
+  }
+
+  @available(*, deprecated, message: "exercises the v11 spellings on purpose")
+  @Test func v11ConstantsAreTheCurrentValues() {
+    #expect(GADErrorDomain == RequestError.errorDomain)
+    #expect(GADErrorNoFill == RequestError.noFill.rawValue)
+    #expect(GADErrorTimeout == RequestError.timeout.rawValue)
+    #expect(GADErrorInvalidRequest == RequestError.invalidRequest.rawValue)
+    #expect(GADErrorNetworkError == RequestError.networkError.rawValue)
+    #expect(GADErrorCode.noFill == RequestError.Code.noFill)
+    #expect(GADPresentationErrorCodeAdNotReady == 15)
+    #expect(GADPresentationErrorCode.adNotReady == .codeAdNotReady)
+    #expect(GADPresentationErrorCode.internal == .codeInternal)
+    #expect(GADPresentationErrorCode.adTooLarge == .codeAdTooLarge)
+    #expect(GADMobileAds.sharedInstance() === MobileAds.shared)
   }
 }

@@ -19,7 +19,7 @@ struct GoogleAdapterTests {
       AdapterEnvironment(scheduler: scheduler, random: SeededRandom(seed: 1)))
     let google = adapter as? GoogleAdapter
     #expect(google != nil)
-    #expect(google?.mobileAds !== GADMobileAds.sharedInstance())
+    #expect(google?.mobileAds !== MobileAds.shared)
     #expect(google?.mobileAds.scheduler as? VirtualScheduler === scheduler)
   }
 
@@ -97,7 +97,7 @@ struct GoogleAdapterTests {
     (18, .notReady), (19, .notReady), (20, .notInitialized), (22, .internalError),
   ])
   func gadCodesMapToKinds(code: Int, kind: AdapterError.Kind) {
-    let error = GoogleAdapter.adapterError(from: NSError(domain: GADErrorDomain, code: code))
+    let error = GoogleAdapter.adapterError(from: NSError(domain: RequestError.errorDomain, code: code))
     #expect(error.kind == kind)
     #expect(error.vendorCode == code)
   }
@@ -151,8 +151,10 @@ struct GoogleAdapterTests {
     ad.adDidRecordClick(gad)
     ad.adWillDismissFullScreenContent(gad)
     ad.adDidDismissFullScreenContent(gad)
-    ad.ad(gad, didFailToPresentFullScreenContentWithError: NSError(domain: GADErrorDomain, code: 18))
-    ad.ad(gad, didFailToPresentFullScreenContentWithError: NSError(domain: GADErrorDomain, code: 15))
+    ad.ad(
+      gad, didFailToPresentFullScreenContentWithError: NSError(domain: RequestError.errorDomain, code: 18))
+    ad.ad(
+      gad, didFailToPresentFullScreenContentWithError: NSError(domain: RequestError.errorDomain, code: 15))
     #expect(recorder.signals.count == 5)
     #expect(Array(recorder.signals.prefix(3)) == [.displayed, .clicked, .dismissed])
     guard case .showFailed(let used) = recorder.signals[3],
@@ -210,7 +212,7 @@ struct GoogleAdapterTests {
   @Test func secondShowOfTheSameSDKAdFailsAsAlreadyUsed() throws {
     let loaded = try loadAdapterAd()
     let gad = try #require((loaded.loaded.ad as? GoogleAdapterAd)?.rewardedAd)
-    gad.present(fromRootViewController: nil) {}  // someone used the SDK ad behind the adapter's back
+    gad.present(from: nil) {}  // someone used the SDK ad behind the adapter's back
     let recorder = SignalRecorder()
     loaded.loaded.ad.show(
       AdapterShowRequest(zoneID: "zone"), from: HeadlessPresenter(), signals: recorder.sink)
@@ -264,7 +266,7 @@ struct GoogleAdapterTests {
     loaded.loaded.ad.show(
       AdapterShowRequest(zoneID: "zone", customData: "player=7"), from: HeadlessPresenter(),
       signals: SignalRecorder().sink)
-    #expect(gad.serverSideVerificationOptions?.customRewardString == "player=7")
+    #expect(gad.serverSideVerificationOptions?.customRewardText == "player=7")
     loaded.scheduler.run()
     #expect(loaded.adapter.mobileAds.simulatedRewardCallbacks.map(\.customData) == ["player=7"])
   }

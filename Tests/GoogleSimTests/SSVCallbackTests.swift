@@ -23,9 +23,9 @@ struct SSVCallbackTests {
   static func makeServer(
     _ profile: GoogleBehaviorProfile = .wellBehaved, seed: UInt64 = 42, url: String? = ssvURL,
     sender: SentCallbacks? = nil
-  ) -> (VirtualScheduler, GADMobileAds) {
+  ) -> (VirtualScheduler, MobileAds) {
     let scheduler = VirtualScheduler()
-    let mobileAds = GADMobileAds(
+    let mobileAds = MobileAds(
       scheduler: scheduler, random: SeededRandom(seed: seed), profile: profile,
       wallClockMilliseconds: { base + Int64(scheduler.now.milliseconds) }, serverCallbacks: sender)
     mobileAds.setSimulatedAdUnit(
@@ -36,18 +36,18 @@ struct SSVCallbackTests {
 
   /// Loads and presents one ad with `customData` and `userID`.
   static func present(
-    _ mobileAds: GADMobileAds, on scheduler: VirtualScheduler, customData: String? = "a&b=c d/é",
+    _ mobileAds: MobileAds, on scheduler: VirtualScheduler, customData: String? = "a&b=c d/é",
     userID: String? = "user-7", recorder: CallbackRecorder? = nil
-  ) throws -> GADRewardedAd {
+  ) throws -> GoogleSim.RewardedAd {
     let ad = try #require(loadAd(mobileAds, on: scheduler).0)
     if customData != nil || userID != nil {
-      let options = GADServerSideVerificationOptions()
-      options.customRewardString = customData
+      let options = ServerSideVerificationOptions()
+      options.customRewardText = customData
       options.userIdentifier = userID
       ad.serverSideVerificationOptions = options
     }
     ad.fullScreenContentDelegate = recorder
-    ad.present(fromRootViewController: nil) {}
+    ad.present(from: nil) {}
     scheduler.run()
     return ad
   }

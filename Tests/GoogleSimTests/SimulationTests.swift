@@ -117,7 +117,7 @@ struct GoogleSimulationTests {
   }
 
   @Test func loadsWithoutAnAuctionIDCountPerAdUnit() {
-    func outcomes(_ mobileAds: GADMobileAds, _ scheduler: VirtualScheduler, interleave: Bool) -> [String] {
+    func outcomes(_ mobileAds: MobileAds, _ scheduler: VirtualScheduler, interleave: Bool) -> [String] {
       (0..<8).map { _ in
         if interleave { _ = loadAd(mobileAds, on: scheduler, adUnitID: "unit-b") }
         let start = scheduler.now
@@ -216,7 +216,7 @@ struct GoogleSimulationTests {
     #expect(adapter.quote(req).fills == false)
     let (reused, _) = load(adapter, req, on: scheduler)
     #expect(reused.kind == .invalidRequest)
-    #expect(reused.vendorCode == GADErrorInvalidRequest)
+    #expect(reused.vendorCode == RequestError.invalidRequest.rawValue)
   }
 
   @Test func badForeignOrExpiredTokensAreInvalidRequests() throws {
@@ -249,16 +249,16 @@ struct GoogleSimulationTests {
 
   @Test func theVendorFormReportsABadAdStringAsAnNSError() {
     let (scheduler, mobileAds) = makeMobileAds()
-    let gadRequest = GADRequest()
+    let gadRequest = Request()
     gadRequest.adString = "not a bid"
     var reported: NSError?
-    GADRewardedAd.load(
-      withAdUnitID: "unit", request: gadRequest, mobileAds: mobileAds,
+    RewardedAd.load(
+      with: "unit", request: gadRequest, mobileAds: mobileAds,
       options: GADSimulatedLoadOptions(auctionID: 1)
     ) { _, error in reported = error as NSError? }
     scheduler.run()
-    #expect(reported?.domain == GADErrorDomain)
-    #expect(reported?.code == GADErrorInvalidRequest)
+    #expect(reported?.domain == RequestError.errorDomain)
+    #expect(reported?.code == RequestError.invalidRequest.rawValue)
   }
 
   @Test func aCancelledBidNeverAnswers() {
@@ -277,15 +277,15 @@ struct GoogleSimulationTests {
     let (scheduler, mobileAds) = makeMobileAds()
     var bids: [GADSimulatedBid] = []
     mobileAds.requestSimulatedBid(
-      forAdUnitID: "unit", request: GADRequest(), options: GADSimulatedLoadOptions(auctionID: 9)
+      forAdUnitID: "unit", request: Request(), options: GADSimulatedLoadOptions(auctionID: 9)
     ) { bid, _ in if let bid { bids.append(bid) } }
     scheduler.run()
     let bid = try #require(bids.first)
     #expect(bids.count == 1)
-    let gadRequest = GADRequest()
+    let gadRequest = Request()
     gadRequest.adString = bid.adString
-    var loaded: GADRewardedAd?
-    GADRewardedAd.load(withAdUnitID: "unit", request: gadRequest, mobileAds: mobileAds) { ad, _ in loaded = ad
+    var loaded: GoogleSim.RewardedAd?
+    RewardedAd.load(with: "unit", request: gadRequest, mobileAds: mobileAds) { ad, _ in loaded = ad
     }
     scheduler.run()
     #expect(loaded?.priceECPM == bid.price)
@@ -302,9 +302,9 @@ struct GoogleSimulationTests {
     _ = load(adapter, request(auction: 2), on: scheduler)
     #expect(configuration.tagForChildDirectedTreatment == false)
 
-    let extras = GADExtras()
+    let extras = Extras()
     extras.additionalParameters = ["npa": "1", "rdp": "1"]
-    let gadRequest = GADRequest()
+    let gadRequest = Request()
     gadRequest.register(extras)
     #expect(gadRequest.extras?.additionalParameters == ["npa": "1", "rdp": "1"])
   }
@@ -385,7 +385,7 @@ struct GoogleSimulationTests {
     let (scheduler, adapter) = makeAdapter(.default.with { $0.clickRate = 0.2 })
     let mobileAds = adapter.mobileAds
     var fills = 0
-    var checkpoint: GADMobileAds.Bookkeeping?
+    var checkpoint: MobileAds.Bookkeeping?
     for cycle in UInt64(0)..<20_000 {
       var req = request(auction: cycle, placement: "unit-\(cycle % 3)")
       if cycle % 2 == 0, case .success(let won)? = bid(adapter, req, on: scheduler).0 { req.bid = won }
@@ -422,7 +422,7 @@ struct GoogleSimulationTests {
   @Test func rewardCallbacksCanBeTurnedOff() throws {
     let (scheduler, mobileAds) = makeMobileAds(.wellBehaved.with { $0.rewardCallbackHistoryLimit = 0 })
     let ad = try #require(loadAd(mobileAds, on: scheduler).0)
-    ad.present(fromRootViewController: nil) {}
+    ad.present(from: nil) {}
     scheduler.run()
     #expect(mobileAds.simulatedRewardCallbacks.isEmpty)
     #expect(mobileAds.simulatedRewardCallbackCount == 1)

@@ -17,17 +17,17 @@ extension GoogleBehaviorProfile {
 /// A virtual-time SDK instance and its scheduler.
 func makeMobileAds(
   _ profile: GoogleBehaviorProfile = .wellBehaved, seed: UInt64 = 42
-) -> (VirtualScheduler, GADMobileAds) {
+) -> (VirtualScheduler, MobileAds) {
   let scheduler = VirtualScheduler()
-  return (scheduler, GADMobileAds(scheduler: scheduler, random: SeededRandom(seed: seed), profile: profile))
+  return (scheduler, MobileAds(scheduler: scheduler, random: SeededRandom(seed: seed), profile: profile))
 }
 
 /// Loads one ad with the completion form and runs the scheduler until it is delivered.
 func loadAd(
-  _ mobileAds: GADMobileAds, on scheduler: VirtualScheduler, adUnitID: String = "ca-app-pub-test/1"
-) -> (GADRewardedAd?, NSError?) {
-  var result: (GADRewardedAd?, NSError?) = (nil, nil)
-  GADRewardedAd.load(withAdUnitID: adUnitID, request: GADRequest(), mobileAds: mobileAds) { ad, error in
+  _ mobileAds: MobileAds, on scheduler: VirtualScheduler, adUnitID: String = "ca-app-pub-test/1"
+) -> (GoogleSim.RewardedAd?, NSError?) {
+  var result: (GoogleSim.RewardedAd?, NSError?) = (nil, nil)
+  RewardedAd.load(with: adUnitID, request: Request(), mobileAds: mobileAds) { ad, error in
     result = (ad, error as NSError?)
   }
   scheduler.run()
@@ -35,7 +35,7 @@ func loadAd(
 }
 
 /// Records every full-screen callback and reward, in order, with the virtual time it came at.
-final class CallbackRecorder: GADFullScreenContentDelegate {
+final class CallbackRecorder: FullScreenContentDelegate {
   private let scheduler: any Scheduler
   private(set) var events: [String] = []
   private(set) var times: [Duration] = []
@@ -48,15 +48,15 @@ final class CallbackRecorder: GADFullScreenContentDelegate {
     times.append(scheduler.now)
   }
 
-  func adDidRecordImpression(_ ad: any GADFullScreenPresentingAd) { record("impression") }
-  func adDidRecordClick(_ ad: any GADFullScreenPresentingAd) { record("click") }
-  func ad(_ ad: any GADFullScreenPresentingAd, didFailToPresentFullScreenContentWithError error: any Error) {
+  func adDidRecordImpression(_ ad: any FullScreenPresentingAd) { record("impression") }
+  func adDidRecordClick(_ ad: any FullScreenPresentingAd) { record("click") }
+  func ad(_ ad: any FullScreenPresentingAd, didFailToPresentFullScreenContentWithError error: any Error) {
     errors.append(error as NSError)
     record("failToPresent(\((error as NSError).code))")
   }
-  func adWillPresentFullScreenContent(_ ad: any GADFullScreenPresentingAd) { record("willPresent") }
-  func adWillDismissFullScreenContent(_ ad: any GADFullScreenPresentingAd) { record("willDismiss") }
-  func adDidDismissFullScreenContent(_ ad: any GADFullScreenPresentingAd) { record("didDismiss") }
+  func adWillPresentFullScreenContent(_ ad: any FullScreenPresentingAd) { record("willPresent") }
+  func adWillDismissFullScreenContent(_ ad: any FullScreenPresentingAd) { record("willDismiss") }
+  func adDidDismissFullScreenContent(_ ad: any FullScreenPresentingAd) { record("didDismiss") }
 }
 
 /// A thread-safe single value, for completions.

@@ -3,34 +3,34 @@ import MediationKit
 import Synchronization
 
 /// MediationKit's adapter for Google AdMob: translates the (simulated) Google Mobile Ads SDK's
-/// completion handlers, reward handler and ``GADFullScreenContentDelegate`` callbacks into
+/// completion handlers, reward handler and ``FullScreenContentDelegate`` callbacks into
 /// ``AdapterSignal``s, and nothing more.
 ///
-/// Every load goes through the adapter's own ``GADMobileAds`` instance, never the shared one. The
+/// Every load goes through the adapter's own ``MobileAds`` instance, never the shared one. The
 /// user's privacy signals reach the SDK through Google's own API: child-directed users through the
-/// instance's ``GADMobileAds/requestConfiguration`` (`tagForChildDirectedTreatment`,
+/// instance's ``MobileAds/requestConfiguration`` (`tagForChildDirectedTreatment`,
 /// `tagForUnderAgeOfConsent`), no GDPR consent as `npa=1` and CCPA do-not-sell as `rdp=1` in the
-/// request's ``GADExtras``. The request's auction id and line item reach the simulated ad server
+/// request's ``Extras``. The request's auction id and line item reach the simulated ad server
 /// through ``GADSimulatedLoadOptions`` (simulation wiring only).
 public final class GoogleAdapter: SimulatedNetwork {
   /// The network and versions this adapter drives.
   public let info: AdapterInfo
   /// The SDK instance this adapter loads through.
-  public let mobileAds: GADMobileAds
+  public let mobileAds: MobileAds
   /// One reusable request per combination of privacy parameters (index: `npa` + 2 × `rdp`), built
   /// once: a load allocates no request, extras or dictionary.
-  private let requests: [GADRequest]
+  private let requests: [Request]
 
   /// Creates an adapter on its own SDK instance.
   ///
   /// - Parameters:
   ///   - mobileAds: The SDK instance to start and load through.
   ///   - info: What the adapter reports about itself.
-  public init(mobileAds: GADMobileAds, info: AdapterInfo = GoogleNetwork.info) {
+  public init(mobileAds: MobileAds, info: AdapterInfo = GoogleNetwork.info) {
     self.mobileAds = mobileAds
     self.info = info
     self.requests = (0..<4).map { index in
-      let request = GADRequest()
+      let request = Request()
       if let extras = Self.extras(nonPersonalized: index & 1 != 0, restrictedDataProcessing: index & 2 != 0) {
         request.register(extras)
       }
@@ -49,7 +49,7 @@ public final class GoogleAdapter: SimulatedNetwork {
     _ request: AdapterStartRequest, completion: @escaping @Sendable (Result<Void, AdapterError>) -> Void
   ) {
     mobileAds.start { status in
-      let sdk = status.adapterStatusesByClassName[GADMobileAds.sdkAdapterClassName]
+      let sdk = status.adapterStatusesByClassName[MobileAds.sdkAdapterClassName]
       if sdk?.state == .ready {
         completion(.success(()))
       } else {
@@ -62,12 +62,12 @@ public final class GoogleAdapter: SimulatedNetwork {
     }
   }
 
-  /// Loads one rewarded ad with the completion-handler form of `GADRewardedAd.load`.
+  /// Loads one rewarded ad with the completion-handler form of `RewardedAd.load`.
   ///
   /// The line item's eCPM and reward and the auction id go to the simulated ad server as
   /// ``GADSimulatedLoadOptions``; the privacy signals go through Google's privacy API. A request
   /// that carries a winning ``AdapterLoadRequest/bid`` loads the bid's token as the request's
-  /// ``GADRequest/adString``: it fills at the bid's price (reported as the ad's eCPM), or fails as
+  /// ``Request/adString``: it fills at the bid's price (reported as the ad's eCPM), or fails as
   /// an invalid request when the token is bad or was used. Otherwise the loaded ad reports
   /// `ecpm: nil` — AdMob does not reveal a price before the impression; the paid event reports
   /// it. Either way the ad lives one hour.
@@ -83,7 +83,7 @@ public final class GoogleAdapter: SimulatedNetwork {
     let token = LoadToken()
     let lifetime = mobileAds.profile.adLifetime
     let price = request.bid?.price
-    GADRewardedAd.startLoad(
+    RewardedAd.startLoad(
       adUnitID: request.placementID, request: prepare(request), mobileAds: mobileAds,
       options: options(for: request)
     ) { result in
@@ -151,19 +151,19 @@ public final class GoogleAdapter: SimulatedNetwork {
   }
 
   /// Google's privacy parameters: `npa=1` without GDPR consent, `rdp=1` for CCPA do-not-sell.
-  private static func extras(nonPersonalized: Bool, restrictedDataProcessing: Bool) -> GADExtras? {
+  private static func extras(nonPersonalized: Bool, restrictedDataProcessing: Bool) -> Extras? {
     guard nonPersonalized || restrictedDataProcessing else { return nil }
     var parameters: [String: String] = [:]
     if nonPersonalized { parameters["npa"] = "1" }
     if restrictedDataProcessing { parameters["rdp"] = "1" }
-    let extras = GADExtras()
+    let extras = Extras()
     extras.additionalParameters = parameters
     return extras
   }
 
   /// Applies `request`'s privacy signals to the SDK instance's request configuration and returns
-  /// the `GADRequest` to load with.
-  private func prepare(_ request: AdapterLoadRequest) -> GADRequest {
+  /// the `Request` to load with.
+  private func prepare(_ request: AdapterLoadRequest) -> Request {
     let privacy = request.privacy
     let configuration = mobileAds.requestConfiguration
     if configuration.tagForChildDirectedTreatment != privacy.isChildDirected {
@@ -174,7 +174,7 @@ public final class GoogleAdapter: SimulatedNetwork {
     }
     let shared = requests[(privacy.hasUserConsent == false ? 1 : 0) + (privacy.doNotSell == true ? 2 : 0)]
     guard let bid = request.bid else { return shared }
-    let bidRequest = GADRequest()
+    let bidRequest = Request()
     if let extras = shared.extras { bidRequest.register(extras) }
     bidRequest.adString = bid.token
     return bidRequest
@@ -201,7 +201,7 @@ public final class GoogleAdapter: SimulatedNetwork {
 
   /// Maps an error from the Google Mobile Ads SDK to an ``AdapterError``, keeping its code.
   ///
-  /// - Parameter error: An `NSError` in ``GADErrorDomain`` (anything else is an internal error).
+  /// - Parameter error: An `NSError` in ``RequestError/errorDomain`` (anything else is an internal error).
   /// - Returns: The normalized error.
   static func adapterError(from error: (any Error)?) -> AdapterError {
     guard let error else {
@@ -209,7 +209,7 @@ public final class GoogleAdapter: SimulatedNetwork {
     }
     let nsError = error as NSError
     let message = nsError.localizedDescription
-    guard nsError.domain == GADErrorDomain else {
+    guard nsError.domain == RequestError.errorDomain else {
       return AdapterError(.internalError, vendorCode: nsError.code, message: message)
     }
     return AdapterError(kind(forCode: nsError.code), vendorCode: nsError.code, message: message)
@@ -220,17 +220,19 @@ public final class GoogleAdapter: SimulatedNetwork {
     AdapterError(kind(forCode: failure.code), vendorCode: failure.code, message: failure.message)
   }
 
-  /// The kind of a code in ``GADErrorDomain``.
+  /// The kind of a code in ``RequestError/errorDomain``.
   static func kind(forCode code: Int) -> AdapterError.Kind {
     switch code {
-    case GADErrorCode.invalidRequest.rawValue, GADErrorCode.invalidArgument.rawValue: .invalidRequest
-    case GADErrorCode.noFill.rawValue, GADErrorCode.mediationNoFill.rawValue: .noFill
-    case GADErrorCode.networkError.rawValue, GADErrorCode.serverError.rawValue: .networkError
-    case GADErrorCode.timeout.rawValue: .timeout
-    case GADErrorCode.applicationIdentifierMissing.rawValue: .notInitialized
+    case RequestError.Code.invalidRequest.rawValue, RequestError.Code.invalidArgument.rawValue:
+      .invalidRequest
+    case RequestError.Code.noFill.rawValue, RequestError.Code.mediationNoFill.rawValue: .noFill
+    case RequestError.Code.networkError.rawValue, RequestError.Code.serverError.rawValue: .networkError
+    case RequestError.Code.timeout.rawValue: .timeout
+    case RequestError.Code.applicationIdentifierMissing.rawValue: .notInitialized
     // A loaded ad is only "not ready" once it expired (the simulated SDK's expiry code).
-    case GADPresentationErrorCode.adNotReady.rawValue: .expired
-    case GADPresentationErrorCode.adAlreadyUsed.rawValue, GADErrorCode.adAlreadyUsed.rawValue: .notReady
+    case PresentationError.Code.codeAdNotReady.rawValue: .expired
+    case PresentationError.Code.codeAdAlreadyUsed.rawValue, RequestError.Code.adAlreadyUsed.rawValue:
+      .notReady
     default: .internalError
     }
   }
@@ -244,24 +246,24 @@ private final class LoadToken: Sendable {
   func finish() -> Bool { !finished.exchange(true, ordering: .acquiringAndReleasing) }
 }
 
-/// One loaded `GADRewardedAd`, as MediationKit's single-use ``AdapterAd``.
-final class GoogleAdapterAd: AdapterAd, GADFullScreenContentDelegate {
+/// One loaded `RewardedAd`, as MediationKit's single-use ``AdapterAd``.
+final class GoogleAdapterAd: AdapterAd, FullScreenContentDelegate {
   private struct State {
-    var ad: GADRewardedAd?
+    var ad: RewardedAd?
     var signals: AdapterSignalSink?
   }
 
   private let state: Locked<State>
 
-  init(_ ad: GADRewardedAd) {
+  init(_ ad: RewardedAd) {
     state = Locked(State(ad: ad))
   }
 
   /// The SDK's ad, until discarded.
-  var rewardedAd: GADRewardedAd? { state.withLock { $0.ad } }
+  var rewardedAd: RewardedAd? { state.withLock { $0.ad } }
 
   func show(_ request: AdapterShowRequest, from presenter: any AdPresenting, signals: AdapterSignalSink) {
-    let ad = state.withLock { state -> GADRewardedAd? in
+    let ad = state.withLock { state -> RewardedAd? in
       if state.ad != nil { state.signals = signals }
       return state.ad
     }
@@ -271,8 +273,8 @@ final class GoogleAdapterAd: AdapterAd, GADFullScreenContentDelegate {
     }
     ad.fullScreenContentDelegate = self
     if request.customData != nil || request.userID != nil {
-      let options = GADServerSideVerificationOptions()
-      options.customRewardString = request.customData
+      let options = ServerSideVerificationOptions()
+      options.customRewardText = request.customData
       options.userIdentifier = request.userID
       ad.serverSideVerificationOptions = options
     }
@@ -282,13 +284,13 @@ final class GoogleAdapterAd: AdapterAd, GADFullScreenContentDelegate {
           ImpressionRevenue(usd: value.amount, precision: Self.precision(value.precision))))
     }
     // Strong capture: a late reward must still be forwarded after the dismissal.
-    ad.present(fromRootViewController: presenter) {
+    ad.present(from: presenter) {
       self.send(.rewarded(NetworkReward(type: ad.adReward.type, amount: ad.adReward.amount.doubleValue)))
     }
   }
 
   func discard() {
-    let ad = state.withLock { state -> GADRewardedAd? in
+    let ad = state.withLock { state -> RewardedAd? in
       defer { state = State() }
       return state.ad
     }
@@ -300,7 +302,7 @@ final class GoogleAdapterAd: AdapterAd, GADFullScreenContentDelegate {
     state.withLock { $0.signals }?.send(signal)
   }
 
-  private static func precision(_ precision: GADAdValuePrecision) -> RevenuePrecision {
+  private static func precision(_ precision: AdValuePrecision) -> RevenuePrecision {
     switch precision {
     case .precise: .exact
     case .publisherProvided: .publisherDefined
@@ -308,15 +310,15 @@ final class GoogleAdapterAd: AdapterAd, GADFullScreenContentDelegate {
     }
   }
 
-  // MARK: GADFullScreenContentDelegate
+  // MARK: FullScreenContentDelegate
 
-  func adDidRecordImpression(_ ad: any GADFullScreenPresentingAd) { send(.displayed) }
+  func adDidRecordImpression(_ ad: any FullScreenPresentingAd) { send(.displayed) }
 
-  func adDidRecordClick(_ ad: any GADFullScreenPresentingAd) { send(.clicked) }
+  func adDidRecordClick(_ ad: any FullScreenPresentingAd) { send(.clicked) }
 
-  func ad(_ ad: any GADFullScreenPresentingAd, didFailToPresentFullScreenContentWithError error: any Error) {
+  func ad(_ ad: any FullScreenPresentingAd, didFailToPresentFullScreenContentWithError error: any Error) {
     send(.showFailed(GoogleAdapter.adapterError(from: error)))
   }
 
-  func adDidDismissFullScreenContent(_ ad: any GADFullScreenPresentingAd) { send(.dismissed) }
+  func adDidDismissFullScreenContent(_ ad: any FullScreenPresentingAd) { send(.dismissed) }
 }

@@ -7,12 +7,12 @@ public enum GoogleNetwork {
 
   /// What the Google adapter is and supports.
   public static let info = AdapterInfo(
-    id: id, displayName: "Google AdMob", adapterVersion: "1.0.0", sdkVersion: GADMobileAds.sdkVersion,
+    id: id, displayName: "Google AdMob", adapterVersion: "1.0.0", sdkVersion: MobileAds.sdkVersion,
     capabilities: [.rewarded, .bidding, .impressionRevenue, .serverSideReward])
 
   /// The registration to add to an ``AdapterRegistry``.
   ///
-  /// Its factory gives each mediator a ``GoogleAdapter`` with its own ``GADMobileAds`` on the
+  /// Its factory gives each mediator a ``GoogleAdapter`` with its own ``MobileAds`` on the
   /// mediator's scheduler, random stream and wall clock; the simulated ad server sends SSV
   /// callbacks to the mediator's ``MediatorOptions/serverCallbacks``.
   /// - Parameter profile: How the simulated network behaves.
@@ -20,7 +20,7 @@ public enum GoogleNetwork {
   public static func registration(profile: GoogleBehaviorProfile = .default) -> AdapterRegistration {
     AdapterRegistration(info: info) { environment in
       GoogleAdapter(
-        mobileAds: GADMobileAds(
+        mobileAds: MobileAds(
           scheduler: environment.scheduler, random: environment.random, profile: profile,
           wallClockMilliseconds: environment.wallClockMilliseconds,
           serverCallbacks: environment.serverCallbacks))

@@ -2,7 +2,7 @@ import Foundation
 import MediationKit
 
 /// How the simulated Google Mobile Ads SDK behaves: fill, latencies, prices, user behaviour and
-/// callback quirks, privacy rules and bidding. Every draw comes from the ``GADMobileAds`` instance's
+/// callback quirks, privacy rules and bidding. Every draw comes from the ``MobileAds`` instance's
 /// `SeededRandom`, so one seed and one profile give one timeline, byte for byte.
 ///
 /// A load's market outcome (fill or error, price, latency) is drawn from a stream keyed by the ad
@@ -17,7 +17,7 @@ public struct GoogleBehaviorProfile: Sendable, Equatable {
   /// Median time for the Google SDK itself to initialize.
   public var initLatencyMedian: Duration = .milliseconds(300)
   /// Class names of the mediation adapters reported by `start(completionHandler:)`, besides the
-  /// Google SDK's own entry (``GADMobileAds/sdkAdapterClassName``).
+  /// Google SDK's own entry (``MobileAds/sdkAdapterClassName``).
   public var mediationAdapterClassNames: [String] = [
     "GADMediationAdapterAppLovin", "GADMediationAdapterUnity",
   ]
@@ -35,9 +35,9 @@ public struct GoogleBehaviorProfile: Sendable, Equatable {
 
   /// Probability that a request that did not error gets an ad.
   public var fillRate = 0.8
-  /// Probability that a request fails with ``GADErrorCode/timeout`` (code 5).
+  /// Probability that a request fails with ``RequestError/Code/timeout`` (code 5).
   public var timeoutRate = 0.01
-  /// Probability that a request fails with ``GADErrorCode/networkError`` (code 2).
+  /// Probability that a request fails with ``RequestError/Code/networkError`` (code 2).
   public var networkErrorRate = 0.01
   /// Median load latency (log-normal).
   public var loadLatencyMedian: Duration = .milliseconds(900)
@@ -85,7 +85,7 @@ public struct GoogleBehaviorProfile: Sendable, Equatable {
 
   // MARK: Presenting
 
-  /// Probability that presenting fails with ``GADPresentationErrorCode/internal`` (code 17).
+  /// Probability that presenting fails with ``PresentationError.Code/internal`` (code 17).
   public var presentFailureRate = 0.005
   /// Delay between `adWillPresentFullScreenContent` and `adDidRecordImpression`.
   public var impressionDelay: ClosedRange<Duration> = .milliseconds(100) ... .milliseconds(500)
@@ -115,8 +115,8 @@ public struct GoogleBehaviorProfile: Sendable, Equatable {
   // MARK: Bookkeeping
 
   /// How many of the most recent server-side verification callbacks
-  /// ``GADMobileAds/simulatedRewardCallbacks`` keeps (older ones are dropped, so memory does not
-  /// grow with the number of impressions); 0 keeps none. ``GADMobileAds/simulatedRewardCallbackCount``
+  /// ``MobileAds/simulatedRewardCallbacks`` keeps (older ones are dropped, so memory does not
+  /// grow with the number of impressions); 0 keeps none. ``MobileAds/simulatedRewardCallbackCount``
   /// counts them all.
   public var rewardCallbackHistoryLimit = 64
 

@@ -2,28 +2,32 @@ import Foundation
 import MediationKit
 import Synchronization
 
-/// The handler ``GADRewardedAd/present(fromRootViewController:userDidEarnRewardHandler:)`` calls
-/// when the user earned the reward; read ``GADRewardedAd/adReward`` inside it.
+/// The handler ``RewardedAd/present(from:userDidEarnRewardHandler:)`` calls
+/// when the user earned the reward; read ``RewardedAd/adReward`` inside it.
 public typealias GADUserDidEarnRewardHandler = () -> Void
 
 /// The handler a rewarded ad load calls with the ad, or with an error.
-public typealias GADRewardedAdLoadCompletionHandler = (GADRewardedAd?, (any Error)?) -> Void
+public typealias GADRewardedAdLoadCompletionHandler = (RewardedAd?, (any Error)?) -> Void
 
 /// A rewarded ad: single-use, expires one hour after it loaded.
 ///
-/// Load one with ``load(withAdUnitID:request:completionHandler:)`` (or its `async` form), set
+/// Load one with ``load(with:request:completionHandler:)`` (or its `async` form), set
 /// ``fullScreenContentDelegate``, then call
-/// ``present(fromRootViewController:userDidEarnRewardHandler:)`` once. Every callback runs on the
-/// scheduler of the ``GADMobileAds`` instance that loaded it.
-public final class GADRewardedAd: GADFullScreenPresentingAd, Sendable {
+/// ``present(from:userDidEarnRewardHandler:)`` once. Every callback runs on the
+/// scheduler of the ``MobileAds`` instance that loaded it.
+///
+/// MediationKit's facade has a type of the same name: a file that imports both modules writes
+/// `GoogleSim.RewardedAd` (or imports only the MediationKit declarations it needs, e.g.
+/// `import protocol MediationKit.AdPresenting`).
+public final class RewardedAd: FullScreenPresentingAd, Sendable {
   /// The ad unit ID the ad was loaded for.
   public let adUnitID: String
   /// Information about the ad response that returned the ad.
-  public let responseInfo: GADResponseInfo
+  public let responseInfo: ResponseInfo
   /// The reward the user earns, readable as soon as the ad loaded.
-  public let adReward: GADAdReward
+  public let adReward: AdReward
 
-  let mobileAds: GADMobileAds
+  let mobileAds: MobileAds
   /// When the ad loaded, on the scheduler's clock.
   let loadedAt: Duration
   /// What the impression will pay, in USD per thousand.
@@ -33,12 +37,12 @@ public final class GADRewardedAd: GADFullScreenPresentingAd, Sendable {
 
   private struct State {
     var used = false
-    var serverSideVerificationOptions: GADServerSideVerificationOptions?
+    var serverSideVerificationOptions: ServerSideVerificationOptions?
   }
 
   /// The caller's delegate and paid-event handler, in one box.
   private struct Callbacks {
-    weak var delegate: (any GADFullScreenContentDelegate)?
+    weak var delegate: (any FullScreenContentDelegate)?
     var paidEvent: GADPaidEventHandler?
   }
 
@@ -47,11 +51,11 @@ public final class GADRewardedAd: GADFullScreenPresentingAd, Sendable {
   /// called only from its serial executor (the real SDK's main thread).
   private let callbacks = Locked(Callbacks())
 
-  init(adUnitID: String, served: GADMobileAds.ServedAd, mobileAds: GADMobileAds) {
+  init(adUnitID: String, served: MobileAds.ServedAd, mobileAds: MobileAds) {
     self.adUnitID = adUnitID
-    self.responseInfo = GADResponseInfo(
+    self.responseInfo = ResponseInfo(
       identifierSource: served.identifierSource, adNetworkClassName: "GADMAdapterGoogleAdMobAds")
-    self.adReward = GADAdReward(
+    self.adReward = AdReward(
       rewardType: served.adUnit.rewardType, rewardAmount: NSDecimalNumber(decimal: served.adUnit.rewardAmount)
     )
     self.mobileAds = mobileAds
@@ -61,13 +65,13 @@ public final class GADRewardedAd: GADFullScreenPresentingAd, Sendable {
   }
 
   /// The delegate told about the full-screen lifecycle. Held weakly, as in the real SDK.
-  public var fullScreenContentDelegate: (any GADFullScreenContentDelegate)? {
+  public var fullScreenContentDelegate: (any FullScreenContentDelegate)? {
     get { callbacks.get().delegate }
     set { callbacks.withLock { $0.delegate = newValue } }
   }
 
   /// Options for server-side verification of the reward; copied when set. Set before presenting.
-  public var serverSideVerificationOptions: GADServerSideVerificationOptions? {
+  public var serverSideVerificationOptions: ServerSideVerificationOptions? {
     get { state.withLock { $0.serverSideVerificationOptions } }
     set {
       let copy = newValue?.copy()
@@ -83,19 +87,19 @@ public final class GADRewardedAd: GADFullScreenPresentingAd, Sendable {
 
   // MARK: Loading
 
-  /// Loads a rewarded ad through the shared ``GADMobileAds`` instance.
+  /// Loads a rewarded ad through the shared ``MobileAds`` instance.
   ///
   /// - Parameters:
   ///   - adUnitID: The ad unit to load.
   ///   - request: Targeting for the request.
   ///   - completionHandler: Called once, on the scheduler, with the ad or an `NSError` in
-  ///     ``GADErrorDomain``.
+  ///     ``RequestError/errorDomain``.
   public static func load(
-    withAdUnitID adUnitID: String, request: GADRequest?,
+    with adUnitID: String, request: Request?,
     completionHandler: @escaping GADRewardedAdLoadCompletionHandler
   ) {
     load(
-      withAdUnitID: adUnitID, request: request, mobileAds: .sharedInstance(),
+      with: adUnitID, request: request, mobileAds: .shared,
       completionHandler: completionHandler)
   }
 
@@ -106,13 +110,13 @@ public final class GADRewardedAd: GADFullScreenPresentingAd, Sendable {
   ///   - request: Targeting for the request.
   ///   - mobileAds: The SDK instance whose scheduler, random stream and profile the load uses.
   ///   - completionHandler: Called once, on `mobileAds`' scheduler, with the ad or an `NSError`
-  ///     in ``GADErrorDomain``.
+  ///     in ``RequestError/errorDomain``.
   public static func load(
-    withAdUnitID adUnitID: String, request: GADRequest?, mobileAds: GADMobileAds,
+    with adUnitID: String, request: Request?, mobileAds: MobileAds,
     completionHandler: @escaping GADRewardedAdLoadCompletionHandler
   ) {
     load(
-      withAdUnitID: adUnitID, request: request, mobileAds: mobileAds, options: GADSimulatedLoadOptions(),
+      with: adUnitID, request: request, mobileAds: mobileAds, options: GADSimulatedLoadOptions(),
       completionHandler: completionHandler)
   }
 
@@ -122,13 +126,13 @@ public final class GADRewardedAd: GADFullScreenPresentingAd, Sendable {
   /// - Parameters:
   ///   - adUnitID: The ad unit to load.
   ///   - request: Targeting for the request: its extras (privacy parameters) and, to load a bid,
-  ///     its ``GADRequest/adString``.
+  ///     its ``Request/adString``.
   ///   - mobileAds: The SDK instance whose scheduler, random stream and profile the load uses.
   ///   - options: The auction id and line item (simulation only).
   ///   - completionHandler: Called once, on `mobileAds`' scheduler, with the ad or an `NSError`
-  ///     in ``GADErrorDomain``.
+  ///     in ``RequestError/errorDomain``.
   public static func load(
-    withAdUnitID adUnitID: String, request: GADRequest?, mobileAds: GADMobileAds,
+    with adUnitID: String, request: Request?, mobileAds: MobileAds,
     options: GADSimulatedLoadOptions, completionHandler: @escaping GADRewardedAdLoadCompletionHandler
   ) {
     let handler = Locked<GADRewardedAdLoadCompletionHandler?>(completionHandler)
@@ -144,24 +148,24 @@ public final class GADRewardedAd: GADFullScreenPresentingAd, Sendable {
   /// The load behind every public form: plans it now and delivers a typed result on the
   /// scheduler, building no `NSError` (the vendor forms build one for their handler).
   static func startLoad(
-    adUnitID: String, request: GADRequest?, mobileAds: GADMobileAds, options: GADSimulatedLoadOptions,
-    deliver: @escaping @Sendable (Result<GADRewardedAd, GADSimulatedFailure>) -> Void
+    adUnitID: String, request: Request?, mobileAds: MobileAds, options: GADSimulatedLoadOptions,
+    deliver: @escaping @Sendable (Result<RewardedAd, GADSimulatedFailure>) -> Void
   ) {
     let plan = mobileAds.planLoad(adUnitID: adUnitID, request: request, options: options)
     mobileAds.scheduler.schedule(after: plan.delay) {
-      deliver(plan.outcome.map { GADRewardedAd(adUnitID: adUnitID, served: $0, mobileAds: mobileAds) })
+      deliver(plan.outcome.map { RewardedAd(adUnitID: adUnitID, served: $0, mobileAds: mobileAds) })
     }
   }
 
-  /// Loads a rewarded ad through the shared ``GADMobileAds`` instance.
+  /// Loads a rewarded ad through the shared ``MobileAds`` instance.
   ///
   /// - Parameters:
   ///   - adUnitID: The ad unit to load.
   ///   - request: Targeting for the request.
   /// - Returns: The loaded ad.
-  /// - Throws: An `NSError` in ``GADErrorDomain``.
-  public static func load(withAdUnitID adUnitID: String, request: GADRequest?) async throws -> GADRewardedAd {
-    try await load(withAdUnitID: adUnitID, request: request, mobileAds: .sharedInstance())
+  /// - Throws: An `NSError` in ``RequestError/errorDomain``.
+  public static func load(with adUnitID: String, request: Request?) async throws -> RewardedAd {
+    try await load(with: adUnitID, request: request, mobileAds: .shared)
   }
 
   /// Loads a rewarded ad through `mobileAds` (simulator extension: no global state).
@@ -173,12 +177,12 @@ public final class GADRewardedAd: GADFullScreenPresentingAd, Sendable {
   ///   - request: Targeting for the request.
   ///   - mobileAds: The SDK instance to load through.
   /// - Returns: The loaded ad.
-  /// - Throws: An `NSError` in ``GADErrorDomain``.
+  /// - Throws: An `NSError` in ``RequestError/errorDomain``.
   public static func load(
-    withAdUnitID adUnitID: String, request: GADRequest?, mobileAds: GADMobileAds
-  ) async throws -> GADRewardedAd {
+    with adUnitID: String, request: Request?, mobileAds: MobileAds
+  ) async throws -> RewardedAd {
     try await withCheckedThrowingContinuation { continuation in
-      load(withAdUnitID: adUnitID, request: request, mobileAds: mobileAds) { ad, error in
+      load(with: adUnitID, request: request, mobileAds: mobileAds) { ad, error in
         if let ad {
           continuation.resume(returning: ad)
         } else {
@@ -193,22 +197,22 @@ public final class GADRewardedAd: GADFullScreenPresentingAd, Sendable {
   /// Checks whether the ad can be presented now.
   ///
   /// - Parameter rootViewController: What the ad would be presented from (optional).
-  /// - Throws: An `NSError` in ``GADErrorDomain``: ``GADPresentationErrorCode/adAlreadyUsed``
-  ///   (18) once presented, ``GADPresentationErrorCode/adNotReady`` (15) once expired.
-  public func canPresent(fromRootViewController rootViewController: (any AdPresenting)?) throws {
+  /// - Throws: An `NSError` in ``RequestError/errorDomain``: ``PresentationError/Code/codeAdAlreadyUsed``
+  ///   (18) once presented, ``PresentationError/Code/codeAdNotReady`` (15) once expired.
+  public func canPresent(from rootViewController: (any AdPresenting)?) throws {
     if let error = state.withLock({ presentationError(state: $0) }) { throw error }
   }
 
   /// Presents the ad, once.
   ///
   /// Tells ``fullScreenContentDelegate`` about each step; a second call, or a call after the ad
-  /// expired, fails through ``GADFullScreenContentDelegate/ad(_:didFailToPresentFullScreenContentWithError:)``.
+  /// expired, fails through ``FullScreenContentDelegate/ad(_:didFailToPresentFullScreenContentWithError:)``.
   /// - Parameters:
   ///   - rootViewController: What to present from; `nil` for the app's root.
   ///   - userDidEarnRewardHandler: Called when the user earned the reward — usually before
   ///     `adDidDismissFullScreenContent`, but mediated demand may call it after, or twice.
   public func present(
-    fromRootViewController rootViewController: (any AdPresenting)?,
+    from rootViewController: (any AdPresenting)?,
     userDidEarnRewardHandler: @escaping GADUserDidEarnRewardHandler
   ) {
     let scheduler = mobileAds.scheduler
@@ -230,7 +234,7 @@ public final class GADRewardedAd: GADFullScreenPresentingAd, Sendable {
           $0.ad(
             self,
             didFailToPresentFullScreenContentWithError: NSError.gad(
-              GADPresentationErrorCode.internal, "Internal error: the ad failed to present."))
+              PresentationError.Code.codeInternal, "Internal error: the ad failed to present."))
         }
       }
       return
@@ -251,7 +255,7 @@ public final class GADRewardedAd: GADFullScreenPresentingAd, Sendable {
       notify { $0.adDidRecordImpression(self) }
       if let paid = callbacks.get().paidEvent {
         paid(
-          GADAdValue(
+          AdValue(
             amount: priceECPM / 1000, precision: .precise, currencyCode: "USD"))
       }
     }
@@ -269,16 +273,18 @@ public final class GADRewardedAd: GADFullScreenPresentingAd, Sendable {
   private func presentationError(state: State) -> NSError? {
     if state.used {
       return .gad(
-        GADPresentationErrorCode.adAlreadyUsed,
+        PresentationError.Code.codeAdAlreadyUsed,
         "Ad has already been used. Rewarded ads are single-use; load a new ad.")
     }
     if mobileAds.scheduler.now - loadedAt >= mobileAds.profile.adLifetime {
-      return .gad(.adNotReady, "Ad is not ready: it expired one hour after it loaded. Load a new ad.")
+      return .gad(
+        PresentationError.Code.codeAdNotReady,
+        "Ad is not ready: it expired one hour after it loaded. Load a new ad.")
     }
     return nil
   }
 
-  private func notify(_ call: (any GADFullScreenContentDelegate) -> Void) {
+  private func notify(_ call: (any FullScreenContentDelegate) -> Void) {
     if let delegate = callbacks.get().delegate { call(delegate) }
   }
 
@@ -286,7 +292,7 @@ public final class GADRewardedAd: GADFullScreenPresentingAd, Sendable {
     let options = state.withLock { $0.serverSideVerificationOptions }
     mobileAds.recordRewardCallback(hasCallbackURL: serverSideVerificationURL != nil) {
       RewardCallbackRecord(
-        adUnitID: adUnitID, customData: options?.customRewardString, userIdentifier: options?.userIdentifier,
+        adUnitID: adUnitID, customData: options?.customRewardText, userIdentifier: options?.userIdentifier,
         rewardType: adReward.type, rewardAmount: adReward.amount.decimalValue, responseInfo: responseInfo,
         callbackURL: serverSideVerificationURL)
     }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Whether a mediation adapter (or the Google SDK itself) is ready to serve ad requests.
-public enum GADAdapterInitializationState: Int, Sendable {
+public enum AdapterInitializationState: Int, Sendable {
   /// The adapter is not ready to serve ad requests.
   case notReady = 0
   /// The adapter is ready to serve ad requests.
@@ -9,15 +9,15 @@ public enum GADAdapterInitializationState: Int, Sendable {
 }
 
 /// An adapter's initialization status.
-public final class GADAdapterStatus: Sendable, CustomStringConvertible {
+public final class AdapterStatus: Sendable, CustomStringConvertible {
   /// The adapter's initialization state.
-  public let state: GADAdapterInitializationState
+  public let state: AdapterInitializationState
   /// Why the adapter is (or is not) ready, in words.
   public let description: String
   /// Time the adapter took to initialize, in seconds.
   public let latency: TimeInterval
 
-  init(state: GADAdapterInitializationState, description: String, latency: TimeInterval) {
+  init(state: AdapterInitializationState, description: String, latency: TimeInterval) {
     self.state = state
     self.description = description
     self.latency = latency
@@ -25,15 +25,15 @@ public final class GADAdapterStatus: Sendable, CustomStringConvertible {
 }
 
 /// The initialization status of the Google Mobile Ads SDK and its mediation adapters.
-public final class GADInitializationStatus: Sendable {
+public final class InitializationStatus: Sendable {
   /// Every adapter's status, keyed by the adapter's class name.
-  public let adapterStatusesByClassName: [String: GADAdapterStatus]
+  public let adapterStatusesByClassName: [String: AdapterStatus]
 
-  init(adapterStatusesByClassName: [String: GADAdapterStatus]) {
+  init(adapterStatusesByClassName: [String: AdapterStatus]) {
     self.adapterStatusesByClassName = adapterStatusesByClassName
   }
 }
 
-/// The handler `GADMobileAds.start(completionHandler:)` calls once initialization completes or
+/// The handler `MobileAds.start(completionHandler:)` calls once initialization completes or
 /// times out.
-public typealias GADInitializationCompletionHandler = (GADInitializationStatus) -> Void
+public typealias GADInitializationCompletionHandler = (InitializationStatus) -> Void

@@ -6,12 +6,12 @@ import Synchronization
 ///
 /// A request can be reused for many loads, as in the real SDK; the simulated SDK reads it when the
 /// load starts.
-public final class GADRequest: Sendable {
+public final class Request: Sendable {
   private struct Storage {
     var keywords: [String]?
     var contentURL: String?
     var adString: String?
-    var extras: GADExtras?
+    var extras: Extras?
   }
 
   private let storage = Locked(Storage())
@@ -35,8 +35,8 @@ public final class GADRequest: Sendable {
   /// this string stands for and ignores the request's other targeting.
   ///
   /// In the simulated SDK, the ad string is the token of a bid from
-  /// ``GADMobileAds/requestSimulatedBid(forAdUnitID:request:options:completionHandler:)``: a load
-  /// fills at the bid's price, or fails with ``GADErrorCode/invalidRequest`` when the token is
+  /// ``MobileAds/requestSimulatedBid(forAdUnitID:request:options:completionHandler:)``: a load
+  /// fills at the bid's price, or fails with ``RequestError/Code/invalidRequest`` when the token is
   /// unknown, expired, for another ad unit or already used.
   public var adString: String? {
     get { storage.withLock { $0.adString } }
@@ -44,16 +44,16 @@ public final class GADRequest: Sendable {
   }
 
   /// Registers extras for the request (the real SDK takes any `GADAdNetworkExtras`; the simulated
-  /// one knows only ``GADExtras``). Registering again replaces the previous extras.
+  /// one knows only ``Extras``). Registering again replaces the previous extras.
   ///
-  /// - Parameter extras: The extras; the SDK reads their ``GADExtras/additionalParameters`` when a
+  /// - Parameter extras: The extras; the SDK reads their ``Extras/additionalParameters`` when a
   ///   load starts.
-  public func register(_ extras: GADExtras) {
+  public func register(_ extras: Extras) {
     storage.withLock { $0.extras = extras }
   }
 
   /// The extras registered with ``register(_:)``, if any.
-  public var extras: GADExtras? { storage.withLock { $0.extras } }
+  public var extras: Extras? { storage.withLock { $0.extras } }
 
   /// What the request asks for, read once per load.
   var snapshot: (adString: String?, privacy: GADPrivacySignals) {
@@ -63,12 +63,12 @@ public final class GADRequest: Sendable {
   }
 }
 
-/// Additional request parameters for Google's own demand (`GADExtras` in the real SDK).
+/// Additional request parameters for Google's own demand (`Extras` in the real SDK).
 ///
 /// The parameters the simulated SDK honours are Google's privacy parameters: `"npa": "1"` asks
 /// for non-personalized ads (the user did not consent under GDPR), and `"rdp": "1"` turns on
 /// restricted data processing (the user opted out of the sale of personal information under CCPA).
-public final class GADExtras: Sendable {
+public final class Extras: Sendable {
   private let storage = Locked<(parameters: [String: String]?, signals: GADPrivacySignals)>(
     (nil, GADPrivacySignals()))
 
@@ -89,9 +89,9 @@ public final class GADExtras: Sendable {
   var privacySignals: GADPrivacySignals { storage.withLock { $0.signals } }
 }
 
-/// Global settings applied to every request of one ``GADMobileAds`` instance
-/// (`GADMobileAds.requestConfiguration` in the real SDK).
-public final class GADRequestConfiguration: Sendable {
+/// Global settings applied to every request of one ``MobileAds`` instance
+/// (`MobileAds.requestConfiguration` in the real SDK).
+public final class RequestConfiguration: Sendable {
   private let storage = Locked<(childDirected: Bool?, underAgeOfConsent: Bool?)>((nil, nil))
 
   init() {}
@@ -132,8 +132,8 @@ struct GADPrivacySignals: Sendable, Equatable {
 /// Options for server-side verification (SSV) of rewards.
 ///
 /// The ad copies the options when they are assigned (`@NSCopying` in the real SDK).
-public final class GADServerSideVerificationOptions: Sendable {
-  private let storage = Locked<(userIdentifier: String?, customRewardString: String?)>((nil, nil))
+public final class ServerSideVerificationOptions: Sendable {
+  private let storage = Locked<(userIdentifier: String?, customRewardText: String?)>((nil, nil))
 
   /// Creates empty options.
   public init() {}
@@ -145,21 +145,21 @@ public final class GADServerSideVerificationOptions: Sendable {
   }
 
   /// The string passed in the SSV callback's `custom_data` parameter (percent-encoded).
-  public var customRewardString: String? {
-    get { storage.withLock { $0.customRewardString } }
-    set { storage.withLock { $0.customRewardString = newValue } }
+  public var customRewardText: String? {
+    get { storage.withLock { $0.customRewardText } }
+    set { storage.withLock { $0.customRewardText = newValue } }
   }
 
-  func copy() -> GADServerSideVerificationOptions {
-    let copy = GADServerSideVerificationOptions()
+  func copy() -> ServerSideVerificationOptions {
+    let copy = ServerSideVerificationOptions()
     copy.userIdentifier = userIdentifier
-    copy.customRewardString = customRewardString
+    copy.customRewardText = customRewardText
     return copy
   }
 }
 
 /// The reward an ad grants, as configured for its ad unit.
-public final class GADAdReward: Sendable {
+public final class AdReward: Sendable {
   /// The type of the reward, e.g. "coins".
   public let type: String
   /// The amount of the reward.
@@ -172,8 +172,8 @@ public final class GADAdReward: Sendable {
   }
 }
 
-/// The precision of a ``GADAdValue``.
-public enum GADAdValuePrecision: Int, Sendable {
+/// The precision of a ``AdValue``.
+public enum AdValuePrecision: Int, Sendable {
   /// An unknown precision.
   case unknown = 0
   /// An estimate based on aggregated data.
@@ -184,20 +184,20 @@ public enum GADAdValuePrecision: Int, Sendable {
   case precise = 3
 }
 
-/// What one impression earned, reported through ``GADRewardedAd/paidEventHandler``.
-public final class GADAdValue: Sendable {
+/// What one impression earned, reported through ``RewardedAd/paidEventHandler``.
+public final class AdValue: Sendable {
   /// The value earned, as a binary number; ``value`` is made from it when read (a `Decimal` made
   /// from a `Double` costs microseconds on Linux, and the adapter reads this directly).
   let amount: Double
   /// How exact `value` is.
-  public let precision: GADAdValuePrecision
+  public let precision: AdValuePrecision
   /// The ISO 4217 currency code, e.g. "USD".
   public let currencyCode: String
 
   /// The value earned, in `currencyCode` (not per mille: this one impression).
   public var value: NSDecimalNumber { NSDecimalNumber(value: amount) }
 
-  init(amount: Double, precision: GADAdValuePrecision, currencyCode: String) {
+  init(amount: Double, precision: AdValuePrecision, currencyCode: String) {
     self.amount = amount
     self.precision = precision
     self.currencyCode = currencyCode
@@ -205,10 +205,10 @@ public final class GADAdValue: Sendable {
 }
 
 /// The handler for an impression's paid event.
-public typealias GADPaidEventHandler = (GADAdValue) -> Void
+public typealias GADPaidEventHandler = (AdValue) -> Void
 
 /// Information about the ad response that returned an ad.
-public final class GADResponseInfo: Sendable {
+public final class ResponseInfo: Sendable {
   /// Draws the identifier when it is read: most responses are never asked for theirs.
   private let identifierSource: SeededRandom?
   /// The class name of the ad network adapter that served the ad.

@@ -7,16 +7,17 @@ import Synchronization
 
 /// The Google Mobile Ads SDK: initialization, plus the simulated ad server behind every load.
 ///
-/// The guide's code uses the process-wide ``sharedInstance()``. Everything else — the
+/// The guide's code uses the process-wide ``shared``. Everything else — the
 /// ``GoogleAdapter``, tests, the simulator — makes its own instance with ``init(scheduler:random:profile:)``
-/// and loads through it with ``GADRewardedAd/load(withAdUnitID:request:mobileAds:completionHandler:)``,
+/// and loads through it with ``RewardedAd/load(with:request:mobileAds:completionHandler:)``,
 /// so two instances never see each other's state. Tests that run guide code install a
 /// virtual-time instance as the shared one with ``installShared(_:)``.
-public final class GADMobileAds: Sendable {
+public final class MobileAds: Sendable {
   /// The class name under which the Google SDK reports its own initialization status.
   public static let sdkAdapterClassName = "GADMobileAds"
-  /// The simulated SDK's version string.
-  public static let sdkVersion = "11.13.0-sim"
+  /// The simulated SDK's version string: the Google Mobile Ads SDK version whose Swift API it
+  /// follows (12 and later; the v11 names remain as deprecated aliases).
+  public static let sdkVersion = "13.0.0-sim"
 
   /// The scheduler every delay goes through: latencies, the presentation timeline and expiry.
   public let scheduler: any Scheduler
@@ -26,7 +27,7 @@ public final class GADMobileAds: Sendable {
   private enum StartPhase {
     case idle
     case starting
-    case started(GADInitializationStatus)
+    case started(InitializationStatus)
   }
 
   private struct State {
@@ -50,7 +51,7 @@ public final class GADMobileAds: Sendable {
   private let defaultAdUnit: GADSimulatedAdUnit
 
   /// Settings applied to every request of this instance (privacy tags).
-  public let requestConfiguration = GADRequestConfiguration()
+  public let requestConfiguration = RequestConfiguration()
 
   private let state: Locked<State>
   private let startHandlers = Locked<[GADInitializationCompletionHandler]>([])
@@ -98,16 +99,16 @@ public final class GADMobileAds: Sendable {
 
   // MARK: Shared instance
 
-  private static let shared = Locked<GADMobileAds?>(nil)
+  private static let sharedStorage = Locked<MobileAds?>(nil)
 
   /// The process-wide instance the guide's code uses.
   ///
   /// Unless a test installed another with ``installShared(_:)``, it runs on wall-clock time
   /// (a ``DispatchScheduler``) with a fixed seed and the default profile.
-  public static func sharedInstance() -> GADMobileAds {
-    shared.withLock { instance in
+  public static var shared: MobileAds {
+    sharedStorage.withLock { instance in
       if let instance { return instance }
-      let created = GADMobileAds(
+      let created = MobileAds(
         scheduler: DispatchScheduler(queue: DispatchQueue(label: "GoogleSim.GADMobileAds")),
         random: SeededRandom(seed: 0x4741_444D), profile: .default)
       instance = created
@@ -115,15 +116,15 @@ public final class GADMobileAds: Sendable {
     }
   }
 
-  /// Makes `instance` the one ``sharedInstance()`` returns. Thread-safe; for tests that run
+  /// Makes `instance` the one ``shared`` returns. Thread-safe; for tests that run
   /// guide code on virtual time.
   ///
   /// - Parameter instance: The new shared instance, or `nil` to go back to the lazily made
   ///   wall-clock default.
   /// - Returns: The instance that was shared before, so the caller can restore it.
   @discardableResult
-  public static func installShared(_ instance: GADMobileAds?) -> GADMobileAds? {
-    shared.withLock { current in
+  public static func installShared(_ instance: MobileAds?) -> MobileAds? {
+    sharedStorage.withLock { current in
       let previous = current
       current = instance
       return previous
@@ -140,9 +141,9 @@ public final class GADMobileAds: Sendable {
   /// - Parameter completionHandler: Called on the scheduler with the initialization status.
   public func start(completionHandler: GADInitializationCompletionHandler? = nil) {
     enum Action {
-      case reportNow(GADInitializationStatus)
+      case reportNow(InitializationStatus)
       case wait
-      case begin(delay: Duration, status: GADInitializationStatus)
+      case begin(delay: Duration, status: InitializationStatus)
     }
     let action = state.withLock { state -> Action in
       switch state.startPhase {
@@ -169,22 +170,35 @@ public final class GADMobileAds: Sendable {
     }
   }
 
+  /// Starts the Google Mobile Ads SDK and its mediation adapters: the `async` form of
+  /// ``start(completionHandler:)``.
+  ///
+  /// Returns once the scheduler ran the start's completion; under a `VirtualScheduler`, something
+  /// must drive the scheduler meanwhile.
+  /// - Returns: The initialization status.
+  @discardableResult
+  public func start() async -> InitializationStatus {
+    await withCheckedContinuation { continuation in
+      start { status in continuation.resume(returning: status) }
+    }
+  }
+
   /// The current initialization status: every adapter `.notReady` until the start completes.
-  public var initializationStatus: GADInitializationStatus {
+  public var initializationStatus: InitializationStatus {
     let phase = state.withLock { $0.startPhase }
     if case .started(let status) = phase { return status }
-    var statuses: [String: GADAdapterStatus] = [:]
+    var statuses: [String: AdapterStatus] = [:]
     for name in [Self.sdkAdapterClassName] + profile.mediationAdapterClassNames {
-      statuses[name] = GADAdapterStatus(state: .notReady, description: "Not started.", latency: 0)
+      statuses[name] = AdapterStatus(state: .notReady, description: "Not started.", latency: 0)
     }
-    return GADInitializationStatus(adapterStatusesByClassName: statuses)
+    return InitializationStatus(adapterStatusesByClassName: statuses)
   }
 
   private static func drawInitialization(
     profile: GoogleBehaviorProfile, random: inout SeededRandom
-  ) -> (Duration, GADInitializationStatus) {
+  ) -> (Duration, InitializationStatus) {
     let timeout = profile.initTimeout.seconds
-    var statuses: [String: GADAdapterStatus] = [:]
+    var statuses: [String: AdapterStatus] = [:]
     var slowest = 0.0
     let entries =
       [(Self.sdkAdapterClassName, profile.initLatencyMedian, profile.sdkReadyRate)]
@@ -195,19 +209,19 @@ public final class GADMobileAds: Sendable {
       let latency = random.logNormal(median: median.seconds, sigma: 0.5)
       let ready = random.chance(readyRate)
       if latency >= timeout {
-        statuses[name] = GADAdapterStatus(state: .notReady, description: "Timeout.", latency: timeout)
+        statuses[name] = AdapterStatus(state: .notReady, description: "Timeout.", latency: timeout)
         slowest = timeout
       } else if ready {
-        statuses[name] = GADAdapterStatus(state: .ready, description: "Ready.", latency: latency)
+        statuses[name] = AdapterStatus(state: .ready, description: "Ready.", latency: latency)
         slowest = max(slowest, latency)
       } else {
-        statuses[name] = GADAdapterStatus(
+        statuses[name] = AdapterStatus(
           state: .notReady, description: "Adapter failed to initialize.", latency: latency)
         slowest = max(slowest, latency)
       }
     }
     let delay = Duration.milliseconds(Int64((slowest * 1000).rounded()))
-    return (delay, GADInitializationStatus(adapterStatusesByClassName: statuses))
+    return (delay, InitializationStatus(adapterStatusesByClassName: statuses))
   }
 
   // MARK: Simulated ad server
@@ -309,7 +323,7 @@ public final class GADMobileAds: Sendable {
 
   /// The privacy signals of a request on this instance: the request's extras plus the instance's
   /// request configuration.
-  func privacySignals(of request: GADRequest?) -> (adString: String?, privacy: GADPrivacySignals) {
+  func privacySignals(of request: Request?) -> (adString: String?, privacy: GADPrivacySignals) {
     var snapshot = request?.snapshot ?? (adString: nil, privacy: GADPrivacySignals())
     snapshot.privacy.childDirected = requestConfiguration.isChildDirected
     return snapshot
@@ -317,7 +331,7 @@ public final class GADMobileAds: Sendable {
 
   /// Decides one load's outcome and latency. The market outcome is drawn from the stream keyed by
   /// the ad unit and the request's auction id; a load of a bid's ad string redeems the bid.
-  func planLoad(adUnitID: String, request: GADRequest?, options: GADSimulatedLoadOptions) -> LoadPlan {
+  func planLoad(adUnitID: String, request: Request?, options: GADSimulatedLoadOptions) -> LoadPlan {
     if adUnitID.isEmpty { return LoadPlan(delay: .milliseconds(10), outcome: .failure(.emptyAdUnitID)) }
     let (adString, privacy) = privacySignals(of: request)
     let adUnit = resolveAdUnit(adUnitID, given: options.adUnit)
@@ -359,18 +373,18 @@ public final class GADMobileAds: Sendable {
   /// The bid is the price a load of the same auction would fill at (see
   /// ``GADSimulatedLoadOptions/auctionID``); there is no bid when that load would not fill or when
   /// the request is child-directed. Load the bid by setting its ``GADSimulatedBid/adString`` as
-  /// the ``GADRequest/adString`` of a load of the same ad unit, within
+  /// the ``Request/adString`` of a load of the same ad unit, within
   /// ``GoogleBehaviorProfile/bidLifetime``; each bid loads once.
   /// - Parameters:
   ///   - adUnitID: The ad unit to bid for.
   ///   - request: The request's extras (privacy parameters).
   ///   - options: The auction id and line item.
   ///   - completionHandler: Called once, on the scheduler after the bid latency, with the bid or
-  ///     an `NSError` in ``GADErrorDomain`` (``GADErrorCode/noFill`` for no bid).
+  ///     an `NSError` in ``RequestError/errorDomain`` (``RequestError/Code/noFill`` for no bid).
   /// - Returns: A handle that withdraws the bid request: the handler is then never called.
   @discardableResult
   public func requestSimulatedBid(
-    forAdUnitID adUnitID: String, request: GADRequest?, options: GADSimulatedLoadOptions = .init(),
+    forAdUnitID adUnitID: String, request: Request?, options: GADSimulatedLoadOptions = .init(),
     completionHandler: @escaping (GADSimulatedBid?, (any Error)?) -> Void
   ) -> Cancellable {
     let handler = Locked<((GADSimulatedBid?, (any Error)?) -> Void)?>(completionHandler)
@@ -386,7 +400,7 @@ public final class GADMobileAds: Sendable {
   /// ``requestSimulatedBid(forAdUnitID:request:options:completionHandler:)`` with a typed result
   /// and no `NSError`.
   func bid(
-    adUnitID: String, request: GADRequest?, options: GADSimulatedLoadOptions,
+    adUnitID: String, request: Request?, options: GADSimulatedLoadOptions,
     completion: @escaping @Sendable (Result<GADSimulatedBid, GADSimulatedFailure>) -> Void
   ) -> Cancellable {
     guard !adUnitID.isEmpty else {
@@ -604,7 +618,7 @@ public struct GADSimulatedLoadOptions: Sendable, Equatable {
   /// outcome does not depend on earlier loads. `nil` (the guide's code): the next per-ad-unit count.
   public var auctionID: UInt64?
   /// The line item to serve instead of the one configured with
-  /// ``GADMobileAds/setSimulatedAdUnit(_:forAdUnitID:)``.
+  /// ``MobileAds/setSimulatedAdUnit(_:forAdUnitID:)``.
   public var adUnit: GADSimulatedAdUnit?
 
   /// Creates options; the defaults behave like a load from the guide's code.
@@ -618,7 +632,7 @@ public struct GADSimulatedLoadOptions: Sendable, Equatable {
 public struct GADSimulatedBid: Sendable, Equatable {
   /// The price the network commits to, in USD per thousand impressions.
   public var price: Double
-  /// The token to load the ad with, as ``GADRequest/adString``.
+  /// The token to load the ad with, as ``Request/adString``.
   public var adString: String
 }
 
@@ -630,7 +644,7 @@ struct RewardCallbackRecord: Sendable {
   var userIdentifier: String?
   var rewardType: String
   var rewardAmount: Decimal
-  var responseInfo: GADResponseInfo
+  var responseInfo: ResponseInfo
   /// The ad unit's SSV callback URL; `nil` for none (then nothing is signed or sent).
   var callbackURL: String?
   var timestampMilliseconds: Int64?
@@ -746,9 +760,9 @@ public struct GADSimulatedAdUnit: Sendable, Equatable {
 public struct GADSimulatedRewardCallback: Sendable, Equatable {
   /// The ad unit that served the rewarded impression.
   public var adUnitID: String
-  /// The `custom_data` parameter (``GADServerSideVerificationOptions/customRewardString``).
+  /// The `custom_data` parameter (``ServerSideVerificationOptions/customRewardText``).
   public var customData: String?
-  /// The `user_id` parameter (``GADServerSideVerificationOptions/userIdentifier``).
+  /// The `user_id` parameter (``ServerSideVerificationOptions/userIdentifier``).
   public var userIdentifier: String?
   /// The reward type.
   public var rewardType: String
