@@ -81,3 +81,46 @@ struct VerifierKeysStrictTests {
     #expect(read.key(id: 4) == nil)
   }
 }
+
+/// The strict JSON reader refuses what RFC 8259 refuses, with the byte offset.
+@Suite("VerifierKeys: JSON syntax")
+struct VerifierKeysSyntaxTests {
+  @Test(
+    arguments: [
+      #"{"keys":[]"#, #"{"keys":[],}"#, #"{"keys":[1,]}"#, #"{'keys':[]}"#, #"{"keys":[01]}"#,
+      #"{"keys":[.5]}"#,
+      #"{"keys":[1.]}"#, #"{"keys":[1e]}"#, #"{"keys":["\x"]}"#, #"{"keys":["\ud800"]}"#,
+      #"{"keys":["\udc00\ud800"]}"#,
+      "{\"keys\":[\"a\u{1}\"]}", #"{"keys":[tru]}"#, #"{"keys":[]} x"#, #"{"keys":["\u12"]}"#,
+      #"{"keys":["\u+123"]}"#,
+      String(repeating: "[", count: 100) + String(repeating: "]", count: 100),
+    ])
+  func invalidJSONNamesTheByte(json: String) {
+    let error = keysError(json)
+    #expect(error?.location == nil, "\(json): \(String(describing: error))")
+    #expect(
+      error?.message.hasPrefix("not valid JSON at byte ") == true, "\(json): \(String(describing: error))")
+  }
+
+  @Test func escapesAndNonASCIIAreRead() throws {
+    let base64 = Data(Fixture.googleKey.publicKey.derRepresentation).base64EncodedString()
+    // "\u00e9" and a surrogate pair in an ignored member; "\/" in base64.
+    let json =
+      #"{"note":"caf\u00e9 \ud83c\udf89 é","keys":[{"keyId":"12","base64":"\#(base64.replacingOccurrences(of: "/", with: "\\/"))"}]}"#
+    let keys = try VerifierKeys(json: Data(json.utf8))
+    #expect(keys.keyIDs == [12])
+  }
+
+  @Test func aNonUTF8StringIsRefused() {
+    var bytes = Array(#"{"keys":["x"]}"#.utf8)
+    bytes[10] = 0xFF
+    let error: CallbackFormatError?
+    do {
+      _ = try VerifierKeys(json: Data(bytes))
+      error = nil
+    } catch let caught {
+      error = caught
+    }
+    #expect(error?.message.contains("not UTF-8") == true, "\(String(describing: error))")
+  }
+}

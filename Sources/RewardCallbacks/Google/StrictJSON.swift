@@ -61,6 +61,11 @@ indirect enum StrictJSON: Sendable, Equatable {
     var index = 0
     var depth = 0
     static let maximumDepth = 64
+    /// The one-character escapes after `\\` and the bytes they stand for.
+    static let escapes: [UInt8: UInt8] = [
+      UInt8(ascii: "\""): 0x22, UInt8(ascii: "\\"): 0x5c, UInt8(ascii: "/"): 0x2f, UInt8(ascii: "b"): 0x08,
+      UInt8(ascii: "f"): 0x0c, UInt8(ascii: "n"): 0x0a, UInt8(ascii: "r"): 0x0d, UInt8(ascii: "t"): 0x09,
+    ]
 
     init(bytes: [UInt8]) { self.bytes = bytes }
 
@@ -69,7 +74,12 @@ indirect enum StrictJSON: Sendable, Equatable {
     }
 
     mutating func skipWhitespace() {
-      while index < bytes.count, [0x20, 0x09, 0x0a, 0x0d].contains(bytes[index]) { index += 1 }
+      while index < bytes.count {
+        switch bytes[index] {
+        case 0x20, 0x09, 0x0a, 0x0d: index += 1
+        default: return
+        }
+      }
     }
 
     mutating func expect(_ literal: String) throws(ReadError) {
@@ -176,13 +186,7 @@ indirect enum StrictJSON: Sendable, Equatable {
           guard index < bytes.count else { throw syntaxError("unterminated escape") }
           let escape = bytes[index]
           index += 1
-          let simple: [UInt8: UInt8] = [
-            UInt8(ascii: "\""): 0x22, UInt8(ascii: "\\"): 0x5c, UInt8(ascii: "/"): 0x2f,
-            UInt8(ascii: "b"): 0x08,
-            UInt8(ascii: "f"): 0x0c, UInt8(ascii: "n"): 0x0a, UInt8(ascii: "r"): 0x0d,
-            UInt8(ascii: "t"): 0x09,
-          ]
-          if let decoded = simple[escape] {
+          if let decoded = Self.escapes[escape] {
             output.append(decoded)
           } else if escape == UInt8(ascii: "u") {
             output += Array(String(try unicodeEscape()).utf8)

@@ -110,7 +110,9 @@ public struct MaxCallbackTemplate: Sendable, Equatable, CustomStringConvertible 
           at: "offset \(index)", "unbalanced '{'; expected {MACRO}. Known macros: \(known)")
       }
       let name = String(decoding: bytes[(index + 1)..<close], as: UTF8.self)
-      guard let macro = MaxMacro(rawValue: name) else {
+      // By bytes: `MaxMacro(rawValue:)` compares by canonical equivalence, so "{PAC\u{212A}AGE_NAME}"
+      // (a Kelvin sign for the K) would name {PACKAGE_NAME}.
+      guard let macro = MaxMacro.allCases.first(where: { UTF8Text.same($0.rawValue, name) }) else {
         throw CallbackFormatError(at: "offset \(index)", "unknown macro {\(name)}; known macros: \(known)")
       }
       macroOffsets[index] = (macro, close + 1)
