@@ -36,7 +36,7 @@ struct SSVCallbackTests {
 
   /// Loads and presents one ad with `customData` and `userID`.
   static func present(
-    _ mobileAds: MobileAds, on scheduler: VirtualScheduler, customData: String? = "a&b=c d/é",
+    _ mobileAds: MobileAds, on scheduler: VirtualScheduler, customData: String? = "a=b c d/é",
     userID: String? = "user-7", recorder: CallbackRecorder? = nil
   ) throws -> GoogleSim.RewardedAd {
     let ad = try #require(loadAd(mobileAds, on: scheduler).0)
@@ -63,7 +63,7 @@ struct SSVCallbackTests {
     #expect(
       url.hasPrefix(
         Self.ssvURL
-          + "?ad_network=5450213213286189855&ad_unit=ca-app-pub-test%2F1&custom_data=a%26b%3Dc%20d%2F%C3%A9&reward_amount=50&reward_item=coins&timestamp="
+          + "?ad_network=5450213213286189855&ad_unit=ca-app-pub-test%2F1&custom_data=a%3Db%20c%20d%2F%C3%A9&reward_amount=50&reward_item=coins&timestamp="
       ))
     #expect(url.contains("&key_id=\(mobileAds.simulatedSSVKeyID)"))
 
@@ -72,7 +72,7 @@ struct SSVCallbackTests {
     #expect(reward.transactionID == ad.responseInfo.responseIdentifier)
     #expect(reward.transactionID == callback.transactionID)
     #expect(reward.userID == "user-7")
-    #expect(reward.customData == "a&b=c d/é")
+    #expect(reward.customData == "a=b c d/é")
     #expect(reward.amount == "50")
     #expect(reward.currency == "coins")
     #expect(reward.adUnit == "ca-app-pub-test/1")

@@ -20,8 +20,10 @@ struct MaxServerCallbackTests {
     + "&user_id={USER_ID}&amount={AMOUNT}&currency={CURRENCY}&custom_data={CUSTOM_DATA}"
     + "&ad_unit_id={AD_UNIT_ID}&network={NETWORK_NAME}&placement={PLACEMENT}&ts={IMPRESSION_TIMESTAMP}"
   static let settings = MASimulatedServerCallbackSettings(urlTemplate: template, eventKey: eventKey)
+  /// A MAX ad unit id: 16 hex digits, the shape the verifier checks `{AD_UNIT_ID}` against.
+  static let adUnitID = "c0ffee0123456789"
 
-  /// One load and show of `unit-a` with an S2S callback; returns the SDK after the show ran.
+  /// One load and show of ``adUnitID`` with an S2S callback; returns the SDK after the show ran.
   static func showOnce(
     _ profile: MaxBehaviorProfile = .wellBehaved, settings: MASimulatedServerCallbackSettings? = settings,
     userID: String? = "user-7", customData: String? = "a&b=c d/é", seed: UInt64 = 42,
@@ -33,7 +35,7 @@ struct MaxServerCallbackTests {
       wallClockMilliseconds: { 1_700_000_000_000 + Int64(scheduler.now.milliseconds) },
       serverCallbacks: sender)
     sdk.userIdentifier = userID
-    let ad = MARewardedAd.shared(withAdUnitIdentifier: "unit-a", sdk: sdk)
+    let ad = MARewardedAd.shared(withAdUnitIdentifier: Self.adUnitID, sdk: sdk)
     let recorder = recorder ?? CallbackRecorder(clock: scheduler)
     ad.delegate = recorder
     ad.load(
@@ -72,7 +74,7 @@ struct MaxServerCallbackTests {
     #expect(reward.customData == "a&b=c d/é")
     #expect(reward.amount == "25")
     #expect(reward.currency == "gems")
-    #expect(reward.adUnit == "unit-a")
+    #expect(reward.adUnit == Self.adUnitID)
     #expect(reward.adNetwork == callback.networkName)
     #expect(reward.timestamp == String(callback.impressionTimestampMilliseconds))
     // Delivered twice: the second is a replay.
@@ -166,7 +168,7 @@ struct MaxServerCallbackTests {
   @Test func theVendorLoadTakesTheCallbackFromExtraParameters() throws {
     let scheduler = VirtualScheduler()
     let sdk = ALSdk(scheduler: scheduler, random: SeededRandom(seed: 1), profile: .wellBehaved)
-    let ad = MARewardedAd.shared(withAdUnitIdentifier: "unit-v", sdk: sdk)
+    let ad = MARewardedAd.shared(withAdUnitIdentifier: Self.adUnitID, sdk: sdk)
     let recorder = CallbackRecorder(clock: scheduler)
     ad.delegate = recorder
     ad.setExtraParameter(forKey: MARewardedAd.simulatedServerCallbackURLKey, value: Self.template)
@@ -197,7 +199,7 @@ struct MaxServerCallbackTests {
       scheduler: scheduler, random: SeededRandom(seed: 5), wallClockMilliseconds: { 1_234 },
       serverCallbacks: sender)
     let adapter = MaxNetwork.registration(profile: .wellBehaved).makeAdapter(environment) as! MaxAdapter
-    var request = loadRequest(auctionID: 1)
+    var request = loadRequest(Self.adUnitID, auctionID: 1)
     request.serverCallback = ServerCallbackConfig(url: Self.template, eventKey: Self.eventKey)
     let loaded = Locked<AdapterLoadedAd?>(nil)
     _ = adapter.load(request) { result in loaded.set(try? result.get()) }

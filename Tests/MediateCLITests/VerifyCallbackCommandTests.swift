@@ -11,14 +11,21 @@ struct VerifyCallbackCommandTests {
   static let googleKey = try! P256SigningKey(rawScalar: [UInt8](repeating: 0x02, count: 32))
 
   static var maxURL: String {
-    MaxCallbackTemplate.standard.expand(
-      [.EVENT_ID: eventID, .USER_ID: "u1", .AMOUNT: "100", .CURRENCY: "coins", .CUSTOM_DATA: "a&b=c d"],
-      eventKey: eventKey)
+    MaxCallbackTemplate.standard.expand(maxValues(eventID: eventID), eventKey: eventKey)
+  }
+
+  /// The values of a valid MAX callback with event id `eventID`.
+  static func maxValues(eventID: String) -> [MaxMacro: String] {
+    [
+      .EVENT_ID: eventID, .USER_ID: "u1", .AMOUNT: "100", .CURRENCY: "coins", .CUSTOM_DATA: "a&b=c d",
+      .AD_UNIT_ID: "b3f1c0d2e4a59687", .NETWORK_NAME: "APPLOVIN_BIDDING",
+      .IMPRESSION_TIMESTAMP: "1700000000000",
+    ]
   }
 
   static func googleURL(keyID: UInt64 = 42) throws -> String {
     try SSVCallback(
-      adNetwork: "5450213213286189855", adUnit: "1234567890", customData: "a&b=c d", rewardAmount: 10,
+      adNetwork: "5450213213286189855", adUnit: "1234567890", customData: "a=b c d", rewardAmount: 10,
       rewardItem: "coins", timestamp: 1_700_000_000_000, transactionID: "tx-cli", userID: "u1"
     ).signedURL(base: "https://publisher.example/ssv", key: googleKey, keyID: keyID)
   }
@@ -50,7 +57,7 @@ struct VerifyCallbackCommandTests {
     #expect(object["valid"] as? Bool == true)
     #expect(object["network"] as? String == "google")
     #expect(object["transaction_id"] as? String == "tx-cli")
-    #expect(object["custom_data"] as? String == "a&b=c d")
+    #expect(object["custom_data"] as? String == "a=b c d")
     #expect(object["key_id"] as? Int == 42)
   }
 
@@ -95,7 +102,9 @@ struct VerifyCallbackCommandTests {
     let file = mediate(["verify-callback", "--network", "google", "--keys", keys, try Self.googleURL()])
     #expect(file.code == 65)
     #expect(
-      file.err.first == "Error: \(keys): keys[0].keyId: expected a non-negative integer that fits in 64 bits")
+      file.err.first
+        == "Error: \(keys): keys[0].keyId: expected a non-negative integer literal from 0 to 9223372036854775807, found x"
+    )
   }
 
   @Test func missingKeysFileExitsSixtySix() throws {

@@ -41,7 +41,8 @@ struct VerifyCallbackSeenTests {
       ])
     // Another event id is not a replay.
     let other = MaxCallbackTemplate.standard.expand(
-      [.EVENT_ID: String(repeating: "ab", count: 20)], eventKey: VerifyCallbackCommandTests.eventKey)
+      VerifyCallbackCommandTests.maxValues(eventID: String(repeating: "ab", count: 20)),
+      eventKey: VerifyCallbackCommandTests.eventKey)
     #expect(Self.verifyMax(other, seen: seen).code == 0)
     // Without --seen, each run starts afresh (the documented limit).
     #expect(Self.verifyMax(url, seen: nil).code == 0)

@@ -41,7 +41,8 @@ struct ReplayGuardTests {
   @Test func oneGuardSharedByBothVerifiersKeepsTheirIDsApart() throws {
     let guardian = InMemoryReplayGuard()
     let sharedID = Fixture.eventID  // a Google transaction id may be any text, even a MAX event id
-    let maxURL = MaxCallbackTemplate.standard.expand([.EVENT_ID: sharedID], eventKey: Fixture.eventKey)
+    let maxURL = MaxCallbackTemplate.standard.expand(
+      Fixture.maxValues(eventID: sharedID), eventKey: Fixture.eventKey)
     var callback = Fixture.callback
     callback.transactionID = sharedID
     let googleURL = try Fixture.signedURL(callback)
@@ -62,7 +63,7 @@ struct ReplayGuardTests {
   }
 
   @Test func aStorageFailureIsAStorageRejectionNotAReplay() throws {
-    let maxURL = MaxCallbackTemplate.standard.expand([.EVENT_ID: Fixture.eventID], eventKey: Fixture.eventKey)
+    let maxURL = MaxCallbackTemplate.standard.expand(Fixture.maxValues, eventKey: Fixture.eventKey)
     let max = MaxCallbackVerifier(eventKey: Fixture.eventKey, replayGuard: BrokenGuard())
     let maxRejection = try #require(rejection { () throws(CallbackRejection) in try max.verify(maxURL) })
     #expect(
@@ -80,7 +81,7 @@ struct ReplayGuardTests {
     #expect(googleRejection.reason == .storageFailure)
     #expect(googleRejection.parameter == "transaction_id")
     // A forged callback is refused for what it is, before the guard is asked.
-    let forged = MaxCallbackTemplate.standard.expand([.EVENT_ID: Fixture.eventID], eventKey: "wrong")
+    let forged = MaxCallbackTemplate.standard.expand(Fixture.maxValues, eventKey: "wrong")
     #expect(rejection { () throws(CallbackRejection) in try max.verify(forged) }?.reason == .invalidToken)
   }
 }

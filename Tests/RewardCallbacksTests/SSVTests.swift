@@ -9,7 +9,7 @@ struct SSVTests {
     let callback = Fixture.callback
     #expect(
       callback.unsignedQuery
-        == "ad_network=5450213213286189855&ad_unit=1234567890&custom_data=a%26b%3Dc%20d&reward_amount=1"
+        == "ad_network=5450213213286189855&ad_unit=1234567890&custom_data=a%3Db%20c%20d&reward_amount=1"
         + "&reward_item=Reward&timestamp=1507770365237&transaction_id=123456789&user_id=1234567")
     var withoutCustomData = callback
     withoutCustomData.customData = nil
@@ -25,7 +25,7 @@ struct SSVTests {
     let signatureText = try #require(parts[1].components(separatedBy: "&key_id=").first)
     let signature = try #require(Base64URL.decode(signatureText))
     let decoded =
-      "ad_network=5450213213286189855&ad_unit=1234567890&custom_data=a&b=c d&reward_amount=1"
+      "ad_network=5450213213286189855&ad_unit=1234567890&custom_data=a=b c d&reward_amount=1"
       + "&reward_item=Reward&timestamp=1507770365237&transaction_id=123456789&user_id=1234567"
     #expect(Fixture.googleKey.publicKey.isValidSignature(signature, for: Array(decoded.utf8)))
     #expect(!Fixture.googleKey.publicKey.isValidSignature(signature, for: Array(parts[0].utf8)))
@@ -37,7 +37,7 @@ struct SSVTests {
     #expect(reward.network == .google)
     #expect(reward.transactionID == "123456789")
     #expect(reward.userID == "1234567")
-    #expect(reward.customData == "a&b=c d")
+    #expect(reward.customData == "a=b c d")
     #expect(reward.amount == "1")
     #expect(reward.currency == "Reward")
     #expect(reward.adUnit == "1234567890")

@@ -8,14 +8,7 @@ struct VerifierKeysTests {
   static let base64 = Data(Fixture.googleKey.publicKey.derRepresentation).base64EncodedString()
   static let pem = Fixture.googleKey.publicKey.pemRepresentation
 
-  func parse(_ json: String) -> CallbackFormatError? {
-    do {
-      _ = try VerifierKeys(json: Data(json.utf8))
-      return nil
-    } catch {
-      return error
-    }
-  }
+  func parse(_ json: String) -> CallbackFormatError? { keysError(json) }
 
   @Test func readsGooglesFormatWithBase64PEMOrBoth() throws {
     let pemJSON = String(decoding: try JSONEncoder().encode(Self.pem), as: UTF8.self)

@@ -93,7 +93,11 @@ struct SQLiteReplayGuardTests {
     let directory = try TemporaryDirectory()
     defer { directory.remove() }
     let path = directory.file("seen.sqlite")
-    let url = MaxCallbackTemplate.standard.expand([.EVENT_ID: Self.eventID, .USER_ID: "u1"], eventKey: "key")
+    let url = MaxCallbackTemplate.standard.expand(
+      [
+        .EVENT_ID: Self.eventID, .USER_ID: "u1", .AMOUNT: "1", .AD_UNIT_ID: "9ad0816ac071552a",
+        .NETWORK_NAME: "AppLovin", .IMPRESSION_TIMESTAMP: "1700000000000",
+      ], eventKey: "key")
     // Each verifier opens the file afresh, as a restarted server (or `mediate verify-callback`) does.
     let first = MaxCallbackVerifier(eventKey: "key", replayGuard: try SQLiteReplayGuard(path: path))
     #expect(try first.verify(url).transactionID == Self.eventID)
@@ -233,7 +237,11 @@ struct SQLiteReplayGuardFailureTests {
     // A short busy timeout: the claim gives up on the held lock after 50 ms, by SQLite's own clock.
     let guardian = try SQLiteReplayGuard(path: path, busyTimeoutMilliseconds: 50)
     let maxVerifier = MaxCallbackVerifier(eventKey: "key", replayGuard: guardian)
-    let maxURL = MaxCallbackTemplate.standard.expand([.EVENT_ID: Self.eventID], eventKey: "key")
+    let maxURL = MaxCallbackTemplate.standard.expand(
+      [
+        .EVENT_ID: Self.eventID, .USER_ID: "u1", .AMOUNT: "1", .AD_UNIT_ID: "9ad0816ac071552a",
+        .NETWORK_NAME: "AppLovin", .IMPRESSION_TIMESTAMP: "1700000000000",
+      ], eventKey: "key")
     let keys = VerifierKeys.publishing([(id: 9, key: Self.googleKey.publicKey)])
     let googleVerifier = GoogleSSVVerifier(keys: keys, replayGuard: guardian)
     let googleURL = try SSVCallback(

@@ -122,9 +122,11 @@ struct VerifyCallbackCommand {
       ("timestamp", "timestamp", reward.timestamp),
       ("key id", "key_id", reward.keyID),
     ]
+    let unverified = reward.unverifiedFields.map(\.rawValue)
     if context.json {
       var object: [String: Any] = ["valid": true, "network": reward.network.rawValue]
       for field in fields { object[field.key] = field.value ?? NSNull() }
+      object["unverified_fields"] = unverified
       context.output.out(JSONLine.encode(object))
       return
     }
@@ -132,6 +134,11 @@ struct VerifyCallbackCommand {
     for field in fields {
       guard let value = field.value else { continue }
       context.output.out("  " + field.label.padding(toLength: 16, withPad: " ", startingAt: 0) + "\(value)")
+    }
+    if !unverified.isEmpty {
+      context.output.out(
+        "  unverified      \(unverified.joined(separator: ", ")): no token covers them (the template has no {EVENT_TOKEN_ALL})"
+      )
     }
   }
 }

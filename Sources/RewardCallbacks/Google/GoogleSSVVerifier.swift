@@ -6,26 +6,30 @@ import RewardCrypto
 /// Checks, in order (the first failure is thrown):
 /// 1. the URL reads (``CallbackRejection/Reason/malformed``);
 /// 2. `signature` and `key_id` are present (``CallbackRejection/Reason/missingParameter``) and are
-///    the last two parameters, in that order; `key_id` is a decimal integer
+///    the last two parameters, in that order; `key_id` is a decimal integer that fits Tink's `long`
 ///    (``CallbackRejection/Reason/invalidParameter``);
 /// 3. a key with that id is known (``CallbackRejection/Reason/unknownKey``);
 /// 4. the signature is URL-safe base64 of a DER ECDSA signature that verifies, with SHA-256, over the
 ///    percent-decoded query before `&signature=` (``CallbackRejection/Reason/invalidSignature``);
-/// 5. the signed query reads one way only: no decoded name holds `&` or `=`, and no decoded value
-///    holds `&` followed by an SSV field's name and `=` (the signature covers the *decoded* query,
-///    so re-encoding a captured callback's `&` and `=` would otherwise read as another
-///    `transaction_id` or field) (``CallbackRejection/Reason/invalidParameter``);
-/// 6. `transaction_id` is present and not empty; `timestamp`, when present, is an integer
+/// 5. the signed query reads one way only (``CallbackRejection/Reason/invalidParameter``): the
+///    signature covers the *decoded* query, so re-encoding a captured callback's `&` and `=` (or
+///    decoding its `%26` and `%3D`) keeps it valid while moving field boundaries. Refused: a decoded
+///    name holding `&` or `=`; a decoded value holding `&`, whatever follows it (so an app's custom
+///    data or user id must not contain `&`); anything decoding to `signature=`; and, from the first
+///    SSV field on, anything but SSV fields in Google's order (`ad_network`, `ad_unit`,
+///    `custom_data`, `reward_amount`, `reward_item`, `timestamp`, `transaction_id`, `user_id`),
+///    each once — so a field Google did not sign as one is never read;
+/// 6. `transaction_id` is present and not empty; `timestamp`, when present, is digits
 ///    (``CallbackRejection/Reason/missingParameter``, ``CallbackRejection/Reason/invalidParameter``);
 /// 7. `user_id` is at most 8192 characters (``CallbackRejection/Reason/oversize``);
 /// 8. the transaction id was not accepted before (``CallbackRejection/Reason/replayed``), claimed
 ///    only now, in the guard's `google` namespace; a guard whose storage fails rejects with
 ///    ``CallbackRejection/Reason/storageFailure``.
 ///
-/// Like `java.net.URI.getQuery()`, decoding keeps `+` as `+`. Unlike Tink, which looks for the
-/// *first* `signature=` in the decoded query, the last two raw parameters are taken as signature and
-/// key id, so custom data that decodes to text containing `&signature=` still verifies; every
-/// callback Tink accepts is accepted here, except one whose signed query reads two ways (check 5).
+/// The query is split, searched and compared as UTF-8 bytes, so a combining mark next to `&` or
+/// `=` never hides a separator. Like `java.net.URI.getQuery()`, decoding keeps `+` as `+`. Every
+/// callback accepted here is accepted by Tink's `RewardedAdsVerifier`; Tink itself checks only the
+/// signature, so the checks on the fields (5–8) are this verifier's own.
 public struct GoogleSSVVerifier: Sendable {
   /// The keys callbacks may be signed with.
   public let keys: VerifierKeys
@@ -52,56 +56,43 @@ public struct GoogleSSVVerifier: Sendable {
   ///   expected.
   public func verify(_ url: String) throws(CallbackRejection) -> VerifiedReward {
     let query = try CallbackQuery(url)
-    let names = query.parameters.map(\.name)
-    guard names.contains("signature") else {
-      throw CallbackRejection(
-        .missingParameter, parameter: "signature",
-        "parameter 'signature' is absent; expected '&signature=…&key_id=…' at the end of the query")
-    }
-    guard names.contains("key_id") else {
-      throw CallbackRejection(
-        .missingParameter, parameter: "key_id",
-        "parameter 'key_id' is absent; expected '&signature=…&key_id=…' at the end of the query")
-    }
     let segments = query.segments
+    for name in ["signature", "key_id"] where !segments.contains(where: { UTF8Text.same($0.name, name) }) {
+      throw CallbackRejection(
+        .missingParameter, parameter: name,
+        "parameter '\(name)' is absent; expected '&signature=…&key_id=…' at the end of the query")
+    }
     guard segments.count >= 3 else {
       throw CallbackRejection(
         .invalidParameter, parameter: "signature",
         "the query has nothing before 'signature'; expected the signed SSV parameters, then signature and key_id"
       )
     }
-    guard segments[segments.count - 2].hasPrefix("signature="),
-      segments[segments.count - 1].hasPrefix("key_id=")
+    let signatureSegment = segments[segments.count - 2]
+    let keyIDSegment = segments[segments.count - 1]
+    guard UTF8Text.hasPrefix(signatureSegment.raw, "signature="),
+      UTF8Text.hasPrefix(keyIDSegment.raw, "key_id=")
     else {
-      let lastTwo = segments.suffix(2).map { String($0.prefix { $0 != "=" }) }.joined(separator: ", ")
+      let lastTwo = segments.suffix(2).map { UTF8Text.shown($0.name, limit: 40) }.joined(separator: ", ")
       throw CallbackRejection(
         .invalidParameter, parameter: "signature",
         "signature and key_id must be the last two query parameters, in that order, after the signed ones; the last two are \(lastTwo)"
       )
     }
-    let signedQuery = segments.dropLast(2).joined(separator: "&")
-    let signedParameters = Array(query.parameters.dropLast(2))
-    guard let keyIDText = PercentEncoding.decode(segments[segments.count - 1].dropFirst("key_id=".count))
-    else {
-      throw CallbackRejection(.malformed, parameter: "key_id", "parameter 'key_id' does not decode")
-    }
-    guard !keyIDText.isEmpty,
-      keyIDText.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
-      let keyID = UInt64(keyIDText)
-    else {
+    let signed = Array(segments.dropLast(2))
+    let keyIDText = keyIDSegment.value
+    guard UTF8Text.isDigits(keyIDText), let keyID = Int64(keyIDText) else {
       throw CallbackRejection(
         .invalidParameter, parameter: "key_id",
-        "parameter 'key_id' is '\(keyIDText.prefix(40))'; expected a decimal integer")
+        "parameter 'key_id' is '\(UTF8Text.shown(keyIDText, limit: 40))'; expected a decimal integer from 0 to \(Int64.max), as Tink reads it"
+      )
     }
-    guard let key = keys.key(id: keyID) else {
+    guard let key = keys.key(id: UInt64(keyID)) else {
       let known = keys.keyIDs.map(String.init).joined(separator: ", ")
       throw CallbackRejection(
         .unknownKey, parameter: "key_id", "no verifier key has key_id \(keyID); known key ids: \(known)")
     }
-    guard
-      let signatureText = PercentEncoding.decode(segments[segments.count - 2].dropFirst("signature=".count)),
-      let signature = Base64URL.decode(signatureText)
-    else {
+    guard let signature = Base64URL.decode(signatureSegment.value) else {
       throw CallbackRejection(
         .invalidSignature, parameter: "signature", "parameter 'signature' is not URL-safe base64")
     }
@@ -113,7 +104,10 @@ public struct GoogleSSVVerifier: Sendable {
         "parameter 'signature' is not a DER ECDSA signature (\(signature.count) bytes); expected SEQUENCE { r, s }"
       )
     }
-    guard let content = PercentEncoding.decodeBytes(signedQuery) else {
+    // The signed content: the query before '&signature=', percent-decoded, read from the same
+    // segments the fields come from (its '&' are the segments' separators).
+    let signedRaw = query.raw[..<(signatureSegment.raw.startIndex - 1)]
+    guard let content = PercentEncoding.decodeBytes(signedRaw) else {
       throw CallbackRejection(.malformed, "the signed part of the query has a bad percent-escape")
     }
     guard key.isValidSignature(signature, for: content) else {
@@ -122,17 +116,18 @@ public struct GoogleSSVVerifier: Sendable {
         "the signature does not verify with key \(keyID) over the decoded query before '&signature=': forged, tampered, or signed by another key"
       )
     }
-    try Self.requireOneReading(signedParameters)
-    let fields = try SignedFields(signedParameters)
+    try Self.requireOneReading(signed)
+    let fields = try SignedFields(signed)
     guard let transactionID = fields.transactionID, !transactionID.isEmpty else {
       throw CallbackRejection(
         .missingParameter, parameter: "transaction_id",
         "parameter 'transaction_id' is absent or empty; expected the unique id of the reward")
     }
-    if let timestamp = fields.timestamp, Int64(timestamp) == nil {
+    if let timestamp = fields.timestamp, !UTF8Text.isDigits(timestamp) || Int64(timestamp) == nil {
       throw CallbackRejection(
         .invalidParameter, parameter: "timestamp",
-        "parameter 'timestamp' is '\(timestamp.prefix(40))'; expected milliseconds since the Unix epoch")
+        "parameter 'timestamp' is '\(UTF8Text.shown(timestamp, limit: 40))'; expected milliseconds since the Unix epoch (digits)"
+      )
     }
     try CallbackLimits.check(
       fields.userID, limit: CallbackLimits.maximumUserIDLength, parameter: "user_id", what: "user id")
@@ -141,31 +136,75 @@ public struct GoogleSSVVerifier: Sendable {
     return VerifiedReward(
       network: .google, transactionID: transactionID, userID: fields.userID, customData: fields.customData,
       amount: fields.rewardAmount, currency: fields.rewardItem, adUnit: fields.adUnit,
-      adNetwork: fields.adNetwork, timestamp: fields.timestamp, keyID: keyID, parameters: signedParameters)
+      adNetwork: fields.adNetwork, timestamp: fields.timestamp, keyID: UInt64(keyID),
+      parameters: signed.filter { !$0.isEmpty }.map { QueryParameter(name: $0.name, value: $0.value) })
   }
 
-  /// The names of the SSV fields this verifier reads.
+  /// The names of the SSV fields this verifier reads, in the order Google sends them.
   private static let fieldNames = [
     "ad_network", "ad_unit", "custom_data", "reward_amount", "reward_item", "timestamp", "transaction_id",
     "user_id",
   ]
 
-  /// Refuses a signed query that reads another way once its `&` and `=` are re-encoded: in the
-  /// decoded bytes the signature covers, a value's `&` and a separator are the same byte.
-  private static func requireOneReading(_ parameters: [QueryParameter]) throws(CallbackRejection) {
-    for parameter in parameters {
-      if parameter.name.contains("&") || parameter.name.contains("=") {
+  /// Refuses a signed query that reads more than one way.
+  ///
+  /// The signature covers the *decoded* query, where a value's `&` and a separator are the same
+  /// byte: re-encoding a captured callback's `&` and `=` (or decoding its `%26` and `%3D`) keeps
+  /// the signature valid and moves the field boundaries. So the decoded signed segments must
+  /// split exactly as the raw ones do:
+  /// - no decoded name holds `&` or `=`, and no decoded value holds `&`, whatever follows it;
+  /// - nothing decodes to `signature=` (Tink takes the first `signature=` of the decoded query as
+  ///   the signature's start, so it refuses such a callback too);
+  /// - from the first SSV field on, the parameters are Google's: SSV fields in Google's order, each
+  ///   once, no empty segment — so a field Google did not sign as one (e.g. a `user_id` split out
+  ///   of `custom_data`) is never read.
+  private static func requireOneReading(_ segments: [CallbackQuery.Segment]) throws(CallbackRejection) {
+    var lastField: Int?
+    for segment in segments {
+      let name = UTF8Text.shown(segment.name)
+      if UTF8Text.contains(segment.name, byte: UInt8(ascii: "&"))
+        || UTF8Text.contains(segment.name, byte: UInt8(ascii: "="))
+      {
         throw CallbackRejection(
-          .invalidParameter, parameter: parameter.name,
-          "parameter name '\(parameter.name.prefix(60))' holds '&' or '=' once decoded; expected a name without them, as Google sends it"
+          .invalidParameter, parameter: segment.name,
+          "parameter name '\(name)' holds '&' or '=' once decoded; expected a name without them, as Google sends it"
         )
       }
-      for field in fieldNames where parameter.value.contains("&\(field)=") {
+      if UTF8Text.contains(segment.value, byte: UInt8(ascii: "&")) {
         throw CallbackRejection(
-          .invalidParameter, parameter: parameter.name,
-          "parameter '\(parameter.name)' holds '&\(field)=' once decoded, so the signed query also reads with another '\(field)'; expected no SSV field inside a value"
+          .invalidParameter, parameter: segment.name,
+          "parameter '\(name)' holds '&' once decoded, so the signed (decoded) query also reads with a parameter boundary there; expected no '&' in a signed value (an app encodes such custom data or user ids, e.g. as base64url)"
         )
       }
+      if UTF8Text.contains(segment.name.utf8, "signature=")
+        || UTF8Text.contains(segment.value.utf8, "signature=")
+      {
+        throw CallbackRejection(
+          .invalidParameter, parameter: segment.name,
+          "parameter '\(name)' holds 'signature=' once decoded; expected it only in the signature parameter (Tink refuses such a callback too)"
+        )
+      }
+      let field = fieldNames.firstIndex { UTF8Text.same($0, segment.name) }
+      guard let previous = lastField else {
+        lastField = field
+        continue
+      }
+      guard let field, field > previous, !segment.isEmpty else {
+        let expected =
+          "expected only Google's fields after '\(fieldNames[previous])', each once, in Google's order (\(fieldNames.joined(separator: ", ")))"
+        if segment.isEmpty {
+          throw CallbackRejection(
+            .invalidParameter, "an empty parameter ('&&') among Google's fields; \(expected)")
+        }
+        if let field, field == previous {
+          throw CallbackRejection(
+            .malformed, parameter: segment.name, "parameter '\(name)' appears 2 times; expected it once")
+        }
+        throw CallbackRejection(
+          .invalidParameter, parameter: segment.name,
+          "parameter '\(name)' follows '\(fieldNames[previous])'; \(expected)")
+      }
+      lastField = field
     }
   }
 
@@ -173,9 +212,9 @@ public struct GoogleSSVVerifier: Sendable {
   private struct SignedFields {
     var adNetwork, adUnit, customData, rewardAmount, rewardItem, timestamp, transactionID, userID: String?
 
-    init(_ parameters: [QueryParameter]) throws(CallbackRejection) {
+    init(_ segments: [CallbackQuery.Segment]) throws(CallbackRejection) {
       func single(_ name: String) throws(CallbackRejection) -> String? {
-        let matches = parameters.filter { $0.name == name }
+        let matches = segments.filter { !$0.isEmpty && UTF8Text.same($0.name, name) }
         guard matches.count <= 1 else {
           throw CallbackRejection(
             .malformed, parameter: name,

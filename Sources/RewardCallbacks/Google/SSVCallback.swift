@@ -87,21 +87,24 @@ public struct SSVCallback: Sendable, Equatable {
   /// - Throws: ``CallbackFormatError`` when `base` is not such a URL; ``CryptoError`` when OpenSSL
   ///   cannot sign.
   public func signedURL(base: String, key: P256SigningKey, keyID: UInt64) throws -> String {
-    let lowercased = base.lowercased()
-    guard lowercased.hasPrefix("http://") || lowercased.hasPrefix("https://"), !base.contains("#") else {
+    let bytes = Array(base.utf8)
+    let lowered = UTF8Text.asciiLowercased(base)
+    guard UTF8Text.hasPrefix(lowered, "http://") || UTF8Text.hasPrefix(lowered, "https://"),
+      !bytes.contains(UInt8(ascii: "#"))
+    else {
       throw CallbackFormatError(
         at: "base", "expected an absolute http(s) URL without fragment; found '\(base)'")
     }
-    guard let question = base.firstIndex(of: "?") else {
+    guard let question = bytes.firstIndex(of: UInt8(ascii: "?")) else {
       return base + "?" + (try signedQuery(with: key, keyID: keyID))
     }
-    let existing = base[base.index(after: question)...]
+    let existing = String(decoding: bytes[(question + 1)...], as: UTF8.self)
     guard PercentEncoding.firstBadEscape(existing) == nil, PercentEncoding.decode(existing) != nil else {
       throw CallbackFormatError(
         at: "base", "the query of '\(base)' has a bad percent-escape; expected '%' and two hex digits")
     }
-    let separator = existing.isEmpty || existing.hasSuffix("&") ? "" : "&"
-    return String(base[...question])
+    let separator = existing.utf8.isEmpty || existing.utf8.last == UInt8(ascii: "&") ? "" : "&"
+    return String(decoding: bytes[...question], as: UTF8.self)
       + (try Self.sign(existing + separator + unsignedQuery, key: key, keyID: keyID))
   }
 

@@ -10,9 +10,13 @@ import RewardCrypto
 ///
 /// `base64` is the DER SubjectPublicKeyInfo in standard base64, `pem` the same key as PEM. Reading
 /// takes `base64` when present (as Tink does) and `pem` otherwise; when both are present they must
-/// be the same key. `keyId` is an integer (a string of digits is accepted too). Every key must be
-/// an ECDSA P-256 key; ids are unique; there is at least one key.
-public struct VerifierKeys: Sendable, Equatable, Codable {
+/// be the same key. Reading is strict, so that no two readers of one file see different keys:
+/// `keyId` is an integer literal from 0 to 2^63 − 1 (Tink's `long`; a string of digits is accepted
+/// too, never `1.0` or `1e0`); a member repeated in one object, a key id used twice and a `pem`
+/// with more than one PEM block are errors naming the JSON path; every key is an ECDSA P-256 key;
+/// there is at least one key; the file is at most 1 MB. Members the format does not define are
+/// ignored. Keys are indexed by id, so a lookup costs the same whatever the number of keys.
+public struct VerifierKeys: Sendable, Equatable, Encodable {
   /// One published key.
   public struct Key: Sendable, Equatable {
     /// The `key_id` callbacks signed with this key carry.
@@ -27,10 +31,20 @@ public struct VerifierKeys: Sendable, Equatable, Codable {
     }
   }
 
+  /// The largest verifier-keys file read, in bytes (1 MB; Google's holds a few keys, under 2 kB).
+  public static let maximumFileSize = 1_048_576
+
   /// The keys, in file order.
   public let keys: [Key]
+  /// The keys by id (for a repeated id, the first).
+  private let index: [UInt64: P256PublicKey]
 
-  private init(validated keys: [Key]) { self.keys = keys }
+  private init(validated keys: [Key]) {
+    self.keys = keys
+    var index: [UInt64: P256PublicKey] = [:]
+    for key in keys where index[key.id] == nil { index[key.id] = key.publicKey }
+    self.index = index
+  }
 
   /// Keys to publish: what a (simulated) Google server serves at its verifier-keys URL.
   ///
@@ -44,17 +58,48 @@ public struct VerifierKeys: Sendable, Equatable, Codable {
   /// - Throws: ``CallbackFormatError`` whose location is the JSON path (e.g. `keys[1].keyId`) and
   ///   whose message says what was found and what was expected.
   public init(json: Data) throws(CallbackFormatError) {
-    do {
-      self = try JSONDecoder().decode(VerifierKeys.self, from: json)
-    } catch let error as DecodingError {
-      throw Self.formatError(error)
-    } catch {
-      throw CallbackFormatError("\(error)")
+    guard json.count <= Self.maximumFileSize else {
+      throw CallbackFormatError(
+        "the file is \(json.count) bytes; expected at most \(Self.maximumFileSize) (1 MB) of verifier keys")
     }
+    let document: StrictJSON
+    do {
+      document = try StrictJSON.read(Array(json))
+    } catch {
+      throw CallbackFormatError(
+        at: error.path,
+        error.path == nil
+          ? "\(error.message); expected {\"keys\": [{\"keyId\": …, \"pem\": …, \"base64\": …}]}"
+          : error.message)
+    }
+    guard case .object = document else {
+      throw CallbackFormatError("expected a JSON object {\"keys\": [...]}, found \(document.kind)")
+    }
+    guard let list = document["keys"] else {
+      throw CallbackFormatError(at: "keys", "missing; expected 'keys'")
+    }
+    guard case .array(let entries) = list else {
+      throw CallbackFormatError(at: "keys", "expected an array, found \(list.kind)")
+    }
+    var keys: [Key] = []
+    var firstPath: [UInt64: String] = [:]
+    keys.reserveCapacity(entries.count)
+    for (position, entry) in entries.enumerated() {
+      let path = "keys[\(position)]"
+      let key = try Self.key(entry, path: path)
+      if let earlier = firstPath[key.id] {
+        throw CallbackFormatError(
+          at: path + ".keyId", "key id \(key.id) appears twice (\(earlier) and \(path)); expected unique ids")
+      }
+      firstPath[key.id] = path
+      keys.append(key)
+    }
+    guard !keys.isEmpty else { throw CallbackFormatError(at: "keys", "no keys; expected at least one") }
+    self.init(validated: keys)
   }
 
   /// The key published under `id`, nil when none is.
-  public func key(id: UInt64) -> P256PublicKey? { keys.first { $0.id == id }?.publicKey }
+  public func key(id: UInt64) -> P256PublicKey? { index[id] }
 
   /// The ids of the keys, in file order.
   public var keyIDs: [UInt64] { keys.map(\.id) }
@@ -71,51 +116,10 @@ public struct VerifierKeys: Sendable, Equatable, Codable {
     }
   }
 
-  // MARK: Codable
+  // MARK: Encodable
 
   private enum CodingKeys: String, CodingKey { case keys }
   private enum KeyCodingKeys: String, CodingKey { case keyId, pem, base64 }
-
-  public init(from decoder: any Decoder) throws {
-    let container = try decoder.container(keyedBy: CodingKeys.self)
-    var list = try container.nestedUnkeyedContainer(forKey: .keys)
-    var keys: [Key] = []
-    while !list.isAtEnd {
-      let entry = try list.nestedContainer(keyedBy: KeyCodingKeys.self)
-      let id = try Self.decodeID(entry)
-      let fromBase64 = try entry.decodeIfPresent(String.self, forKey: .base64).map {
-        try Self.decodeBase64Key($0, in: entry)
-      }
-      let fromPEM = try entry.decodeIfPresent(String.self, forKey: .pem).map { pem in
-        do {
-          return try P256PublicKey(pemRepresentation: pem)
-        } catch {
-          throw DecodingError.dataCorruptedError(forKey: .pem, in: entry, debugDescription: "\(error)")
-        }
-      }
-      guard let key = fromBase64 ?? fromPEM else {
-        throw DecodingError.keyNotFound(
-          KeyCodingKeys.base64,
-          .init(
-            codingPath: entry.codingPath, debugDescription: "expected 'base64' or 'pem' with the public key"))
-      }
-      if let fromBase64, let fromPEM, fromBase64 != fromPEM {
-        throw DecodingError.dataCorruptedError(
-          forKey: .pem, in: entry,
-          debugDescription: "'pem' and 'base64' are different keys; expected the same key")
-      }
-      if keys.contains(where: { $0.id == id }) {
-        throw DecodingError.dataCorruptedError(
-          forKey: .keyId, in: entry, debugDescription: "key id \(id) appears twice; expected unique ids")
-      }
-      keys.append(Key(id: id, publicKey: key))
-    }
-    guard !keys.isEmpty else {
-      throw DecodingError.dataCorruptedError(
-        forKey: .keys, in: container, debugDescription: "no keys; expected at least one")
-    }
-    self.keys = keys
-  }
 
   public func encode(to encoder: any Encoder) throws {
     var container = encoder.container(keyedBy: CodingKeys.self)
@@ -128,84 +132,82 @@ public struct VerifierKeys: Sendable, Equatable, Codable {
     }
   }
 
-  private static func decodeID(_ entry: KeyedDecodingContainer<KeyCodingKeys>) throws -> UInt64 {
-    if let number = try? entry.decode(UInt64.self, forKey: .keyId) { return number }
-    if let text = try? entry.decode(String.self, forKey: .keyId), !text.isEmpty,
-      text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }), let number = UInt64(text)
-    {
-      return number
+  // MARK: Reading one key
+
+  private static func key(_ entry: StrictJSON, path: String) throws(CallbackFormatError) -> Key {
+    guard case .object = entry else {
+      throw CallbackFormatError(at: path, "expected an object, found \(entry.kind)")
     }
-    guard entry.contains(.keyId) else {
-      throw DecodingError.keyNotFound(
-        KeyCodingKeys.keyId,
-        .init(codingPath: entry.codingPath, debugDescription: "expected 'keyId', an integer"))
+    let id = try keyID(entry["keyId"], path: path + ".keyId")
+    let fromBase64 = try entry["base64"].map { value throws(CallbackFormatError) in
+      try base64Key(value, path: path + ".base64")
     }
-    throw DecodingError.dataCorruptedError(
-      forKey: .keyId, in: entry, debugDescription: "expected a non-negative integer that fits in 64 bits")
+    let fromPEM = try entry["pem"].map { value throws(CallbackFormatError) in
+      try pemKey(value, path: path + ".pem", sameAs: fromBase64)
+    }
+    guard let key = fromBase64 ?? fromPEM else {
+      throw CallbackFormatError(
+        at: path + ".base64", "missing; expected 'base64' or 'pem' with the public key")
+    }
+    if let fromBase64, let fromPEM, fromBase64 != fromPEM {
+      throw CallbackFormatError(
+        at: path + ".pem", "'pem' and 'base64' are different keys; expected the same key")
+    }
+    return Key(id: id, publicKey: key)
   }
 
-  private static func decodeBase64Key(
-    _ text: String, in entry: KeyedDecodingContainer<KeyCodingKeys>
-  ) throws -> P256PublicKey {
+  /// An integer literal (or a string of digits) from 0 to `Int64.max`.
+  private static func keyID(_ value: StrictJSON?, path: String) throws(CallbackFormatError) -> UInt64 {
+    let expected = "expected a non-negative integer literal from 0 to \(Int64.max)"
+    let literal: String
+    switch value {
+    case nil: throw CallbackFormatError(at: path, "missing; expected 'keyId', an integer")
+    case .number(let text), .string(let text): literal = text
+    case let other?: throw CallbackFormatError(at: path, "\(expected), found \(other.kind)")
+    }
+    guard UTF8Text.isDigits(literal), let id = Int64(literal) else {
+      throw CallbackFormatError(at: path, "\(expected), found \(UTF8Text.shown(literal, limit: 40))")
+    }
+    return UInt64(id)
+  }
+
+  private static func base64Key(_ value: StrictJSON, path: String) throws(CallbackFormatError)
+    -> P256PublicKey
+  {
+    guard case .string(let text) = value else {
+      throw CallbackFormatError(at: path, "expected a string, found \(value.kind)")
+    }
     guard let der = Data(base64Encoded: text) else {
-      throw DecodingError.dataCorruptedError(
-        forKey: .base64, in: entry,
-        debugDescription: "not base64; expected the DER public key in standard base64")
+      throw CallbackFormatError(at: path, "not base64; expected the DER public key in standard base64")
     }
     do {
       return try P256PublicKey(derRepresentation: Array(der))
     } catch {
-      throw DecodingError.dataCorruptedError(forKey: .base64, in: entry, debugDescription: "\(error)")
+      throw CallbackFormatError(at: path, "\(error)")
     }
   }
 
-  /// A decoding error as "path: what was wrong; expected …".
-  private static func formatError(_ error: DecodingError) -> CallbackFormatError {
-    func path(_ codingPath: [any CodingKey]) -> String? {
-      var text = ""
-      for key in codingPath {
-        if let index = key.intValue {
-          text += "[\(index)]"
-        } else {
-          text += text.isEmpty ? key.stringValue : ".\(key.stringValue)"
-        }
-      }
-      return text.isEmpty ? nil : text
+  /// The key of a `pem` member. When it is, byte for byte, the PEM OpenSSL writes for `base64Key`
+  /// (as in Google's file), it is that key without a second import: importing a key costs about
+  /// 0.2 ms, the bulk of reading a file.
+  private static func pemKey(
+    _ value: StrictJSON, path: String, sameAs base64Key: P256PublicKey?
+  ) throws(CallbackFormatError) -> P256PublicKey {
+    guard case .string(let text) = value else {
+      throw CallbackFormatError(at: path, "expected a string, found \(value.kind)")
     }
-    switch error {
-    case .typeMismatch(let type, let context):
-      // JSONDecoder says "Expected to decode X but found Y instead."; keep the "found Y" part.
-      let found = context.debugDescription.range(of: "found ").map { range in
-        let found = context.debugDescription[range.upperBound...].replacingOccurrences(
-          of: " instead.", with: "")
-        return ", found " + (["a dictionary": "an object", "number": "a number"][found] ?? found)
-      }
-      let expected = context.codingPath.isEmpty ? "a JSON object {\"keys\": [...]}" : Self.describe(type)
-      return CallbackFormatError(at: path(context.codingPath), "expected \(expected)\(found ?? "")")
-    case .valueNotFound(let type, let context):
-      return CallbackFormatError(at: path(context.codingPath), "expected \(Self.describe(type)), found null")
-    case .keyNotFound(let key, let context):
-      return CallbackFormatError(
-        at: path(context.codingPath + [key]),
-        "missing; \(context.debugDescription.hasPrefix("expected") ? context.debugDescription : "expected '\(key.stringValue)'")"
-      )
-    case .dataCorrupted(let context):
-      if context.codingPath.isEmpty {
-        return CallbackFormatError(
-          "not valid JSON; expected {\"keys\": [{\"keyId\": …, \"pem\": …, \"base64\": …}]}")
-      }
-      return CallbackFormatError(at: path(context.codingPath), context.debugDescription)
-    @unknown default:
-      return CallbackFormatError("\(error)")
+    // OpenSSL would read the first block and ignore the rest: a second key must not hide there.
+    let blocks = UTF8Text.occurrences(of: "-----BEGIN", in: text.utf8)
+    guard blocks <= 1 else {
+      throw CallbackFormatError(at: path, "holds \(blocks) PEM blocks; expected exactly one public key")
     }
-  }
-
-  private static func describe(_ type: Any.Type) -> String {
-    switch type {
-    case is String.Type: "a string"
-    case is UInt64.Type: "an integer"
-    case is [Any].Type: "an array"
-    default: "\(type)".contains("Dictionary") || "\(type)".contains("Keyed") ? "an object" : "\(type)"
+    if let base64Key, UTF8Text.same(text, base64Key.pemRepresentation.trimmingCharacters(in: .newlines)) {
+      return base64Key
+    }
+    do {
+      return try P256PublicKey(pemRepresentation: text)
+    } catch {
+      throw CallbackFormatError(at: path, "\(error)")
     }
   }
 }

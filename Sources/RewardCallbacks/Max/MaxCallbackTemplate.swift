@@ -60,12 +60,13 @@ public struct MaxCallbackTemplate: Sendable, Equatable, CustomStringConvertible 
   ///   character not allowed in a URL.
   public init(_ template: String) throws(CallbackFormatError) {
     let bytes = Array(template.utf8)
-    let lowercased = template.lowercased()
-    guard lowercased.hasPrefix("http://") || lowercased.hasPrefix("https://") else {
+    let lowered = UTF8Text.asciiLowercased(template)
+    guard UTF8Text.hasPrefix(lowered, "http://") || UTF8Text.hasPrefix(lowered, "https://") else {
       throw CallbackFormatError(
-        at: "offset 0", "a MAX callback template is an absolute http(s) URL; found '\(template.prefix(20))'")
+        at: "offset 0",
+        "a MAX callback template is an absolute http(s) URL; found '\(UTF8Text.shown(template, limit: 20))'")
     }
-    let schemeLength = lowercased.hasPrefix("https://") ? 8 : 7
+    let schemeLength = UTF8Text.hasPrefix(lowered, "https://") ? 8 : 7
     let hostLength = bytes[schemeLength...].prefix {
       ![UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#")].contains($0)
     }.count
@@ -109,7 +110,9 @@ public struct MaxCallbackTemplate: Sendable, Equatable, CustomStringConvertible 
           at: "offset \(index)", "unbalanced '{'; expected {MACRO}. Known macros: \(known)")
       }
       let name = String(decoding: bytes[(index + 1)..<close], as: UTF8.self)
-      guard let macro = MaxMacro(rawValue: name) else {
+      // By bytes: `MaxMacro(rawValue:)` compares by canonical equivalence, so "{PAC\u{212A}AGE_NAME}"
+      // (a Kelvin sign for the K) would name {PACKAGE_NAME}.
+      guard let macro = MaxMacro.allCases.first(where: { UTF8Text.same($0.rawValue, name) }) else {
         throw CallbackFormatError(at: "offset \(index)", "unknown macro {\(name)}; known macros: \(known)")
       }
       macroOffsets[index] = (macro, close + 1)
@@ -162,7 +165,7 @@ public struct MaxCallbackTemplate: Sendable, Equatable, CustomStringConvertible 
             "macro \(macro.placeholder) appears twice (already in '\(earlier.name)'); expected each macro once"
           )
         }
-        if let earlier = parameters.first(where: { $0.name == name }) {
+        if let earlier = parameters.first(where: { UTF8Text.same($0.name, name) }) {
           throw CallbackFormatError(
             at: "offset \(segmentStart)",
             "parameter '\(name)' appears twice (already carries \(earlier.macro.placeholder)); expected each name once"

@@ -5,7 +5,7 @@ public enum MaxMacro: String, CaseIterable, Sendable, Comparable {
   case AD_UNIT_ID
   /// The ad unit's name.
   case AD_UNIT_NAME
-  /// The amount of currency to award, set per ad unit.
+  /// The amount of currency to award, set per ad unit: digits, optionally with a decimal part.
   case AMOUNT
   /// The user's two-letter country code.
   case CC
@@ -25,11 +25,12 @@ public enum MaxMacro: String, CaseIterable, Sendable, Comparable {
   case IDFA
   /// The iOS IDFV.
   case IDFV
-  /// When the impression happened.
+  /// When the impression happened: digits (milliseconds since 1970).
   case IMPRESSION_TIMESTAMP
   /// The user's IP address.
   case IP
-  /// The name of the MAX network that served the ad, e.g. `APPLOVIN_BIDDING`.
+  /// The name of the MAX network that served the ad, e.g. `APPLOVIN_BIDDING`
+  /// (``MaxCallbackVerifier/knownNetworkNames``).
   case NETWORK_NAME
   /// The app's package name (Android) or bundle id (iOS).
   case PACKAGE_NAME

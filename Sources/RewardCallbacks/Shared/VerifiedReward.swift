@@ -48,12 +48,38 @@ public struct VerifiedReward: Sendable, Equatable {
   public let keyID: UInt64?
   /// Every parameter of the callback (for Google, the signed ones), decoded, in order.
   public let parameters: [QueryParameter]
+  /// The fields the callback carries that no token or signature covers, in ``Field`` order.
+  ///
+  /// Empty for Google (the signature covers every field) and for a MAX template with
+  /// `{EVENT_TOKEN_ALL}`; with `{EVENT_TOKEN}` alone, only the event id is covered, so a user id or
+  /// amount in the URL may have been changed by anyone who saw it.
+  public let unverifiedFields: [Field]
+
+  /// The fields of a verified reward, named as `mediate verify-callback --json` names them.
+  public enum Field: String, Sendable, Equatable, CaseIterable {
+    /// ``VerifiedReward/transactionID``.
+    case transactionID = "transaction_id"
+    /// ``VerifiedReward/userID``.
+    case userID = "user_id"
+    /// ``VerifiedReward/amount``.
+    case amount
+    /// ``VerifiedReward/currency``.
+    case currency
+    /// ``VerifiedReward/customData``.
+    case customData = "custom_data"
+    /// ``VerifiedReward/adUnit``.
+    case adUnit = "ad_unit"
+    /// ``VerifiedReward/adNetwork``.
+    case adNetwork = "ad_network"
+    /// ``VerifiedReward/timestamp``.
+    case timestamp
+  }
 
   /// Creates a verified reward (verifiers do; tests and simulators may).
   public init(
     network: CallbackNetwork, transactionID: String, userID: String?, customData: String?, amount: String?,
     currency: String?, adUnit: String?, adNetwork: String?, timestamp: String?, keyID: UInt64?,
-    parameters: [QueryParameter]
+    parameters: [QueryParameter], unverifiedFields: [Field] = []
   ) {
     self.network = network
     self.transactionID = transactionID
@@ -66,6 +92,7 @@ public struct VerifiedReward: Sendable, Equatable {
     self.timestamp = timestamp
     self.keyID = keyID
     self.parameters = parameters
+    self.unverifiedFields = unverifiedFields
   }
 }
 

@@ -1,20 +1,38 @@
-import Foundation
-
 /// The query of a callback URL, read the way `java.net.URI` reads it: the text between the first
 /// `?` and any `#`, split on `&`, each part split at its first `=`, names and values
 /// percent-decoded (`+` stays `+`).
 ///
+/// Every split and search works on the URL's UTF-8 bytes (see ``UTF8Text``), so a combining mark
+/// next to `&` or `=` never hides a separator. The segments are read once; the Google verifier
+/// checks its signature over the same segments it takes the fields from.
+///
 /// Accepts an absolute `http`/`https` URL or an HTTP request target starting with `/` (what a
 /// server sees on its request line).
 struct CallbackQuery {
-  /// The raw (still percent-encoded) query, without `?` and fragment.
-  let raw: Substring
-  /// The raw `&`-separated segments of the query, empty ones included.
-  let segments: [Substring]
-  /// The decoded parameters, in order (empty segments left out).
-  let parameters: [QueryParameter]
+  /// One `&`-separated segment of the raw query.
+  struct Segment {
+    /// The raw (still percent-encoded) bytes, without the separating `&`.
+    let raw: ArraySlice<UInt8>
+    /// The decoded name: the bytes before the first `=` (all of them when there is none).
+    let name: String
+    /// The decoded value: the bytes after the first `=` (empty when there is none).
+    let value: String
 
-  /// Characters `java.net.URI` refuses in a URL (besides controls and space): they must be
+    /// Whether the segment is empty (`&&`, or a `&` at either end).
+    var isEmpty: Bool { raw.isEmpty }
+  }
+
+  /// The raw (still percent-encoded) query bytes, without `?` and fragment.
+  let raw: [UInt8]
+  /// The `&`-separated segments of the query, in order, empty ones included.
+  let segments: [Segment]
+
+  /// The decoded parameters, in order (empty segments left out).
+  var parameters: [QueryParameter] {
+    segments.filter { !$0.isEmpty }.map { QueryParameter(name: $0.name, value: $0.value) }
+  }
+
+  /// Bytes `java.net.URI` refuses in a URL (besides controls and space): they must be
   /// percent-encoded.
   private static let refused = Set("\"<>\\^`{|}".utf8)
 
@@ -22,10 +40,11 @@ struct CallbackQuery {
   ///
   /// - Throws: ``CallbackRejection/Reason/malformed`` naming the offset and what was expected.
   init(_ url: String) throws(CallbackRejection) {
-    guard !url.isEmpty else {
+    let bytes = Array(url.utf8)
+    guard !bytes.isEmpty else {
       throw CallbackRejection(.malformed, "empty URL; expected an http(s) URL with a query string")
     }
-    for (offset, byte) in url.utf8.enumerated()
+    for (offset, byte) in bytes.enumerated()
     where byte <= 0x20 || byte == 0x7f || Self.refused.contains(byte) {
       let shown =
         byte == 0x20
@@ -34,59 +53,65 @@ struct CallbackQuery {
       throw CallbackRejection(
         .malformed, "\(shown) at offset \(offset) is not allowed in a URL; expected it percent-encoded")
     }
-    let lowercased = url.lowercased()
-    if lowercased.hasPrefix("http://") || lowercased.hasPrefix("https://") {
-      let afterScheme = url[url.range(of: "://")!.upperBound...]
-      let host = afterScheme.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+    let lowered = UTF8Text.asciiLowercased(url)
+    if let schemeLength = ["http://", "https://"].first(where: { UTF8Text.hasPrefix(lowered, $0) })?.utf8
+      .count
+    {
+      let host = bytes[schemeLength...].prefix { !"/?#".utf8.contains($0) }
       guard !host.isEmpty else {
         throw CallbackRejection(
           .malformed, "the URL has no host after '://'; expected http(s)://host/path?query")
       }
-    } else if !url.hasPrefix("/") {
-      let shown = url.count > 40 ? url.prefix(40) + "…" : Substring(url)
+    } else if bytes[0] != UInt8(ascii: "/") {
       throw CallbackRejection(
         .malformed,
-        "'\(shown)' is neither an http(s) URL nor a request target; expected http(s)://host/path?query or /path?query"
+        "'\(UTF8Text.shown(url, limit: 40))' is neither an http(s) URL nor a request target; expected http(s)://host/path?query or /path?query"
       )
     }
-    guard let question = url.firstIndex(of: "?") else {
+    guard let question = bytes.firstIndex(of: UInt8(ascii: "?")) else {
       throw CallbackRejection(
         .malformed, "the URL has no query string; expected '?' followed by the callback's parameters")
     }
-    let afterQuestion = url[url.index(after: question)...]
-    raw = afterQuestion.prefix { $0 != "#" }
+    let raw = Array(bytes[(question + 1)...].prefix { $0 != UInt8(ascii: "#") })
     if let bad = PercentEncoding.firstBadEscape(raw) {
-      let offset = url.utf8.distance(from: url.startIndex, to: raw.startIndex) + bad
-      let escape = String(decoding: raw.utf8.dropFirst(bad).prefix(3), as: UTF8.self)
+      let escape = String(decoding: raw.dropFirst(bad).prefix(3), as: UTF8.self)
       throw CallbackRejection(
-        .malformed, "bad percent-escape '\(escape)' at offset \(offset); expected '%' and two hex digits")
+        .malformed,
+        "bad percent-escape '\(escape)' at offset \(question + 1 + bad); expected '%' and two hex digits")
     }
-    segments = raw.split(separator: "&", omittingEmptySubsequences: false)
-    var parameters: [QueryParameter] = []
-    for segment in segments where !segment.isEmpty {
-      let name = segment.prefix { $0 != "=" }
-      let value = name.endIndex < segment.endIndex ? segment[segment.index(after: name.endIndex)...] : ""
-      guard let decodedName = PercentEncoding.decode(name), let decodedValue = PercentEncoding.decode(value)
-      else {
+    var segments: [Segment] = []
+    for part in raw.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: false) {
+      let equals = part.firstIndex(of: UInt8(ascii: "=")) ?? part.endIndex
+      let rawName = part[..<equals]
+      let rawValue = equals < part.endIndex ? part[(equals + 1)...] : []
+      guard let name = Self.decode(rawName), let value = Self.decode(rawValue) else {
+        let shownName = String(decoding: rawName, as: UTF8.self)
         throw CallbackRejection(
-          .malformed, parameter: PercentEncoding.decode(name),
-          "parameter '\(name)' does not decode to UTF-8 text; expected percent-encoded UTF-8")
+          .malformed, parameter: Self.decode(rawName),
+          "parameter '\(UTF8Text.shown(shownName))' does not decode to UTF-8 text; expected percent-encoded UTF-8"
+        )
       }
-      parameters.append(QueryParameter(name: decodedName, value: decodedValue))
+      segments.append(Segment(raw: part, name: name, value: value))
     }
-    self.parameters = parameters
+    self.raw = raw
+    self.segments = segments
   }
 
-  /// The decoded value of the parameter named `name`, nil when absent.
+  /// The decoded value of the parameter whose decoded name is byte for byte `name`, nil when
+  /// absent.
   ///
   /// - Throws: ``CallbackRejection/Reason/malformed`` when the parameter appears more than once
   ///   (which one counts would be ambiguous).
   func value(_ name: String) throws(CallbackRejection) -> String? {
-    let matches = parameters.filter { $0.name == name }
+    let matches = segments.filter { !$0.isEmpty && UTF8Text.same($0.name, name) }
     guard matches.count <= 1 else {
       throw CallbackRejection(
         .malformed, parameter: name, "parameter '\(name)' appears \(matches.count) times; expected it once")
     }
     return matches.first?.value
+  }
+
+  private static func decode(_ raw: ArraySlice<UInt8>) -> String? {
+    PercentEncoding.decodeBytes(raw).flatMap { String(validating: $0, as: UTF8.self) }
   }
 }

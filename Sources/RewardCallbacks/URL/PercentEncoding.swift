@@ -31,30 +31,35 @@ public enum PercentEncoding {
   }
 
   /// Decodes `%XX` escapes into bytes, or nil at the first bad escape.
-  static func decodeBytes(_ text: some StringProtocol) -> [UInt8]? {
-    let input = Array(text.utf8)
+  static func decodeBytes(_ text: some StringProtocol) -> [UInt8]? { decodeBytes(Array(text.utf8)) }
+
+  /// Decodes `%XX` escapes in `input` (UTF-8 bytes) into bytes, or nil at the first bad escape.
+  static func decodeBytes(_ input: some RandomAccessCollection<UInt8>) -> [UInt8]? {
     var output = [UInt8]()
     output.reserveCapacity(input.count)
-    var index = 0
-    while index < input.count {
+    var index = input.startIndex
+    while index != input.endIndex {
       let byte = input[index]
-      if byte == UInt8(ascii: "%") {
-        guard index + 2 < input.count, let high = hexValue(input[index + 1]),
-          let low = hexValue(input[index + 2])
-        else { return nil }
-        output.append(high << 4 | low)
-        index += 3
-      } else {
+      guard byte == UInt8(ascii: "%") else {
         output.append(byte)
-        index += 1
+        index = input.index(after: index)
+        continue
       }
+      guard input.distance(from: index, to: input.endIndex) >= 3,
+        let high = hexValue(input[input.index(index, offsetBy: 1)]),
+        let low = hexValue(input[input.index(index, offsetBy: 2)])
+      else { return nil }
+      output.append(high << 4 | low)
+      index = input.index(index, offsetBy: 3)
     }
     return output
   }
 
   /// The offset (in UTF-8 bytes) of the first bad `%` escape in `text`, if any.
-  static func firstBadEscape(_ text: some StringProtocol) -> Int? {
-    let input = Array(text.utf8)
+  static func firstBadEscape(_ text: some StringProtocol) -> Int? { firstBadEscape(Array(text.utf8)) }
+
+  /// The offset of the first bad `%` escape in `input` (UTF-8 bytes), if any.
+  static func firstBadEscape(_ input: [UInt8]) -> Int? {
     var index = 0
     while index < input.count {
       if input[index] == UInt8(ascii: "%") {
