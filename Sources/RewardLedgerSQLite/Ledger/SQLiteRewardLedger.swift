@@ -82,6 +82,34 @@ public final class SQLiteRewardLedger: RewardLedger {
     }
   }
 
+  /// Opens the ledger at `path` on a background queue, so the calling thread — the main thread
+  /// in an app — never waits on the disk: creating the file and its schema, checking it, and
+  /// waiting up to ``busyTimeoutMilliseconds`` for another connection's lock all happen there.
+  /// ```swift
+  /// let ledger = try await SQLiteRewardLedger.open(path: ledgerURL.path)
+  /// let mediator = try Mediator(
+  ///   config: config, registry: registry, scheduler: DispatchScheduler(queue: .main), ledger: ledger)
+  /// ```
+  /// The parameters and errors are those of ``init(path:createIfMissing:wallClockMilliseconds:)``.
+  public static func open(
+    path: String, createIfMissing: Bool = true,
+    wallClockMilliseconds: @escaping @Sendable () -> Int64 = MediatorOptions.systemWallClock
+  ) async throws(LedgerError) -> SQLiteRewardLedger {
+    // A dispatch queue, not the task's executor: under Swift 6.2's nonisolated(nonsending)
+    // default an async function runs on its caller's actor, which may be the main actor.
+    let opened = await withCheckedContinuation {
+      (continuation: CheckedContinuation<Result<SQLiteRewardLedger, LedgerError>, Never>) in
+      DispatchQueue.global(qos: .userInitiated).async {
+        continuation.resume(
+          returning: Result { () throws(LedgerError) in
+            try SQLiteRewardLedger(
+              path: path, createIfMissing: createIfMissing, wallClockMilliseconds: wallClockMilliseconds)
+          })
+      }
+    }
+    return try opened.get()
+  }
+
   /// A ledger in memory (`:memory:`): the SQL layer without a file, for tests.
   public static func inMemory(
     wallClockMilliseconds: @escaping @Sendable () -> Int64 = MediatorOptions.systemWallClock
