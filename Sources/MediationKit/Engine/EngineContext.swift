@@ -11,10 +11,10 @@ final class EngineContext: Sendable {
   let ledger: (any RewardLedger)?
   /// Where the ledger is written and read (``MediatorOptions/ledgerQueue``); `nil` without one.
   private let ledgerIO: LedgerIO?
-  /// Each zone's events held behind its rewards being recorded; `nil` without a ledger, so
-  /// publishing then costs one check and nothing else.
+  /// Each zone's events held behind its rewards being recorded (the hub consults it); `nil`
+  /// without a ledger, so publishing then costs one check and nothing else.
   private let hold: RecordingHold?
-  let hub = EventHub()
+  let hub: EventHub
   let fullScreen = FullScreenGate()
   private let random: Locked<SeededRandom>
   private let auctionCounter = Atomic<UInt64>(0)
@@ -31,7 +31,9 @@ final class EngineContext: Sendable {
     self.scheduler = scheduler
     self.ledger = ledger
     self.ledgerIO = ledger.map { _ in LedgerIO(options.ledgerQueue, scheduler: scheduler) }
-    self.hold = ledger.map { _ in RecordingHold() }
+    let hold = ledger.map { _ in RecordingHold() }
+    self.hold = hold
+    self.hub = EventHub(hold: hold)
     self.options = options
     self.adapters = adapters
     self.random = Locked(SeededRandom(seed: options.seed).derived("mediator"))
@@ -164,7 +166,7 @@ final class EngineContext: Sendable {
       }
       events.append(ZoneEvent(time: time, zoneID: zoneID, network: reward.network, event: .rewarded(reward)))
       hold.recorded(ticket, zoneID: zoneID, events: events)
-      while let event = hold.nextReady(zoneID: zoneID) { hub.publish(event) }
+      while let event = hold.nextReady(zoneID: zoneID) { hub.deliver(event) }
     }
   }
 
@@ -226,11 +228,6 @@ final class EngineContext: Sendable {
   }
 
   func publish(_ zoneID: String, _ network: NetworkID?, _ event: consuming RewardedAdEvent) {
-    if let hold {
-      let event = ZoneEvent(time: scheduler.now, zoneID: zoneID, network: network, event: event)
-      if !hold.holdIfWaiting(event) { hub.publish(event) }
-      return
-    }
     hub.publish(ZoneEvent(time: scheduler.now, zoneID: zoneID, network: network, event: event))
   }
 }
