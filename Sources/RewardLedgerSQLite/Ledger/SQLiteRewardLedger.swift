@@ -96,18 +96,24 @@ public final class SQLiteRewardLedger: RewardLedger {
     wallClockMilliseconds: @escaping @Sendable () -> Int64 = MediatorOptions.systemWallClock
   ) async throws(LedgerError) -> SQLiteRewardLedger {
     // A dispatch queue, not the task's executor: under Swift 6.2's nonisolated(nonsending)
-    // default an async function runs on its caller's actor, which may be the main actor.
-    let opened = await withCheckedContinuation {
-      (continuation: CheckedContinuation<Result<SQLiteRewardLedger, LedgerError>, Never>) in
+    // default an async function runs on its caller's actor, which may be the main actor. The
+    // ledger is handed back through a lock, a happens-before the thread sanitizer sees (it does
+    // not see the one of the continuation's resume, inside the uninstrumented runtime).
+    let opened = Locked<Result<SQLiteRewardLedger, LedgerError>?>(nil)
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
       DispatchQueue.global(qos: .userInitiated).async {
-        continuation.resume(
-          returning: Result { () throws(LedgerError) in
-            try SQLiteRewardLedger(
-              path: path, createIfMissing: createIfMissing, wallClockMilliseconds: wallClockMilliseconds)
-          })
+        let result = Result { () throws(LedgerError) in
+          try SQLiteRewardLedger(
+            path: path, createIfMissing: createIfMissing, wallClockMilliseconds: wallClockMilliseconds)
+        }
+        opened.withLock { $0 = result }
+        continuation.resume()
       }
     }
-    return try opened.get()
+    guard let result = opened.withLock({ $0.take() }) else {
+      preconditionFailure("the open resumed before setting its result")
+    }
+    return try result.get()
   }
 
   /// A ledger in memory (`:memory:`): the SQL layer without a file, for tests.
