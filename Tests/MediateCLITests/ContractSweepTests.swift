@@ -14,7 +14,7 @@ struct ContractSweepTests {
       Data(DefaultConfig.json.utf8), source: "built-in", knownNetworks: registry.networkIDs)
     var zoneConfig = try config.zone(zone)
     zoneConfig.autoReload = false
-    return try RunCommand.cycle(
+    return RunCommand.cycle(
       RunCommand.Settings(zone: zoneConfig, networks: networks, seed: seed, source: "built-in"),
       registry: registry)
   }

@@ -2,30 +2,39 @@ import MediationKit
 import MediationKitTesting
 import Testing
 
-/// A ledger whose storage can be made to fail, to pin what the mediator does then.
-private final class FailingLedger: RewardLedger {
-  let inner = InMemoryRewardLedger()
-  let failRecord: Bool
-  let failPending: Bool
+/// A ledger over an ``InMemoryRewardLedger`` that runs a hook before each operation, to make the
+/// storage fail or stall.
+final class HookedLedger: RewardLedger {
+  enum Operation { case record, pending, markRedelivered, acknowledge }
 
-  init(failRecord: Bool = false, failPending: Bool = false) {
-    self.failRecord = failRecord
-    self.failPending = failPending
-  }
+  let inner = InMemoryRewardLedger()
+  private let hook: @Sendable (Operation) throws(LedgerError) -> Void
+
+  init(_ hook: @escaping @Sendable (Operation) throws(LedgerError) -> Void) { self.hook = hook }
 
   func record(_ entry: LedgerEntry) throws(LedgerError) {
-    if failRecord { throw LedgerError("record: disk I/O error (/tmp/full.sqlite)") }
+    try hook(.record)
     try inner.record(entry)
   }
   func pending() throws(LedgerError) -> [LedgerEntry] {
-    if failPending { throw LedgerError("pending: file is not a database (/tmp/x)") }
+    try hook(.pending)
     return try inner.pending()
   }
   func markRedelivered(transactionID: String) throws(LedgerError) {
+    try hook(.markRedelivered)
     try inner.markRedelivered(transactionID: transactionID)
   }
   func acknowledge(transactionID: String) throws(LedgerError) -> Bool {
-    try inner.acknowledge(transactionID: transactionID)
+    try hook(.acknowledge)
+    return try inner.acknowledge(transactionID: transactionID)
+  }
+}
+
+/// A ledger whose storage fails, to pin what the mediator does then.
+private func failingLedger(failRecord: Bool = false, failPending: Bool = false) -> HookedLedger {
+  HookedLedger { (operation) throws(LedgerError) in
+    if failRecord, operation == .record { throw LedgerError("record: disk I/O error (/tmp/full.sqlite)") }
+    if failPending, operation == .pending { throw LedgerError("pending: file is not a database (/tmp/x)") }
   }
 }
 
@@ -165,7 +174,7 @@ struct RewardLedgerTests {
   }
 
   @Test func aRewardTheLedgerCannotRecordIsStillDeliveredWithADiagnostic() throws {
-    let ledger = FailingLedger(failRecord: true)
+    let ledger = failingLedger(failRecord: true)
     let harness = try Self.run(ledger: ledger)
     let names = harness.names()
     let diagnostic = try #require(names.firstIndex(of: "diagnostic"))
@@ -179,12 +188,30 @@ struct RewardLedgerTests {
     #expect(Self.rewards(harness).count == 1)
   }
 
-  @Test func aLedgerThatCannotBeReadFailsTheStartWithItsReason() throws {
-    let error = #expect(throws: MediationError.self) {
-      _ = try Self.run(ledger: FailingLedger(failPending: true), show: false)
+  @Test func aLedgerThatCannotBeReadAtStartTellsEveryZoneWhyAndTheMediatorRuns() throws {
+    let harness = try Harness(
+      zones: [zone([item("a", "a1", ecpm: 10)]), zone([item("a", "a1", ecpm: 10)], id: "y")],
+      scripts: ["a": ["a1": [.fill(after: .milliseconds(200))]]],
+      options: MediatorOptions(seed: 1, wallClockMilliseconds: Self.clock),
+      ledger: failingLedger(failPending: true))
+    harness.settle()
+    for zoneID in ["z", "y"] {
+      let events = harness.recorder.events(zone: zoneID)
+      #expect(events.count == 1)
+      guard case .diagnostic(let note) = events.first else {
+        Issue.record("zone \(zoneID): expected a diagnostic, got \(events)")
+        continue
+      }
+      #expect(note.kind == .ledgerReadFailed)
+      #expect(note.message.contains("file is not a database (/tmp/x)"))
+      #expect(note.message.contains("pendingRewards()"))
     }
-    #expect(error?.code == .ledgerFailure)
-    #expect(error?.message.contains("file is not a database (/tmp/x)") == true)
+    let ad = try harness.mediator.rewardedAd(zone: "z")
+    ad.load()
+    harness.settle()
+    try ad.show(from: Self.presenter)
+    harness.settle()
+    #expect(Self.rewards(harness).count == 1)
   }
 
   @Test func withoutALedgerThereIsNothingToAcknowledge() throws {

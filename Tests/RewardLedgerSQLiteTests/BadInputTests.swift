@@ -118,3 +118,39 @@ struct BadInputTests {
     #expect(error.message.contains("SQLite error"))
   }
 }
+
+@Suite("SQLiteRewardLedger.open: opening off the calling thread")
+struct AsyncOpenTests {
+  @Test func openCreatesAndReopensTheLedgerLikeTheInitializer() async throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let path = directory.file("rewards.sqlite")
+    let ledger = try await SQLiteRewardLedger.open(path: path)
+    try ledger.record(entry("t1"))
+    let reopened = try await SQLiteRewardLedger.open(path: path, createIfMissing: false)
+    #expect(try reopened.pending().map(\.reward.transactionID) == ["t1"])
+    #expect(reopened.path == path)
+  }
+
+  @Test func openThrowsTheInitializersErrors() async throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let path = directory.file("notes.txt")
+    #expect(FileManager.default.createFile(atPath: path, contents: Data("not rewards\n".utf8)))
+    var openError: LedgerError?
+    do {
+      _ = try await SQLiteRewardLedger.open(path: path)
+    } catch {
+      openError = error
+    }
+    let initError = try #require(throws: LedgerError.self) { _ = try SQLiteRewardLedger(path: path) }
+    let error = try #require(openError)
+    #expect(error == initError)
+    #expect(error.message.hasPrefix("\(path) is not a SQLite database"))
+    let missing = directory.file("missing.sqlite")
+    await #expect(throws: LedgerError.self) {
+      _ = try await SQLiteRewardLedger.open(path: missing, createIfMissing: false)
+    }
+    #expect(!FileManager.default.fileExists(atPath: missing))
+  }
+}

@@ -123,7 +123,7 @@ struct RunCommand {
     let dispatcher =
       ServerCallbackChecks.hasCallbacks(settings.zone)
       ? ServerCallbackDispatcher(client: URLSessionHTTPGetClient()) : nil
-    let events = try Self.cycle(
+    let events = Self.cycle(
       settings, registry: context.registry, ledger: ledger, serverCallbacks: dispatcher)
     if context.json {
       for event in events { context.output.out(TimelineFormatter.jsonLine(event)) }
@@ -184,12 +184,11 @@ struct RunCommand {
   ///   - ledger: Where rewards are recorded; `nil` for none.
   ///   - serverCallbacks: Where the simulated networks' servers send their callbacks; `nil` sends
   ///     none.
-  /// - Throws: ``CLIError`` when the ledger cannot be read (the only thing validation cannot rule
-  ///   out).
+  ///   A ledger that cannot be read shows as a `ledger_read_failed` diagnostic in the events.
   static func cycle(
     _ settings: Settings, registry: AdapterRegistry, ledger: (any RewardLedger)? = nil,
     serverCallbacks: (any ServerCallbackSender)? = nil
-  ) throws(CLIError) -> [ZoneEvent] {
+  ) -> [ZoneEvent] {
     let scheduler = VirtualScheduler()
     let mediator: Mediator
     let ad: RewardedAd
@@ -204,8 +203,6 @@ struct RunCommand {
         ledger: ledger)
       ad = try mediator.rewardedAd(zone: settings.zone.id)
       try mediator.setUserID(settings.userID)
-    } catch  where error.code == .ledgerFailure {
-      throw CLIError(kind: .io, message: error.message)
     } catch {
       preconditionFailure("settings were validated: \(error)")
     }

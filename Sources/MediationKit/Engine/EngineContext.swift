@@ -9,7 +9,12 @@ final class EngineContext: Sendable {
   let adapters: [NetworkID: any RewardedAdapter]
   /// Where rewards are recorded before the app is told; `nil` for none.
   let ledger: (any RewardLedger)?
-  let hub = EventHub()
+  /// Where the ledger is written and read (``MediatorOptions/ledgerQueue``); `nil` without one.
+  private let ledgerIO: LedgerIO?
+  /// Each zone's events held behind its rewards being recorded (the hub consults it); `nil`
+  /// without a ledger, so publishing then costs one check and nothing else.
+  private let hold: RecordingHold?
+  let hub: EventHub
   let fullScreen = FullScreenGate()
   private let random: Locked<SeededRandom>
   private let auctionCounter = Atomic<UInt64>(0)
@@ -25,6 +30,10 @@ final class EngineContext: Sendable {
   ) {
     self.scheduler = scheduler
     self.ledger = ledger
+    self.ledgerIO = ledger.map { _ in LedgerIO(options.ledgerQueue, scheduler: scheduler) }
+    let hold = ledger.map { _ in RecordingHold() }
+    self.hold = hold
+    self.hub = EventHub(hold: hold)
     self.options = options
     self.adapters = adapters
     self.random = Locked(SeededRandom(seed: options.seed).derived("mediator"))
@@ -129,20 +138,36 @@ final class EngineContext: Sendable {
 
   /// Records `reward` in the ledger, then publishes it: the app is told only once it is durable.
   /// If the ledger cannot record it, the reward is still delivered, after a diagnostic saying so.
+  ///
+  /// The record runs where ``MediatorOptions/ledgerQueue`` says, not on the executor; until it
+  /// completes (back on the executor), the zone's later events are held behind the reward.
   func publishReward(_ reward: Reward, zoneID: String) {
-    if let ledger {
-      let entry = LedgerEntry(
-        reward: reward, zoneID: zoneID, recordedAtMilliseconds: options.wallClockMilliseconds())
-      do {
-        try ledger.record(entry)
-      } catch {
-        publish(
-          zoneID, reward.network,
-          .diagnostic(Diagnostic(.ledgerWriteFailed, "reward \(reward.transactionID) not recorded: \(error)"))
-        )
-      }
+    guard let ledger, let ledgerIO, let hold else {
+      publish(zoneID, reward.network, .rewarded(reward))
+      return
     }
-    publish(zoneID, reward.network, .rewarded(reward))
+    let entry = LedgerEntry(
+      reward: reward, zoneID: zoneID, recordedAtMilliseconds: options.wallClockMilliseconds())
+    let time = scheduler.now
+    let ticket = hold.beginRecording(zoneID: zoneID)
+    ledgerIO.perform(on: scheduler) { () -> LedgerError? in
+      do throws(LedgerError) {
+        try ledger.record(entry)
+        return nil
+      } catch {
+        return error
+      }
+    } then: { [self] failure in
+      var events: [ZoneEvent] = []
+      if let failure {
+        let note = Diagnostic(.ledgerWriteFailed, "reward \(reward.transactionID) not recorded: \(failure)")
+        events.append(
+          ZoneEvent(time: time, zoneID: zoneID, network: reward.network, event: .diagnostic(note)))
+      }
+      events.append(ZoneEvent(time: time, zoneID: zoneID, network: reward.network, event: .rewarded(reward)))
+      hold.recorded(ticket, zoneID: zoneID, events: events)
+      while let event = hold.nextReady(zoneID: zoneID) { hub.deliver(event) }
+    }
   }
 
   /// See ``Mediator/acknowledgeReward(transactionID:)``.
@@ -155,25 +180,50 @@ final class EngineContext: Sendable {
     }
   }
 
-  /// Delivers every reward the ledger still holds from an earlier run, marked as a redelivery.
-  func redeliverPendingRewards(_ entries: [LedgerEntry]) {
-    guard let ledger else { return }
-    // The app may have acknowledged some since `entries` was read (through `pendingRewards()`,
-    // before the executor yielded): those are never delivered again. If the ledger cannot be read
-    // now, every entry is delivered (at least once).
-    let stillPending = (try? ledger.pending()).map { Set($0.map(\.reward.transactionID)) }
-    for entry in entries where stillPending?.contains(entry.reward.transactionID) ?? true {
-      var reward = entry.reward
-      reward.isRedelivery = true
-      do {
-        try ledger.markRedelivered(transactionID: reward.transactionID)
+  /// Delivers every reward the ledger still holds from an earlier run, marked as a redelivery;
+  /// called from an action at start, so a reward the app acknowledged before the executor yielded
+  /// is not delivered again.
+  ///
+  /// The ledger is read, and each redelivery counted, where ``MediatorOptions/ledgerQueue``
+  /// says; the rewards are published back on the executor. If the ledger cannot be read, every
+  /// zone in `zoneIDs` gets a ``Diagnostic/Kind/ledgerReadFailed`` diagnostic instead.
+  func redeliverPendingRewards(zoneIDs: [String]) {
+    guard let ledger, let ledgerIO else { return }
+    typealias Redelivery = (entry: LedgerEntry, uncounted: LedgerError?)
+    ledgerIO.perform(on: scheduler) { () -> Result<[Redelivery], LedgerError> in
+      do throws(LedgerError) {
+        return .success(
+          try ledger.pending().map { entry in
+            do throws(LedgerError) {
+              try ledger.markRedelivered(transactionID: entry.reward.transactionID)
+              return (entry, nil)
+            } catch {
+              return (entry, error)
+            }
+          })
       } catch {
-        publish(
-          entry.zoneID, reward.network,
-          .diagnostic(
-            Diagnostic(.ledgerWriteFailed, "redelivery of \(reward.transactionID) not counted: \(error)")))
+        return .failure(error)
       }
-      publish(entry.zoneID, reward.network, .rewarded(reward))
+    } then: { [self] result in
+      switch result {
+      case .failure(let error):
+        let note = Diagnostic(
+          .ledgerReadFailed,
+          "the pending rewards of earlier runs were not redelivered: \(error); "
+            + "Mediator.pendingRewards() reads them again")
+        for zoneID in zoneIDs { publish(zoneID, nil, .diagnostic(note)) }
+      case .success(let redeliveries):
+        for (entry, uncounted) in redeliveries {
+          var reward = entry.reward
+          reward.isRedelivery = true
+          if let uncounted {
+            let note = Diagnostic(
+              .ledgerWriteFailed, "redelivery of \(reward.transactionID) not counted: \(uncounted)")
+            publish(entry.zoneID, reward.network, .diagnostic(note))
+          }
+          publish(entry.zoneID, reward.network, .rewarded(reward))
+        }
+      }
     }
   }
 

@@ -26,9 +26,10 @@ public final class Mediator: Sendable {
   ///   - ledger: Where rewards are recorded before the app is told (see ``RewardLedger``); `nil`
   ///     delivers each reward once, with nothing to redeliver after a crash. Rewards still pending
   ///     from an earlier run are redelivered, marked ``Reward/isRedelivery``, on the scheduler's
-  ///     executor right after this initializer returns: subscribe before yielding the executor.
-  /// - Throws: ``MediationError`` `invalidConfiguration` listing the problems in `config`, or
-  ///   `ledgerFailure` when the ledger cannot be read.
+  ///     executor once it yields: subscribe before yielding the executor. The initializer does not
+  ///     touch the ledger: it is read on ``MediatorOptions/ledgerQueue``, and a ledger that cannot
+  ///     be read gives every zone a ``Diagnostic/Kind/ledgerReadFailed`` diagnostic.
+  /// - Throws: ``MediationError`` `invalidConfiguration` listing the problems in `config`.
   public init(
     config: MediationConfig, registry: AdapterRegistry, scheduler: any Scheduler,
     options: MediatorOptions = MediatorOptions(), ledger: (any RewardLedger)? = nil
@@ -47,14 +48,6 @@ public final class Mediator: Sendable {
     }
     self.config = config
     self.networks = registry.all.map(\.info)
-    var pendingRewards: [LedgerEntry] = []
-    if let ledger {
-      do {
-        pendingRewards = try ledger.pending()
-      } catch {
-        throw MediationError(.ledgerFailure, "could not read the pending rewards: \(error)")
-      }
-    }
     let context = EngineContext(scheduler: scheduler, options: options, adapters: adapters, ledger: ledger)
     self.context = context
     self.zones = Dictionary(
@@ -64,16 +57,16 @@ public final class Mediator: Sendable {
       placements[item.network, default: []].append(item.placementId)
     }
     context.startAdapters(placements: placements)
-    if !pendingRewards.isEmpty {
-      scheduler.schedule(after: .zero) { [context, pendingRewards] in
-        context.redeliverPendingRewards(pendingRewards)
-      }
+    if ledger != nil {
+      let zoneIDs = config.zones.map(\.id)
+      scheduler.schedule(after: .zero) { [context] in context.redeliverPendingRewards(zoneIDs: zoneIDs) }
     }
   }
 
   /// Tells the ledger the app has credited the reward with `transactionID`, so it is never
   /// delivered again. Call it after the reward is safely stored on your side (your database or
-  /// server), for first deliveries and redeliveries alike.
+  /// server), for first deliveries and redeliveries alike. It writes the ledger on the calling
+  /// thread (one short synced write; call it off the main thread where that matters).
   ///
   /// - Returns: `true` if the reward was pending; `false` if it was already acknowledged, is
   ///   unknown, or the mediator has no ledger.
@@ -87,7 +80,7 @@ public final class Mediator: Sendable {
   /// The rewards recorded but not acknowledged yet, oldest first — for an app that could not
   /// take the start-up redelivery (its observer came later, or the reward's zone is no longer in
   /// the configuration) and credits them itself; acknowledge each one it credits. Empty without
-  /// a ledger.
+  /// a ledger. It reads the ledger on the calling thread: call it off the main thread.
   ///
   /// - Throws: ``MediationError`` `ledgerFailure` when the ledger cannot be read.
   public func pendingRewards() throws(MediationError) -> [LedgerEntry] {

@@ -29,14 +29,19 @@ public struct MediatorOptions: Sendable {
   /// servers only record what they would send. `S2SDelivery`'s `ServerCallbackDispatcher` sends
   /// them over HTTP.
   public var serverCallbacks: (any ServerCallbackSender)?
+  /// Where the ``RewardLedger`` is written and read, off the scheduler's executor:
+  /// ``LedgerQueue/automatic`` (a background queue; the executor itself on a ``VirtualScheduler``)
+  /// by default. Unused without a ledger.
+  public var ledgerQueue: LedgerQueue
 
   public init(
     displayTimeout: Duration = .seconds(45), seed: UInt64 = 0, startTimeout: Duration = .seconds(10),
     lateSignalWindow: Duration = .seconds(60), maxShowDuration: Duration = .seconds(300),
     wallClockMilliseconds: @escaping @Sendable () -> Int64 = MediatorOptions.systemWallClock,
     transactionIDs: TransactionIDSource = .systemRandom,
-    serverCallbacks: (any ServerCallbackSender)? = nil
+    serverCallbacks: (any ServerCallbackSender)? = nil, ledgerQueue: LedgerQueue = .automatic
   ) {
+    self.ledgerQueue = ledgerQueue
     self.transactionIDs = transactionIDs
     self.serverCallbacks = serverCallbacks
     self.wallClockMilliseconds = wallClockMilliseconds

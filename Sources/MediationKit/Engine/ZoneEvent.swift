@@ -39,6 +39,14 @@ final class EventHub: Sendable {
   }
 
   private let state = Locked(State())
+  /// With a ledger: holds each zone's events behind its rewards being recorded.
+  private let hold: RecordingHold?
+
+  /// - Parameter hold: Where a zone's events wait while its reward is being recorded; `nil`
+  ///   without a ledger, when every event is delivered at once.
+  init(hold: RecordingHold? = nil) {
+    self.hold = hold
+  }
 
   func subscribe(_ handler: @escaping @Sendable (ZoneEvent) -> Void) -> Cancellable {
     let token = state.withLock { state -> Int in
@@ -51,11 +59,29 @@ final class EventHub: Sendable {
     }
   }
 
-  /// Delivers `event` to every subscriber, outside the lock, after any event still being delivered.
+  /// Delivers `event` to every subscriber, outside the lock, after any event still being delivered
+  /// — or, while its zone's reward is being recorded, queues it in the hold behind that reward.
   ///
   /// The event is handed to the subscribers as it is (borrowed), not copied into the lock's state:
   /// only an event published while another is being delivered is queued.
   func publish(_ event: ZoneEvent) {
+    if let hold {
+      publish(event, through: hold)
+      return
+    }
+    deliver(event)
+  }
+
+  /// Publishes `event` now, or queues it behind its zone's reward being recorded. Out of line,
+  /// so that without a ledger publishing costs one check of `hold` and nothing else.
+  @inline(never)
+  private func publish(_ event: ZoneEvent, through hold: RecordingHold) {
+    if !hold.holdIfWaiting(event) { deliver(event) }
+  }
+
+  /// Delivers `event` (see ``publish(_:)``), past the hold: for the events the hold releases.
+  @inline(__always)
+  func deliver(_ event: ZoneEvent) {
     let first: [Subscriber]? = state.withLock { state in
       if state.delivering {
         state.queue.append(event)

@@ -151,6 +151,9 @@ public struct Diagnostic: Sendable, Equatable {
     /// The reward could not be recorded in the ledger; it is delivered anyway, but will not be
     /// redelivered if the app stops before crediting it.
     case ledgerWriteFailed = "ledger_write_failed"
+    /// The rewards still pending from earlier runs could not be read at start, so none were
+    /// redelivered; ``Mediator/pendingRewards()`` reads them again. Sent to every zone.
+    case ledgerReadFailed = "ledger_read_failed"
   }
 
   public var kind: Kind

@@ -41,10 +41,27 @@ public struct LedgerError: Error, Sendable, Equatable, CustomStringConvertible {
 /// ``Reward/isRedelivery`` set, until it is acknowledged. The app credits each transaction id once.
 ///
 /// Implementations must be safe to call from any thread, and ``record(_:)`` must not return before
-/// the entry is durable (it survives a killed process). The mediator calls it on its scheduler's
-/// executor (the main queue in an app) once per reward: one synced write, about 1–3 ms for
-/// `SQLiteRewardLedger` on a local disk. `MediationKit` ships
+/// the entry is durable (it survives a killed process). `MediationKit` ships
 /// ``InMemoryRewardLedger`` for tests; the `RewardLedgerSQLite` library stores rewards in SQLite.
+///
+/// ## Threading: the main thread never waits on the disk
+/// The mediator calls ``record(_:)`` once per reward (one synced write), and ``pending()`` and
+/// ``markRedelivered(transactionID:)`` once at start, on its ``MediatorOptions/ledgerQueue`` —
+/// by default a serial background queue of its own — never on the scheduler's executor (the main
+/// queue in an app). The contract holds all the same:
+/// - `rewarded` is published only once ``record(_:)`` has returned: the completion re-enters on
+///   the scheduler's executor and publishes it there.
+/// - A zone's events stay in order: while its reward is being recorded, everything the zone
+///   publishes after it (its `closed`, the next `loading`…) is held, then published behind the
+///   reward, each stamped with the time it happened. Other zones, timers and adapters go on.
+/// - Nothing is lost or doubled: each reward is recorded once, in the order earned (the queue is
+///   serial), and published once, after a ``Diagnostic/Kind/ledgerWriteFailed`` diagnostic if the
+///   record failed.
+///
+/// On a ``VirtualScheduler`` the default runs the I/O inside the action that earned the reward
+/// instead (``LedgerQueue/automatic``), so seeded runs stay byte-identical. Without a ledger
+/// nothing of this runs. ``Mediator/acknowledgeReward(transactionID:)`` and
+/// ``Mediator/pendingRewards()`` are the app's calls and run on the calling thread.
 public protocol RewardLedger: Sendable {
   /// Records a new reward as pending. Recording a transaction id that is already there is an
   /// error (ids are unique).

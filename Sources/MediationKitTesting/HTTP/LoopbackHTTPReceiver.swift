@@ -6,6 +6,8 @@ import MediationKit
   import Glibc
 #elseif canImport(Darwin)
   import Darwin
+#else
+  #error("LoopbackHTTPReceiver needs Glibc (Linux) or Darwin (Apple platforms) sockets")
 #endif
 
 /// A tiny HTTP server on 127.0.0.1 for tests: it records each request's head and answers from a
@@ -62,7 +64,7 @@ public final class LoopbackHTTPReceiver: Sendable {
   ///   - fallback: How to answer every request after the script ran out (200 by default).
   /// - Throws: ``StartError`` when a socket cannot be made, bound or listened on.
   public init(script: [Response] = [], fallback: Response = .status(200)) throws(StartError) {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    let fd = Self.makeStreamSocket()
     guard fd >= 0 else { throw StartError(message: "socket: \(Self.errnoText())") }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
@@ -88,8 +90,8 @@ public final class LoopbackHTTPReceiver: Sendable {
       close(fd)
       throw error
     }
-    guard Self.configure(fd), Self.configure(pipeFDs[0]), Self.configure(pipeFDs[1]) else {
-      let error = StartError(message: "fcntl: \(Self.errnoText())")
+    guard Self.configureSocket(fd), Self.configure(pipeFDs[0]), Self.configure(pipeFDs[1]) else {
+      let error = StartError(message: "fcntl/setsockopt: \(Self.errnoText())")
       close(fd)
       close(pipeFDs[0])
       close(pipeFDs[1])
@@ -204,7 +206,7 @@ extension LoopbackHTTPReceiver.Loop {
         while true {
           let client = accept(listenFD, nil, nil)
           guard client >= 0 else { break }
-          guard LoopbackHTTPReceiver.configure(client) else {
+          guard LoopbackHTTPReceiver.configureSocket(client) else {
             close(client)
             continue
           }
@@ -297,7 +299,9 @@ extension LoopbackHTTPReceiver.Loop {
     let bytes = Array("HTTP/1.1 \(status) \(reason)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8)
     var sent = 0
     while sent < bytes.count {
-      let result = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+      let result = bytes[sent...].withUnsafeBytes {
+        send(fd, $0.baseAddress, $0.count, LoopbackHTTPReceiver.sendFlags)
+      }
       if result < 0 && errno == EINTR { continue }
       if result < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
         var pending = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
@@ -318,4 +322,43 @@ extension LoopbackHTTPReceiver {
   fileprivate static func configure(_ fd: Int32) -> Bool {
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) == 0 && fcntl(fd, F_SETFD, FD_CLOEXEC) == 0
   }
+
+  /// ``configure(_:)`` for a socket, which also must not raise `SIGPIPE` (killing the test
+  /// process) when the client has gone before its answer is sent.
+  fileprivate static func configureSocket(_ fd: Int32) -> Bool {
+    configure(fd) && suppressSIGPIPE(fd)
+  }
+}
+
+// MARK: Platform spellings
+//
+// Glibc imports `SOCK_STREAM` as an enum case (`__socket_type`) and has `SOCK_CLOEXEC` and
+// `MSG_NOSIGNAL`; Darwin imports `SOCK_STREAM` as an `Int32` and has neither, but has the
+// per-socket `SO_NOSIGPIPE` option instead.
+extension LoopbackHTTPReceiver {
+  #if canImport(Glibc)
+    /// A TCP socket, closed on `exec` from the start.
+    fileprivate static func makeStreamSocket() -> Int32 {
+      socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    }
+
+    /// Every `send` says not to raise `SIGPIPE`: Linux has no per-socket option for it.
+    fileprivate static var sendFlags: Int32 { Int32(MSG_NOSIGNAL) }
+
+    fileprivate static func suppressSIGPIPE(_ fd: Int32) -> Bool { true }
+  #elseif canImport(Darwin)
+    /// A TCP socket; `configureSocket` sets `FD_CLOEXEC` right after (Darwin has no `SOCK_CLOEXEC`).
+    fileprivate static func makeStreamSocket() -> Int32 {
+      socket(AF_INET, SOCK_STREAM, 0)
+    }
+
+    /// No flags: `SIGPIPE` is off per socket (``suppressSIGPIPE(_:)``).
+    fileprivate static var sendFlags: Int32 { 0 }
+
+    /// Sets `SO_NOSIGPIPE` (Darwin has no `MSG_NOSIGNAL`); set on every accepted socket too.
+    fileprivate static func suppressSIGPIPE(_ fd: Int32) -> Bool {
+      var on: Int32 = 1
+      return setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &on, socklen_t(MemoryLayout<Int32>.size)) == 0
+    }
+  #endif
 }

@@ -82,6 +82,40 @@ public final class SQLiteRewardLedger: RewardLedger {
     }
   }
 
+  /// Opens the ledger at `path` on a background queue, so the calling thread — the main thread
+  /// in an app — never waits on the disk: creating the file and its schema, checking it, and
+  /// waiting up to ``busyTimeoutMilliseconds`` for another connection's lock all happen there.
+  /// ```swift
+  /// let ledger = try await SQLiteRewardLedger.open(path: ledgerURL.path)
+  /// let mediator = try Mediator(
+  ///   config: config, registry: registry, scheduler: DispatchScheduler(queue: .main), ledger: ledger)
+  /// ```
+  /// The parameters and errors are those of ``init(path:createIfMissing:wallClockMilliseconds:)``.
+  public static func open(
+    path: String, createIfMissing: Bool = true,
+    wallClockMilliseconds: @escaping @Sendable () -> Int64 = MediatorOptions.systemWallClock
+  ) async throws(LedgerError) -> SQLiteRewardLedger {
+    // A dispatch queue, not the task's executor: under Swift 6.2's nonisolated(nonsending)
+    // default an async function runs on its caller's actor, which may be the main actor. The
+    // ledger is handed back through a lock, a happens-before the thread sanitizer sees (it does
+    // not see the one of the continuation's resume, inside the uninstrumented runtime).
+    let opened = Locked<Result<SQLiteRewardLedger, LedgerError>?>(nil)
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      DispatchQueue.global(qos: .userInitiated).async {
+        let result = Result { () throws(LedgerError) in
+          try SQLiteRewardLedger(
+            path: path, createIfMissing: createIfMissing, wallClockMilliseconds: wallClockMilliseconds)
+        }
+        opened.withLock { $0 = result }
+        continuation.resume()
+      }
+    }
+    guard let result = opened.withLock({ $0.take() }) else {
+      preconditionFailure("the open resumed before setting its result")
+    }
+    return try result.get()
+  }
+
   /// A ledger in memory (`:memory:`): the SQL layer without a file, for tests.
   public static func inMemory(
     wallClockMilliseconds: @escaping @Sendable () -> Int64 = MediatorOptions.systemWallClock

@@ -1,0 +1,155 @@
+import Dispatch
+
+/// Where a mediator does its ledger I/O — recording each reward, and reading and counting the
+/// pending rewards at start — so that the scheduler's executor (the main queue in an app) never
+/// waits on the disk.
+///
+/// The contract holds wherever the I/O runs: a reward is recorded before its `rewarded` is
+/// published, and the zone's events stay in order. While a reward is being recorded, the zone's
+/// later events (its `closed`, the next `loading`…) are held; when the record completes, back on
+/// the scheduler's executor, `rewarded` is published (after a
+/// ``Diagnostic/Kind/ledgerWriteFailed`` diagnostic if the record failed), then the held events,
+/// each stamped with the time it happened. Other zones, timers and adapters go on meanwhile.
+public struct LedgerQueue: Sendable {
+  enum Kind: Sendable {
+    case automatic
+    case schedulerExecutor
+    case submit(@Sendable (_ work: @escaping @Sendable () -> Void) -> Void)
+  }
+
+  let kind: Kind
+
+  /// The default: a private serial background queue of the mediator's, except on a
+  /// ``VirtualScheduler``, where it is ``schedulerExecutor``.
+  ///
+  /// A virtual clock moves only when no action is runnable, so I/O on another thread would let it
+  /// jump past a reward still being recorded, and a seeded run would no longer give the same
+  /// timeline; a virtual scheduler has no main thread to keep free either.
+  public static let automatic = LedgerQueue(kind: .automatic)
+
+  /// On the scheduler's executor, inside the action that earned the reward: the record completes
+  /// before that action goes on, as in a mediator without a background queue. For virtual time
+  /// and command-line tools, not for an app whose scheduler runs on the main queue.
+  public static let schedulerExecutor = LedgerQueue(kind: .schedulerExecutor)
+
+  /// On `queue`, which must be serial (rewards are recorded in the order they were earned).
+  public static func dispatch(_ queue: DispatchQueue) -> LedgerQueue {
+    LedgerQueue(kind: .submit { work in queue.async(execute: work) })
+  }
+
+  /// On whatever `submit` runs the work on: for tests that hold the I/O and release it.
+  ///
+  /// - Parameter submit: Runs each work item once, one at a time, in the order submitted (a serial
+  ///   executor), off the scheduler's executor or later on it — never inside the call to `submit`.
+  public init(submit: @escaping @Sendable (_ work: @escaping @Sendable () -> Void) -> Void) {
+    self.kind = .submit(submit)
+  }
+
+  private init(kind: Kind) { self.kind = kind }
+}
+
+/// A mediator's ``LedgerQueue``, resolved for its scheduler.
+enum LedgerIO: Sendable {
+  /// In the calling action, on the scheduler's executor.
+  case inline
+  /// Submitted to a serial executor; the completion re-enters on the scheduler.
+  case submit(@Sendable (_ work: @escaping @Sendable () -> Void) -> Void)
+
+  init(_ queue: LedgerQueue, scheduler: any Scheduler) {
+    switch queue.kind {
+    case .automatic:
+      if scheduler is VirtualScheduler {
+        self = .inline
+      } else {
+        // User-initiated: the app's reward waits on it, so it must not sit behind bulk work.
+        let queue = DispatchQueue(label: "MediationKit.ledger", qos: .userInitiated)
+        self = .submit { work in queue.async(execute: work) }
+      }
+    case .schedulerExecutor: self = .inline
+    case .submit(let submit): self = .submit(submit)
+    }
+  }
+
+  /// Runs `work` where ledger I/O goes, then `completion` with its result on `scheduler`'s
+  /// executor: at once when inline, else in a new action once the work is done.
+  func perform<Result: Sendable>(
+    on scheduler: any Scheduler, _ work: @escaping @Sendable () -> Result,
+    then completion: @escaping @Sendable (Result) -> Void
+  ) {
+    switch self {
+    case .inline:
+      completion(work())
+    case .submit(let submit):
+      submit {
+        let result = work()
+        scheduler.execute { completion(result) }
+      }
+    }
+  }
+}
+
+/// Holds each zone's events behind the rewards it is recording, so nothing the zone publishes
+/// after a reward (its `closed`) overtakes the `rewarded` that waits for the ledger.
+///
+/// A zone's queue is a list of rewards being recorded and events waiting behind them. An event
+/// of a zone with a queue joins it; a recorded reward's events take its place; the events at the
+/// front are published one at a time, the queue staying in place until the last one is taken,
+/// so an event a subscriber publishes meanwhile still queues behind the rest.
+final class RecordingHold: Sendable {
+  private enum Item {
+    case recording(ticket: UInt64)
+    case event(ZoneEvent)
+  }
+
+  private struct State {
+    var nextTicket: UInt64 = 0
+    var zones: [String: [Item]] = [:]
+  }
+
+  private let state = Locked(State())
+
+  /// Starts holding `zoneID`'s later events behind a reward being recorded.
+  ///
+  /// - Returns: The reward's ticket, for ``recorded(_:zoneID:events:)``.
+  func beginRecording(zoneID: String) -> UInt64 {
+    state.withLock { state in
+      state.nextTicket += 1
+      state.zones[zoneID, default: []].append(.recording(ticket: state.nextTicket))
+      return state.nextTicket
+    }
+  }
+
+  /// Queues `event` if its zone is waiting for a reward (or still publishing what was held).
+  ///
+  /// - Returns: Whether it was queued; `false` means publish it now.
+  func holdIfWaiting(_ event: ZoneEvent) -> Bool {
+    state.withLock { state in
+      guard state.zones[event.zoneID] != nil else { return false }
+      state.zones[event.zoneID]?.append(.event(event))
+      return true
+    }
+  }
+
+  /// Puts the events of the reward with `ticket`, now recorded, in its place.
+  func recorded(_ ticket: UInt64, zoneID: String, events: [ZoneEvent]) {
+    state.withLock { state in
+      guard
+        let index = state.zones[zoneID]?.firstIndex(where: {
+          if case .recording(ticket) = $0 { true } else { false }
+        })
+      else { return }
+      state.zones[zoneID]?.replaceSubrange(index...index, with: events.map(Item.event))
+    }
+  }
+
+  /// The next event `zoneID` may publish: the front of its queue, unless that is a reward still
+  /// being recorded. The zone stops holding once its last event is taken.
+  func nextReady(zoneID: String) -> ZoneEvent? {
+    state.withLock { state in
+      guard case .event(let event) = state.zones[zoneID]?.first else { return nil }
+      state.zones[zoneID]?.removeFirst()
+      if state.zones[zoneID]?.isEmpty == true { state.zones[zoneID] = nil }
+      return event
+    }
+  }
+}

@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""Fails when a product an app links reaches an OpenSSL target.
+
+The iOS SDK has no OpenSSL, so every product an app adds must build without it. This reads the
+package's description (`swift package describe --type json`), follows each product's targets
+through their target dependencies, and fails if the closure contains a forbidden target
+(`COpenSSLCrypto` by default), printing the path that reaches it, for example
+
+    RewardLedgerSQLite: RewardLedgerSQLite -> RewardCallbacks -> RewardCrypto -> COpenSSLCrypto
+
+Every target on such a path (here `RewardCallbacks` and `RewardCrypto`) needs OpenSSL too, so the
+path names what to move. A product in the list that the package does not declare is an error,
+not a pass: pass `--products` to check another list.
+
+Usage:
+    scripts/check_dependency_closure.py                      # runs `swift package describe`
+    scripts/check_dependency_closure.py --describe-json FILE # a saved description
+    scripts/check_dependency_closure.py --products MediationKit,RewardLedgerSQLite
+Exit status: 0 clean, 1 a product reaches a forbidden target or is missing, 2 bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from collections import deque
+from pathlib import Path
+
+# The products an iOS app may link (see the README's "Using it in an iOS app").
+APP_PRODUCTS = ["MediationKit", "MediationKitUI", "MediationKitTesting", "RewardLedgerSQLite"]
+# The system-library targets that wrap OpenSSL.
+OPENSSL_TARGETS = ["COpenSSLCrypto"]
+
+
+class InputError(Exception):
+    """The package description is missing or not what `swift package describe` prints."""
+
+
+def load_description(describe_json: str | None, package_path: Path) -> dict:
+    """The package description: from `describe_json` ('-' for standard input), else from SwiftPM."""
+    if describe_json is None:
+        try:
+            result = subprocess.run(
+                ["swift", "package", "--package-path", str(package_path), "describe", "--type", "json"],
+                check=False, capture_output=True, text=True)
+        except FileNotFoundError as error:
+            raise InputError(f"cannot run `swift package describe`: {error}; expected swift on PATH")
+        if result.returncode != 0:
+            raise InputError(
+                f"`swift package describe --type json` in {package_path} failed "
+                f"(exit {result.returncode}): {result.stderr.strip()}")
+        text, source = result.stdout, f"`swift package describe` of {package_path}"
+    elif describe_json == "-":
+        text, source = sys.stdin.read(), "standard input"
+    else:
+        try:
+            text, source = Path(describe_json).read_text(), describe_json
+        except OSError as error:
+            raise InputError(f"cannot read {describe_json}: {error.strerror}")
+    try:
+        description = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InputError(f"{source} is not JSON ({error}); expected `swift package describe --type json` output")
+    if not isinstance(description, dict) or not isinstance(description.get("products"), list) \
+            or not isinstance(description.get("targets"), list):
+        raise InputError(f"{source} has no 'products' and 'targets' lists; "
+                         "expected `swift package describe --type json` output")
+    return description
+
+
+def violations(description: dict, products: list[str], forbidden: list[str]) -> list[str]:
+    """One message per product that is missing or reaches a forbidden target; empty when clean."""
+    targets = {target["name"]: target.get("target_dependencies", []) for target in description["targets"]}
+    declared = {product["name"]: product.get("targets", []) for product in description["products"]}
+    problems = []
+    for product in products:
+        if product not in declared:
+            problems.append(
+                f"{product}: the package declares no such product "
+                f"(products: {', '.join(sorted(declared))}); expected it to exist, "
+                "or pass --products to check another list")
+            continue
+        path = path_to_forbidden(product, declared[product], targets, set(forbidden))
+        if path:
+            problems.append(f"{product}: {' -> '.join(path)} (needs OpenSSL, which the iOS SDK lacks)")
+    return problems
+
+
+def path_to_forbidden(product: str, roots: list[str], targets: dict[str, list[str]],
+                      forbidden: set[str]) -> list[str] | None:
+    """The shortest target path from the product to a forbidden target (breadth first), if any.
+
+    It starts with the product's name, written once when its root target has the same name.
+    """
+    parent: dict[str, str | None] = {}
+    queue: deque[str] = deque()
+    for root in roots:
+        if root not in parent:
+            parent[root] = None
+            queue.append(root)
+    while queue:
+        name = queue.popleft()
+        if name in forbidden:
+            path = [name]
+            while parent[path[-1]] is not None:
+                path.append(parent[path[-1]])
+            path.reverse()
+            return path if path[0] == product else [product, *path]
+        for dependency in targets.get(name, []):
+            if dependency not in parent:
+                parent[dependency] = name
+                queue.append(dependency)
+    return None
+
+
+def names(text: str) -> list[str]:
+    return [name.strip() for name in text.split(",") if name.strip()]
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--describe-json", metavar="FILE",
+                        help="a saved `swift package describe --type json` ('-' for standard input); "
+                             "default: run it")
+    parser.add_argument("--package-path", default=str(Path(__file__).resolve().parent.parent),
+                        help="the package to describe (default: this repository)")
+    parser.add_argument("--products", type=names, default=APP_PRODUCTS,
+                        help=f"comma-separated products to check (default: {','.join(APP_PRODUCTS)})")
+    parser.add_argument("--forbidden", type=names, default=OPENSSL_TARGETS,
+                        help=f"comma-separated targets no product may reach (default: {','.join(OPENSSL_TARGETS)})")
+    arguments = parser.parse_args(argv)
+    if not arguments.products:
+        parser.error("--products: expected at least one product name")
+    try:
+        description = load_description(arguments.describe_json, Path(arguments.package_path))
+    except InputError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    problems = violations(description, arguments.products, arguments.forbidden)
+    for problem in problems:
+        print(f"error: {problem}", file=sys.stderr)
+    if problems:
+        return 1
+    print(f"dependency closure: {', '.join(arguments.products)} reach none of {', '.join(arguments.forbidden)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
