@@ -1,5 +1,5 @@
 import Dispatch
-import MediationKit
+@_spi(Atomics) import MediationKit
 import Testing
 
 /// The operations `AtomicInt` and the Apple-platform stand-in `LockedAtomic<Int>` share, so one
@@ -95,5 +95,7 @@ struct NanosecondConversionTests {
   func bothConversionsRoundTowardZero(duration: Duration, nanoseconds: Int64) {
     #expect(VirtualScheduler.nanosecondsFromComponents(duration) == nanoseconds)
     #expect(VirtualScheduler.nanoseconds(duration) == nanoseconds)
+    let whole = Duration.nanoseconds(nanoseconds)
+    #expect(VirtualScheduler.duration(nanoseconds: nanoseconds) == whole)
   }
 }

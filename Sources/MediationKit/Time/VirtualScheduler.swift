@@ -249,9 +249,14 @@ public final class VirtualScheduler: Scheduler {
     return seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000
   }
 
-  /// `nanoseconds` as a duration; exact, as `Int64.max` nanoseconds fit the duration's range.
-  static func duration(nanoseconds: Int64) -> Duration {
-    .nanoseconds(nanoseconds)
+  /// `nanoseconds` as a duration; exact, as `Int64.max` nanoseconds fit the duration's range. On
+  /// Linux one 128-bit multiplication (fewer instructions than `Duration.nanoseconds`'s checks).
+  package static func duration(nanoseconds: Int64) -> Duration {
+    #if os(Linux)
+      Duration(attoseconds: Int128(nanoseconds) &* 1_000_000_000)
+    #else
+      .nanoseconds(nanoseconds)
+    #endif
   }
 
   /// Pops and runs the earliest action due at or before `deadline` (any, when `nil`).

@@ -1,5 +1,5 @@
 import Foundation
-import MediationKit
+@_spi(Atomics) import MediationKit
 
 /// MediationKit's adapter for Google AdMob: translates the (simulated) Google Mobile Ads SDK's
 /// completion handlers, reward handler and ``GADFullScreenContentDelegate`` callbacks into
