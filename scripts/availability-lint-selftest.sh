@@ -88,6 +88,12 @@ check fail "an Atomic in the #else of #if os(Linux)" 'import Synchronization
 #else
   let counter = Atomic<Int>(0)
 #endif'
+check pass "a member name the sources declare themselves (.kind)" 'struct Failure {
+  enum Kind { case timeout }
+  var kind: Kind
+}
+let kind = Failure(kind: .timeout).kind'
+check pass "a waived line" 'let tiny = Duration(attoseconds: 1)  // availability-lint: ignore (Linux-only test helper)'
 check pass "Atomic and Mutex in comments and strings" '// Atomic<Int> and Mutex would need iOS 18.
 let note = "Atomic<Int>(0), Mutex(0)"'
 

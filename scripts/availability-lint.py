@@ -505,6 +505,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("paths", nargs="*", default=["Sources"], help="source directories or files")
     parser.add_argument("--package", default=".", help="the package root (its Package.swift has the floor)")
+    parser.add_argument("--declarations-from", action="append", default=[], metavar="DIR",
+                        help="sources of dependencies (relative to --package) whose declared names count as "
+                             "the package's own, e.g. ../../Sources for a package depending on this one")
     parser.add_argument("--list-symbols", action="store_true", help="print the newer APIs the lint knows")
     arguments = parser.parse_args()
     root = Path(arguments.package)
@@ -520,14 +523,20 @@ def main() -> int:
                 symbol = symbols[name]
                 print(f"{kind} {name} ({symbol.module}): {describe(symbol.availability, newer_than(symbol.availability, floor))}")
         return 0
-    files = []
-    for given in arguments.paths:
-        path = Path(given) if Path(given).is_absolute() else root / given
-        if not path.exists():
-            print(f"error: {path}: no such file or directory; expected a source directory", file=sys.stderr)
-            return 2
-        files += [path] if path.is_file() else sorted(path.rglob("*.swift"))
-    own = set().union(*(declared_names(strip_source(path.read_text())) for path in files))
+    def swift_files(given: list[str]) -> list[Path] | None:
+        found = []
+        for name in given:
+            path = Path(name) if Path(name).is_absolute() else root / name
+            if not path.exists():
+                print(f"error: {path}: no such file or directory; expected a source directory", file=sys.stderr)
+                return None
+            found += [path] if path.is_file() else sorted(path.rglob("*.swift"))
+        return found
+
+    files, dependencies = swift_files(arguments.paths), swift_files(arguments.declarations_from)
+    if files is None or dependencies is None:
+        return 2
+    own = set().union(*(declared_names(strip_source(path.read_text())) for path in files + dependencies))
     findings = [finding for path in files for finding in scan(path, table, floor, own)]
     floor_text = ", ".join(f"{p} {show(v)}" for p, v in floor.items())
     for f in findings:
