@@ -1,8 +1,12 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.2
+// 6.2: the oldest compiler the code needs (`isolated deinit`); in Xcode that is Xcode 26.
 import PackageDescription
 
 let package = Package(
   name: "MediationKit",
+  // The floor an app's deployment target may have; scripts/availability-lint.py keeps newer APIs
+  // gated (watchOS is not declared: nothing there has been tried).
+  platforms: [.iOS(.v16), .macOS(.v13), .tvOS(.v16), .visionOS(.v1)],
   products: [
     .library(name: "MediationKit", targets: ["MediationKit"]),
     .library(name: "MediationKitTesting", targets: ["MediationKitTesting"]),

@@ -5,6 +5,8 @@ import PackageDescription
 // MediationKit: this package depends on the root package by path and changes none of it.
 let package = Package(
   name: "UnityAdsExample",
+  // MediationKit's floor: a package depending on it cannot declare a lower one.
+  platforms: [.iOS(.v16), .macOS(.v13), .tvOS(.v16), .visionOS(.v1)],
   products: [
     .library(name: "UnitySim", targets: ["UnitySim"]),
     .executable(name: "mediate-unity", targets: ["mediate-unity"]),

@@ -1,5 +1,4 @@
 import MediationKit
-import Synchronization
 
 /// Records a mediator's events for assertions. Safe from any thread.
 public final class EventRecorder: Sendable {

@@ -1,6 +1,5 @@
 import Dispatch
 import MediationKit
-import Synchronization
 
 /// A way a network SDK misbehaves, injected between an adapter and the core by
 /// ``FaultInjectingAdapter``.

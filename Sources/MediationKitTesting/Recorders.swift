@@ -1,5 +1,4 @@
 import MediationKit
-import Synchronization
 
 /// Collects the signals an adapter sends for one show, with the time each arrived. Safe from any
 /// thread; hand its ``sink`` to `AdapterAd.show(_:from:signals:)`.

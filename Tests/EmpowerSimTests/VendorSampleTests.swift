@@ -201,6 +201,8 @@ extension StatusHandling.StoreViewController: AdStatusDelegate {
 
 // MARK: - SwiftUI Integration
 
+// @Observable needs iOS 17 / macOS 14.
+@available(macOS 14, iOS 17, tvOS 17, *)
 @Observable
 class RewardedAdCoordinator: NSObject, AdStatusDelegate {
   var isReady = false
@@ -255,6 +257,8 @@ class RewardedAdCoordinator: NSObject, AdStatusDelegate {
 }
 
 /// `StoreView`'s state and actions, without SwiftUI.
+// RewardedAdCoordinator needs iOS 17 / macOS 14.
+@available(macOS 14, iOS 17, tvOS 17, *)
 final class StoreView {
   let rewardedAd: RewardedAdCoordinator
   private(set) var coins = 0
@@ -377,6 +381,8 @@ final class StoreView {
     }
   }
 
+  // RewardedAdCoordinator needs iOS 17 / macOS 14.
+  @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func swiftUICoordinatorGrantsRewardsAndReloads() {
     withSharedSDK(profile: alwaysComplete) { manager, scheduler in
       let main = MainQueue(scheduler: scheduler)
@@ -400,6 +406,8 @@ final class StoreView {
     }
   }
 
+  // RewardedAdCoordinator needs iOS 17 / macOS 14.
+  @available(macOS 14, iOS 17, tvOS 17, *)
   @Test func swiftUICoordinatorGrantsNothingForSkips() {
     withSharedSDK(profile: alwaysSkip) { _, scheduler in
       let main = MainQueue(scheduler: scheduler)

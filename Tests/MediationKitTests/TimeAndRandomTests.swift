@@ -1,6 +1,5 @@
 import Foundation
-import MediationKit
-import Synchronization
+@_spi(Atomics) import MediationKit
 import Testing
 
 @Suite("VirtualScheduler and SeededRandom")
@@ -227,7 +226,7 @@ struct TimeAndRandomTests {
   /// `advance(by:)` can stop it between two, and `now` must still be exact there.
   @Test func nowIsExactAtSubNanosecondTimes() {
     let scheduler = VirtualScheduler()
-    let half = Duration(attoseconds: 500_000_000)
+    let half = Duration(secondsComponent: 0, attosecondsComponent: 500_000_000)
     scheduler.advance(by: .nanoseconds(3) + half)
     #expect(scheduler.now == .nanoseconds(3) + half)
     let seen = Locked<[Duration]>([])
@@ -242,10 +241,11 @@ struct TimeAndRandomTests {
     #expect(scheduler.now == .nanoseconds(5))
     scheduler.advance(by: .seconds(2))
     #expect(scheduler.now == .seconds(2) + .nanoseconds(5))
-    scheduler.advance(by: Duration(attoseconds: 1))
-    #expect(scheduler.now == .seconds(2) + .nanoseconds(5) + Duration(attoseconds: 1))
+    let attosecond = Duration(secondsComponent: 0, attosecondsComponent: 1)
+    scheduler.advance(by: attosecond)
+    #expect(scheduler.now == .seconds(2) + .nanoseconds(5) + attosecond)
     scheduler.advance(by: .zero)
-    #expect(scheduler.now == .seconds(2) + .nanoseconds(5) + Duration(attoseconds: 1))
+    #expect(scheduler.now == .seconds(2) + .nanoseconds(5) + attosecond)
   }
 
   /// Another thread reading `now` while the executor moves the clock sees only times the clock
@@ -255,13 +255,13 @@ struct TimeAndRandomTests {
     for step in 1...2_000 {
       scheduler.schedule(after: .microseconds(step)) {}
     }
-    let done = Atomic<Bool>(false)
+    let done = AtomicFlag(false)
     let reader = Task.detached {
       var last = Duration.zero
       var ok = true
       while !done.load(ordering: .acquiring) {
         let now = scheduler.now
-        if now < last || now.attoseconds % 1_000_000_000_000 != 0 { ok = false }
+        if now < last || now.components.attoseconds % 1_000_000_000_000 != 0 { ok = false }
         last = now
       }
       return ok && scheduler.now == .microseconds(2_000)

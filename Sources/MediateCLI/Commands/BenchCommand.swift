@@ -1,7 +1,6 @@
 import EmpowerSim
 import Foundation
-import MediationKit
-import Synchronization
+@_spi(Atomics) import MediationKit
 
 /// `mediate bench`: the same simulated Empower SDK driven two ways in one run — directly, the way
 /// the vendor guide's sample app does (load, show on `.ready`, load again on `.closed`/`.skipped`),
@@ -103,7 +102,7 @@ struct BenchCommand {
     } catch {
       preconditionFailure("the bench configuration is valid: \(error)")
     }
-    let completed = Atomic<Int>(0)
+    let completed = AtomicInt(0)
     let presenter = HeadlessPresenter()
     let subscription = mediator.observeEvents { event in
       switch event.event {
@@ -165,7 +164,7 @@ private final class SampleApp: AdStatusDelegate, AdPresenting {
 private final class AdapterLoop: Sendable {
   let adapter: EmpowerAdapter
   let cycles: Int
-  private let done = Atomic<Int>(0)
+  private let done = AtomicInt(0)
   private let presenter = HeadlessPresenter()
   private let request = AdapterLoadRequest(
     zoneID: "bench", placementID: BenchCommand.placement, ecpm: 10,

@@ -1,7 +1,6 @@
 import Foundation
 import MediationKit
 import S2SDelivery
-import Synchronization
 
 /// `mediate [run]`: one mediated rewarded-ad cycle on virtual time — load, show as soon as ready,
 /// and print the waterfall and the event timeline.

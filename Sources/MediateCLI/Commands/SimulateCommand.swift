@@ -1,6 +1,5 @@
 import Foundation
 import MediationKit
-import Synchronization
 
 extension RunCommand {
   /// `mediate --requests N`: the simulator, with its report as text or one JSON object.

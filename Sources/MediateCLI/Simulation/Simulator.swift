@@ -1,7 +1,6 @@
 import Dispatch
 import Foundation
-import MediationKit
-import Synchronization
+@_spi(Atomics) import MediationKit
 
 /// Runs N rewarded-ad sessions on the real engine — the same ``Mediator``, adapters and simulated
 /// SDKs as a single cycle — on virtual time, and streams statistics.
@@ -41,7 +40,7 @@ struct Simulator {
     let subset = try registry.subset(settings.networks)
     let shardCount = (settings.requests + Self.shardSize - 1) / Self.shardSize
     let merger = Locked(ShardMerger())
-    let done = Atomic<Int>(0)
+    let done = AtomicInt(0)
     let settings = self.settings
     let runShard: @Sendable (Int) -> Void = { shard in
       let requests = min(Self.shardSize, settings.requests - shard * Self.shardSize)

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// What every zone of one mediator shares: the clock, the adapters and their start-up status,
 /// the full-screen gate, the event hub, privacy signals and the random stream.
@@ -17,10 +16,10 @@ final class EngineContext: Sendable {
   let hub: EventHub
   let fullScreen = FullScreenGate()
   private let random: Locked<SeededRandom>
-  private let auctionCounter = Atomic<UInt64>(0)
+  private let auctionCounter = AtomicInt(0)
   private let statuses: Locked<[NetworkID: AdapterStatus]>
   /// Bumped whenever a status changes, so zones can cache which networks are unavailable.
-  private let statusVersion = Atomic<Int>(0)
+  private let statusVersion = AtomicInt(0)
   private let privacySettings = Locked(PrivacySettings())
   private let userIDStorage = Locked<String?>(nil)
 
@@ -53,11 +52,11 @@ final class EngineContext: Sendable {
 
   /// A new auction id: 1, 2, 3… in the order loads start, so the same run gives the same ids.
   func nextAuctionID() -> UInt64 {
-    auctionCounter.add(1, ordering: .relaxed).newValue
+    UInt64(auctionCounter.add(1, ordering: .relaxed).newValue)
   }
 
   /// The id of the auction started last (0 before the first).
-  var lastAuctionID: UInt64 { auctionCounter.load(ordering: .relaxed) }
+  var lastAuctionID: UInt64 { UInt64(auctionCounter.load(ordering: .relaxed)) }
 
   var privacy: PrivacySettings {
     get { privacySettings.withLock { $0 } }

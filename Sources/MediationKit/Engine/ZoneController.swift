@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Runs one zone: its loads (one auction at a time), its one ready ad, expiry, preload and retry,
 /// frequency caps, and its shows.
 ///

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// An event of one zone, stamped with the scheduler's time and the network involved.
 public struct ZoneEvent: Sendable, Equatable {
   /// When it happened, on the mediator's scheduler.

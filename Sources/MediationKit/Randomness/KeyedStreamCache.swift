@@ -1,5 +1,3 @@
-import Synchronization
-
 /// `root.derived(label, index)` with each label's part computed once, for the few labels (ad units,
 /// placements) a simulated SDK draws keyed streams for.
 ///

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// How to make one network's adapter: its info, and a factory called once per ``Mediator``.
 public struct AdapterRegistration: Sendable {
   /// The adapter's network and versions.

@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 
 /// A scheduler on wall-clock time: a serial `DispatchQueue` (the main queue in an app).
 public final class DispatchScheduler: Scheduler {
@@ -32,7 +31,7 @@ public final class DispatchScheduler: Scheduler {
 
 /// A one-way flag, set once when work is cancelled.
 final class CancellationFlag: Sendable {
-  private let cancelled = Atomic<Bool>(false)
+  private let cancelled = AtomicFlag(false)
   var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
   func cancel() { cancelled.store(true, ordering: .releasing) }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A deterministic scheduler on virtual time, for tests and the simulator.
 ///
@@ -13,14 +12,14 @@ public final class VirtualScheduler: Scheduler {
   private final class Slot: CancellationTarget {
     let action: @Sendable () -> Void
     /// 0 pending, 1 taken to run, 2 cancelled; one-shot slots only.
-    let status = Atomic<UInt8>(0)
+    let status = AtomicInt(0)
     let pending: PendingCounter
     /// A timer's slot, armed and disarmed under the scheduler's lock, rather than a one-shot one.
     let isTimer: Bool
     /// Where the slot sits in the heap, -1 when it is not in it. Written only under the scheduler's
     /// lock (read outside it only by a timer's `disarm`, to skip the lock when not armed); an
     /// atomic (relaxed: a plain load or store) because the class is shared.
-    let heapIndex = Atomic<Int>(-1)
+    let heapIndex = AtomicInt(-1)
 
     init(_ action: @escaping @Sendable () -> Void, pending: PendingCounter, isTimer: Bool = false) {
       self.action = action
@@ -104,7 +103,7 @@ public final class VirtualScheduler: Scheduler {
 
   /// The number of scheduled actions neither run nor cancelled, shared with the slots.
   private final class PendingCounter: Sendable {
-    let count = Atomic<Int>(0)
+    let count = AtomicInt(0)
   }
 
   private struct State {
@@ -120,7 +119,8 @@ public final class VirtualScheduler: Scheduler {
   /// every change of `State.now`, so it always holds a time the clock stood at. `Int64.min` while
   /// the clock stands at a time that is not a whole number of nanoseconds (only `advance(by:)`
   /// can set one), when ``now`` reads the exact time under the lock instead.
-  private let wholeNanoseconds = Atomic<Int64>(0)
+  /// (An `Int`, 64 bits on every platform the package supports.)
+  private let wholeNanoseconds = AtomicInt(0)
 
   deinit {
     // Release the slots still in the heap, outside the lock (see `runNext`), each marked out of
@@ -139,7 +139,7 @@ public final class VirtualScheduler: Scheduler {
 
   private let pending = PendingCounter()
   /// The thread running an action right now (0 when none).
-  private let executingThread = Atomic<UInt>(0)
+  private let executingThread = AtomicInt(0)
 
   /// Whether the caller is inside an action this scheduler is running.
   public var isCurrentExecutor: Bool {
@@ -147,19 +147,13 @@ public final class VirtualScheduler: Scheduler {
     return thread != 0 && thread == Self.currentThread
   }
 
-  private static var currentThread: UInt {
-    #if canImport(Glibc)
-      UInt(pthread_self())
-    #else
-      UInt(bitPattern: pthread_self())
-    #endif
-  }
+  private static var currentThread: Int { Int(bitPattern: pthread_self()) }
 
   /// Creates a scheduler whose clock starts at zero.
   public init() {}
 
   public var now: Duration {
-    let nanoseconds = wholeNanoseconds.load(ordering: .acquiring)
+    let nanoseconds = Int64(wholeNanoseconds.load(ordering: .acquiring))
     if nanoseconds != Self.notWhole { return Self.duration(nanoseconds: nanoseconds) }
     return state.withLock { $0.now }
   }
@@ -210,7 +204,7 @@ public final class VirtualScheduler: Scheduler {
         state.now = deadline
         state.nowNanoseconds = Self.nanoseconds(deadline)
         let exact = Self.duration(nanoseconds: state.nowNanoseconds) == deadline
-        wholeNanoseconds.store(exact ? state.nowNanoseconds : Self.notWhole, ordering: .releasing)
+        wholeNanoseconds.store(Int(exact ? state.nowNanoseconds : Self.notWhole), ordering: .releasing)
       }
     }
   }
@@ -235,15 +229,34 @@ public final class VirtualScheduler: Scheduler {
     while runNext(notAfter: current) {}
   }
 
-  /// `duration` in whole nanoseconds, rounded toward zero (wrapping past `Int64`'s range). From the
-  /// 128-bit attosecond count: `Duration.components` would divide and multiply in software.
-  fileprivate static func nanoseconds(_ duration: Duration) -> Int64 {
-    Int64(truncatingIfNeeded: duration.attoseconds / 1_000_000_000)
+  /// `duration` in whole nanoseconds, rounded toward zero (wrapping past `Int64`'s range).
+  ///
+  /// On Linux from the 128-bit attosecond count, as `Duration.components` would divide and multiply
+  /// in software; elsewhere `Int128` and `Duration.attoseconds` need iOS 18 / macOS 15, so from
+  /// the components (``nanosecondsFromComponents(_:)``, the same result: tests compare the two).
+  package static func nanoseconds(_ duration: Duration) -> Int64 {
+    #if os(Linux)
+      Int64(truncatingIfNeeded: duration.attoseconds / 1_000_000_000)
+    #else
+      nanosecondsFromComponents(duration)
+    #endif
   }
 
-  /// `nanoseconds` as a duration; exact, as `Int64.max` nanoseconds fit 128-bit attoseconds.
-  private static func duration(nanoseconds: Int64) -> Duration {
-    Duration(attoseconds: Int128(nanoseconds) &* 1_000_000_000)
+  /// `duration` in whole nanoseconds, rounded toward zero, from `Duration.components` (whose two
+  /// parts share the duration's sign, so truncating the attoseconds truncates the whole).
+  package static func nanosecondsFromComponents(_ duration: Duration) -> Int64 {
+    let (seconds, attoseconds) = duration.components
+    return seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000
+  }
+
+  /// `nanoseconds` as a duration; exact, as `Int64.max` nanoseconds fit the duration's range. On
+  /// Linux one 128-bit multiplication (fewer instructions than `Duration.nanoseconds`'s checks).
+  package static func duration(nanoseconds: Int64) -> Duration {
+    #if os(Linux)
+      Duration(attoseconds: Int128(nanoseconds) &* 1_000_000_000)
+    #else
+      .nanoseconds(nanoseconds)
+    #endif
   }
 
   /// Pops and runs the earliest action due at or before `deadline` (any, when `nil`).
@@ -268,7 +281,7 @@ public final class VirtualScheduler: Scheduler {
         if top.time > state.nowNanoseconds {
           state.nowNanoseconds = top.time
           state.now = Self.duration(nanoseconds: top.time)
-          wholeNanoseconds.store(top.time, ordering: .releasing)
+          wholeNanoseconds.store(Int(top.time), ordering: .releasing)
         }
         return slot
       }

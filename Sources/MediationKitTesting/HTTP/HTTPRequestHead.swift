@@ -53,7 +53,10 @@ public struct HTTPRequestHead: Sendable, Equatable {
   /// - Returns: The parsed head.
   /// - Throws: ``ParseError`` saying what was wrong.
   public static func parse<Bytes: Collection<UInt8>>(_ bytes: Bytes) throws(ParseError) -> HTTPRequestHead {
-    guard let text = String(validating: bytes, as: UTF8.self) else { throw .notText }
+    // Decoding replaces invalid UTF-8 with U+FFFD, so the bytes are text exactly when the decoded
+    // string encodes back to them (`String(validating:as:)` would say so directly, from iOS 18).
+    let text = String(decoding: bytes, as: UTF8.self)
+    guard text.utf8.elementsEqual(bytes) else { throw .notText }
     // "\r\n" is one Character in Swift, so split on it and on a bare "\n".
     var lines = text.split(omittingEmptySubsequences: false) { $0 == "\r\n" || $0 == "\n" }
     let requestLine = lines.isEmpty ? "" : String(lines.removeFirst())

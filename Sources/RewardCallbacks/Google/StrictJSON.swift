@@ -178,7 +178,7 @@ indirect enum StrictJSON: Sendable, Equatable {
         index += 1
         switch byte {
         case UInt8(ascii: "\""):
-          guard let text = String(validating: output, as: UTF8.self) else {
+          guard let text = UTF8Text.text(validating: output) else {
             throw syntaxError("a string is not UTF-8")
           }
           return text

@@ -112,6 +112,6 @@ struct CallbackQuery {
   }
 
   private static func decode(_ raw: ArraySlice<UInt8>) -> String? {
-    PercentEncoding.decodeBytes(raw).flatMap { String(validating: $0, as: UTF8.self) }
+    PercentEncoding.decodeBytes(raw).flatMap(UTF8Text.text(validating:))
   }
 }

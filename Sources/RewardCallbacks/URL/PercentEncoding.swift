@@ -24,10 +24,7 @@ public enum PercentEncoding {
   /// - Returns: The text, or nil when an escape is not `%` and two hex digits or the decoded bytes
   ///   are not UTF-8.
   public static func decode(_ text: some StringProtocol) -> String? {
-    guard let bytes = decodeBytes(text), let string = String(validating: bytes, as: UTF8.self) else {
-      return nil
-    }
-    return string
+    decodeBytes(text).flatMap(UTF8Text.text(validating:))
   }
 
   /// Decodes `%XX` escapes into bytes, or nil at the first bad escape.

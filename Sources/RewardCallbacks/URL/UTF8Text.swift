@@ -6,6 +6,15 @@
 /// `String`s is canonical equivalence (`é` == `e` + U+0301), which would let two different byte
 /// strings name one parameter. A signature covers bytes; these helpers read bytes.
 enum UTF8Text {
+  /// `bytes` as text when they are valid UTF-8, else nil.
+  ///
+  /// Decoding replaces invalid UTF-8 with U+FFFD, so the bytes are text exactly when the decoded
+  /// string encodes back to them (`String(validating:as:)` says so directly, but only from iOS 18).
+  static func text(validating bytes: some Collection<UInt8>) -> String? {
+    let text = String(decoding: bytes, as: UTF8.self)
+    return text.utf8.elementsEqual(bytes) ? text : nil
+  }
+
   /// Whether `text` and `other` are the same bytes.
   static func same(_ text: some StringProtocol, _ other: some StringProtocol) -> Bool {
     text.utf8.elementsEqual(other.utf8)

@@ -1,7 +1,6 @@
 import Dispatch
 import Foundation
 import MediationKit
-import Synchronization
 
 /// The simulated Empower Mobile Ads SDK: loads and shows rewarded ads by zone id.
 ///

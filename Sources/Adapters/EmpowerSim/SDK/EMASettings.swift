@@ -1,6 +1,5 @@
 import Foundation
-import MediationKit
-import Synchronization
+@_spi(Atomics) import MediationKit
 
 /// How much the SDK logs, from ``none`` to ``all``.
 public enum LogLevel: Int, Sendable, Comparable, CaseIterable {
@@ -38,7 +37,7 @@ public final class EMASettings: Sendable {
   /// The settings of ``EMAManager/shared``.
   public static let shared = EMASettings()
 
-  private let level = Atomic<Int>(LogLevel.none.rawValue)
+  private let level = AtomicInt(LogLevel.none.rawValue)
   private let privacySignals = Locked(PrivacySettings())
 
   /// Creates settings with logging off and no privacy signal set.

@@ -1,6 +1,5 @@
 import Foundation
-import MediationKit
-import Synchronization
+@_spi(Atomics) import MediationKit
 
 /// MediationKit's adapter for Google AdMob: translates the (simulated) Google Mobile Ads SDK's
 /// completion handlers, reward handler and ``FullScreenContentDelegate`` callbacks into
@@ -240,7 +239,7 @@ public final class GoogleAdapter: SimulatedNetwork {
 
 /// Whether a load or bid has finished (completed or cancelled): the first of the two wins.
 private final class LoadToken: Sendable {
-  private let finished = Atomic<Bool>(false)
+  private let finished = AtomicFlag(false)
 
   /// Marks the load finished. Returns `true` for the first caller only.
   func finish() -> Bool { !finished.exchange(true, ordering: .acquiringAndReleasing) }

@@ -1,5 +1,4 @@
 import MediationKit
-import Synchronization
 
 /// AppLovin MAX in MediationKit: registration and info.
 public enum MaxNetwork {

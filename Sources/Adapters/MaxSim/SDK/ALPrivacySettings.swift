@@ -1,5 +1,4 @@
 import MediationKit
-import Synchronization
 
 /// The user's privacy signals for AppLovin: GDPR consent, CCPA do-not-sell and age restriction.
 ///

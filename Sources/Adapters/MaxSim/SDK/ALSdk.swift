@@ -1,6 +1,5 @@
 import Dispatch
 import MediationKit
-import Synchronization
 
 /// The mediation provider string for MAX (`ALSdkInitializationConfigurationBuilder.mediationProvider`).
 public let ALMediationProviderMAX = "max"

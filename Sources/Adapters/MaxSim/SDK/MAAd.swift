@@ -1,5 +1,4 @@
 import MediationKit
-import Synchronization
 
 /// The format of a MAX ad (the simulated SDK serves rewarded ads only).
 public final class MAAdFormat: Sendable, CustomStringConvertible {

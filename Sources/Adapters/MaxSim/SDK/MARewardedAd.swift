@@ -1,6 +1,5 @@
 import Foundation
 import MediationKit
-import Synchronization
 
 /// A MAX rewarded ad unit: one shared instance per ad unit per SDK instance, holding at most one
 /// loaded ad.

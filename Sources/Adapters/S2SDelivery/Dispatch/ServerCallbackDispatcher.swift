@@ -89,7 +89,7 @@ public final class ServerCallbackDispatcher: ServerCallbackSender {
         if delay <= .zero {
           attempt(callback, url: url, previous: attempts)
         } else {
-          DispatchQueue.global().asyncAfter(deadline: .now() + Self.seconds(delay)) { [self] in
+          DispatchQueue.global().asyncAfter(deadline: .now() + delay.seconds) { [self] in
             attempt(callback, url: url, previous: attempts)
           }
         }
@@ -184,13 +184,9 @@ public final class ServerCallbackDispatcher: ServerCallbackSender {
       return
     }
     // After an idle report the deadline finds `once` empty and does nothing.
-    DispatchQueue.global().asyncAfter(deadline: .now() + Self.seconds(timeout)) { [weak self] in
+    DispatchQueue.global().asyncAfter(deadline: .now() + timeout.seconds) { [weak self] in
       self?.state.withLock { _ = $0.idleWaiters.removeValue(forKey: token) }
       once.exchange(nil)?(false)
     }
-  }
-
-  static func seconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
   }
 }

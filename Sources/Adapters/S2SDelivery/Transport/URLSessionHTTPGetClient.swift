@@ -34,8 +34,7 @@ public final class URLSessionHTTPGetClient: HTTPGetClient {
   }
 
   public func get(_ url: URL, timeout: Duration, completion: @escaping @Sendable (HTTPGetOutcome) -> Void) {
-    let seconds = max(
-      0.001, Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18)
+    let seconds = max(0.001, timeout.seconds)
     var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: seconds)
     request.httpMethod = "GET"
     request.setValue(userAgent, forHTTPHeaderField: "User-Agent")
