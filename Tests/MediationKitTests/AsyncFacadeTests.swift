@@ -22,19 +22,14 @@ struct AsyncFacadeTests {
     return (harness, try harness.mediator.rewardedAd(zone: "z"))
   }
 
-  /// Yields until `condition` holds (bounded, so a broken test fails instead of hanging).
-  static func eventually(_ condition: () -> Bool) async -> Bool {
-    for _ in 0..<1_000_000 where !condition() { await Task.yield() }
-    return condition()
-  }
-
   /// Starts `try await ad.load()` and lets it reach the scheduler.
   static func startLoad(_ harness: Harness, _ ad: RewardedAd) async -> Task<AdInfo, any Error> {
     // Only this test runs the scheduler, so a new pending action is the load the task requested.
     let pending = harness.scheduler.pendingCount
     let task = Task { try await ad.load() }
     #expect(
-      await eventually { harness.scheduler.pendingCount > pending }, "the load never reached the scheduler")
+      await eventually(isolation: nil) { harness.scheduler.pendingCount > pending },
+      "the load never reached the scheduler")
     return task
   }
 
@@ -47,7 +42,7 @@ struct AsyncFacadeTests {
     harness.settle()
     _ = try await loading.value
     let task = Task { try await ad.show(from: Self.presenter) }
-    #expect(await eventually { harness.mediator.isAnyAdShowing }, "the show never started")
+    #expect(await eventually(isolation: nil) { harness.mediator.isAnyAdShowing }, "the show never started")
     return (harness, ad, task)
   }
 
