@@ -23,13 +23,15 @@ final class EventWaiter<Value: Sendable>: Sendable {
     return false
   }
 
-  /// Keeps the hub subscription until the answer comes (ends it at once if it already came).
-  func hold(_ subscription: Cancellable) {
+  /// Keeps the hub subscription until the answer comes; `false` (and the subscription ended)
+  /// when the answer already came — a cancellation — so the caller starts nothing.
+  func hold(_ subscription: Cancellable) -> Bool {
     let finished = state.withLock { state -> Bool in
       if !state.finished { state.subscription = subscription }
       return state.finished
     }
     if finished { subscription.cancel() }
+    return !finished
   }
 
   /// Answers the wait; later answers are ignored.

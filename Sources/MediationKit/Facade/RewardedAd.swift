@@ -157,11 +157,11 @@ public final class RewardedAd: Sendable {
     return try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { continuation in
         guard waiter.begin(continuation) else { return }
-        waiter.hold(
-          hub.subscribe { event in
-            guard event.zoneID == zoneID, let result = answer(event.event) else { return }
-            waiter.finish(result.mapError { $0 })
-          })
+        let subscription = hub.subscribe { event in
+          guard event.zoneID == zoneID, let result = answer(event.event) else { return }
+          waiter.finish(result.mapError { $0 })
+        }
+        guard waiter.hold(subscription) else { return }
         do {
           try start()
         } catch {
