@@ -9,6 +9,7 @@ let package = Package(
   platforms: [.iOS(.v16), .macOS(.v13), .tvOS(.v16), .visionOS(.v1)],
   products: [
     .library(name: "MediationKit", targets: ["MediationKit"]),
+    .library(name: "MediationKitUI", targets: ["MediationKitUI"]),
     .library(name: "MediationKitTesting", targets: ["MediationKitTesting"]),
     .library(name: "EmpowerSim", targets: ["EmpowerSim"]),
     .library(name: "MaxSim", targets: ["MaxSim"]),
@@ -22,6 +23,9 @@ let package = Package(
   ],
   targets: [
     .target(name: "MediationKit"),
+    // UIKit and SwiftUI bridges; empty where UIKit is missing (Linux CI type-checks them against
+    // the stand-ins in Examples/iOSConsumer).
+    .target(name: "MediationKitUI", dependencies: ["MediationKit"]),
     .target(name: "MediationKitTesting", dependencies: ["MediationKit"]),
     .target(name: "EmpowerSim", dependencies: ["MediationKit"], path: "Sources/Adapters/EmpowerSim"),
     .target(

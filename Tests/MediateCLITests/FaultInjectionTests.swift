@@ -1,3 +1,4 @@
+import Dispatch
 import MediateCLI
 import MediationKit
 import MediationKitTesting
@@ -373,9 +374,8 @@ struct Harness {
 /// What an app holds: the zone's facade, a delegate and an event subscription.
 final class ObservingApp {
   final class Delegate: RewardedAdDelegate {
-    private let received = Locked(0)
-    var count: Int { received.withLock { $0 } }
-    func rewardedAd(_ ad: RewardedAd, didReceive event: RewardedAdEvent) { received.withLock { $0 += 1 } }
+    var count = 0
+    func rewardedAd(_ ad: RewardedAd, didReceive event: RewardedAdEvent) { count += 1 }
   }
 
   let ad: RewardedAd
@@ -384,7 +384,10 @@ final class ObservingApp {
 
   init(mediator: Mediator) throws {
     ad = try mediator.rewardedAd(zone: Harness.zoneID)
-    ad.delegate = delegate
+    // The delegate is set on the main actor, as an app does; the fault tests run off the main
+    // thread (they never run on it, so this cannot wait on itself), and the main queue is served.
+    let (ad, delegate) = (ad, delegate)
+    DispatchQueue.main.sync { MainActor.assumeIsolated { ad.delegate = delegate } }
     subscription = mediator.observeEvents { _ in }
   }
 

@@ -94,3 +94,10 @@ func finishes(within timeout: Duration = .seconds(30), _ body: @escaping @Sendab
   }.start()
   return finished.wait(timeout: .now() + .nanoseconds(Int(timeout.seconds * 1e9))) == .success
 }
+
+/// Yields until `condition` holds, for work another task does without a clock to drive (bounded,
+/// so a broken test fails instead of hanging; it never sleeps).
+func eventually(isolation: isolated (any Actor)? = #isolation, _ condition: () -> Bool) async -> Bool {
+  for _ in 0..<1_000_000 where !condition() { await Task.yield() }
+  return condition()
+}

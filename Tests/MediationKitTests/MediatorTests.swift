@@ -162,18 +162,19 @@ struct MediatorTests {
     }
   }
 
+  @MainActor
   @Test func delegateAndAsyncStreamSeeTheSameEvents() async throws {
     final class Delegate: RewardedAdDelegate {
-      let names = Locked<[String]>([])
-      func rewardedAd(_ ad: RewardedAd, didReceive event: RewardedAdEvent) {
-        names.withLock { $0.append(event.name) }
-      }
+      var names: [String] = []
+      func rewardedAd(_ ad: RewardedAd, didReceive event: RewardedAdEvent) { names.append(event.name) }
     }
     let (harness, ad) = try Self.single()
     let delegate = Delegate()
     ad.delegate = delegate
     let stream = ad.events
-    try ad.show(from: Self.presenter)
+    // The synchronous form: in an async context `show(from:)` means the async one.
+    func showNow() throws { try ad.show(from: Self.presenter) }
+    try showNow()
     harness.settle()
     var streamed: [String] = []
     for await event in stream {
@@ -181,7 +182,7 @@ struct MediatorTests {
       if event.isTerminal { break }
     }
     #expect(streamed == ["shown", "revenue_paid", "rewarded", "closed"])
-    #expect(delegate.names.withLock { $0 } == ["shown", "revenue_paid", "rewarded", "closed"])
+    #expect(delegate.names == ["shown", "revenue_paid", "rewarded", "closed"])
   }
 
   @Test func sameSeedSameSeededTransactionIDs() throws {

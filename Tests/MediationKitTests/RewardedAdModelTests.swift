@@ -1,12 +1,14 @@
 import MediationKit
 import Testing
 
+/// `RewardedAdModel` needs Observation (iOS 17, macOS 14): each test says so.
 @MainActor
 @Suite("RewardedAdModel")
 struct RewardedAdModelTests {
   static let info = AdInfo(
     zoneID: "z", network: "a", placementID: "p", ecpm: 3, responses: [], latency: .seconds(1))
 
+  @available(iOS 17, macOS 14, tvOS 17, visionOS 1, *)
   @Test func followsTheEventFlow() {
     let model = RewardedAdModel()
     var granted: [Int] = []
@@ -25,10 +27,38 @@ struct RewardedAdModelTests {
     #expect(model.lastError?.code == .noFill && !model.isLoading)
   }
 
+  @available(iOS 17, macOS 14, tvOS 17, visionOS 1, *)
   @Test func expiryClearsReadiness() {
     let model = RewardedAdModel()
     model.apply(.ready(Self.info))
     model.apply(.expired)
     #expect(!model.isReady && model.adInfo == nil)
+  }
+
+  /// A model following a scripted zone on virtual time (driven from the main actor).
+  @available(iOS 17, macOS 14, tvOS 17, visionOS 1, *)
+  static func following() throws -> (Harness, RewardedAdModel) {
+    let harness = try Harness(
+      zones: [zone([item("a", "a1", ecpm: 10)])], scripts: ["a": ["a1": [.fill(after: .milliseconds(200))]]])
+    return (harness, RewardedAdModel(ad: try harness.mediator.rewardedAd(zone: "z")))
+  }
+
+  @available(iOS 17, macOS 14, tvOS 17, visionOS 1, *)
+  @Test func anAcceptedShowIsShowingUntilItEnds() async throws {
+    let (harness, model) = try Self.following()
+    harness.settle()
+    #expect(await eventually { model.isReady })
+    #expect(model.show(from: HeadlessPresenter()))
+    #expect(model.isShowing, "showing from the accepted call, before any event")
+    harness.settle()
+    #expect(await eventually { !model.isShowing })
+    #expect(model.rewards.map(\.amount) == [100])
+  }
+
+  @available(iOS 17, macOS 14, tvOS 17, visionOS 1, *)
+  @Test func aRefusedShowLandsInLastError() throws {
+    let (_, model) = try Self.following()
+    #expect(!model.show(from: HeadlessPresenter()))
+    #expect(model.lastError?.code == .notReady && !model.isShowing)
   }
 }

@@ -56,10 +56,14 @@ struct EndToEndTests {
 
     for zoneID in ["max_zone", "google_zone"] {
       let ad = try mediator.rewardedAd(zone: zoneID)
-      ad.load()
+      // The synchronous forms (in an async function `load()` and `show` mean the async ones):
+      // this test drives the virtual clock itself.
+      func startLoad() { ad.load() }
+      func startShow() throws { try ad.show(from: HeadlessPresenter(), customData: Self.customData) }
+      startLoad()
       scheduler.advance(by: .seconds(30))
       #expect(ad.isReady, "zone \(zoneID) did not fill")
-      try ad.show(from: HeadlessPresenter(), customData: Self.customData)
+      try startShow()
       scheduler.advance(by: .seconds(120))
       // Virtual time runs ahead of the real HTTP: wait for this network's callback.
       #expect(await dispatcher.waitUntilIdle(timeout: .seconds(30)))

@@ -3,7 +3,7 @@
 /// Create one per app (or per test), then get a ``RewardedAd`` per zone. The mediator makes an
 /// adapter for every network in the registry, starts them, and runs each zone's waterfall.
 /// ```swift
-/// let mediator = try Mediator(config: config, registry: registry, scheduler: DispatchScheduler(queue: .main))
+/// let mediator = try Mediator(config: config, registry: registry, scheduler: DispatchScheduler.main)
 /// let ad = try mediator.rewardedAd(zone: "level_complete")
 /// ad.load()
 /// ```

@@ -1,8 +1,14 @@
 import Synchronization
 
-/// Receives a ``RewardedAd``'s events. Called on the mediator's scheduler executor (the main
-/// queue with `DispatchScheduler(queue: .main)`), in order.
-public protocol RewardedAdDelegate: AnyObject, Sendable {
+/// Receives a ``RewardedAd``'s events, in order, on the main actor.
+///
+/// With the mediator on ``DispatchScheduler/main`` (the app default) each event is delivered
+/// synchronously from the mediator's executor, which is the main queue. With any other scheduler
+/// the facade hops to the main actor (through the main queue) and keeps the order; the
+/// ``RewardedAd/events`` stream and ``Mediator/observeEvents(_:)`` stay on the scheduler's
+/// executor.
+@MainActor
+public protocol RewardedAdDelegate: AnyObject {
   /// An event happened. Grant the reward on ``RewardedAdEvent/rewarded(_:)`` only.
   func rewardedAd(_ ad: RewardedAd, didReceive event: RewardedAdEvent)
 }
@@ -11,10 +17,11 @@ public protocol RewardedAdDelegate: AnyObject, Sendable {
 ///
 /// ```swift
 /// let ad = try mediator.rewardedAd(zone: "level_complete")
-/// ad.delegate = self          // or: for await event in ad.events { … }
-/// ad.load()
-/// // later
-/// if ad.isReady { try ad.show(from: self) }
+/// let info = try await ad.load()                  // or: ad.delegate = self; ad.load()
+/// switch try await ad.show(from: viewController) {
+/// case .rewarded(let reward): wallet.credit(reward)
+/// case .skipped, .failed: break
+/// }
 /// ```
 /// Rules:
 /// - ``load()`` starts a waterfall and ends in exactly one `ready` or `failed` within the zone's
@@ -24,14 +31,17 @@ public protocol RewardedAdDelegate: AnyObject, Sendable {
 ///   ready, expired, already used) or another ad is on screen. An accepted show ends in exactly one
 ///   of `closed`, `skipped` or `showFailed`.
 /// - Ads are single-use and expire; with the zone's `autoReload` the next one loads by itself.
+/// - The `async` forms (`try await load()`, `try await show(from:)`) wait for those same
+///   events. Cancelling the awaiting task ends the wait, never the ad: a load goes on and its ad
+///   stays the zone's ready ad (the next `load` returns it at once; it expires as usual), a show
+///   goes on and its reward is still published — to the delegate and every event stream, and
+///   into the ledger, which redelivers it on a later start until it is acknowledged.
 public final class RewardedAd: Sendable {
-  private struct WeakDelegate { weak var value: (any RewardedAdDelegate)? }
-
   /// The zone this ad serves.
   public var zoneID: String { controller.zone.id }
   private let controller: ZoneController
   private let hub: EventHub
-  private let delegateBox = Locked(WeakDelegate())
+  @MainActor private weak var storedDelegate: (any RewardedAdDelegate)?
   private let subscription = Locked<Cancellable?>(nil)
 
   init(controller: ZoneController, hub: EventHub) {
@@ -41,30 +51,50 @@ public final class RewardedAd: Sendable {
 
   deinit { subscription.withLock { $0 }?.cancel() }
 
-  /// Receives events; held weakly.
-  public var delegate: (any RewardedAdDelegate)? {
-    get { delegateBox.withLock { $0.value } }
+  /// Receives events on the main actor (see ``RewardedAdDelegate``); held weakly.
+  @MainActor public var delegate: (any RewardedAdDelegate)? {
+    get { storedDelegate }
     set {
-      delegateBox.withLock { $0.value = newValue }
+      storedDelegate = newValue
       subscribeDelegateOnce()
     }
   }
 
-  /// Subscribes to the zone's events the first time a delegate is set.
+  /// Subscribes to the zone's events the first time a delegate is set; each event reaches the
+  /// delegate on the main actor, in order.
   private func subscribeDelegateOnce() {
     let zoneID = controller.zone.id
     let hub = self.hub
     subscription.withLock { subscription in
       guard subscription == nil else { return }
-      subscription = hub.subscribe { [weak self] event in
-        guard let self, event.zoneID == zoneID else { return }
-        self.delegate?.rewardedAd(self, didReceive: event.event)
+      let mailbox = MainActorMailbox<RewardedAdEvent> { [weak self] event in
+        guard let self else { return }
+        self.storedDelegate?.rewardedAd(self, didReceive: event)
+      }
+      subscription = hub.subscribe { event in
+        if event.zoneID == zoneID { mailbox.post(event.event) }
       }
     }
   }
 
-  /// Loads an ad (see the type's rules).
+  /// Loads an ad (see the type's rules); the answer comes as an event.
   public func load() { controller.load() }
+
+  /// Loads an ad and waits for it.
+  ///
+  /// - Returns: The ready ad's details (at once when one is already ready).
+  /// - Throws: The load's ``MediationError`` (`noFill`, `loadTimeout`), or `CancellationError`
+  ///   when the awaiting task is cancelled — the load itself goes on (see the type's rules).
+  @discardableResult
+  public func load(isolation: isolated (any Actor)? = #isolation) async throws -> AdInfo {
+    try await wait(start: { () throws(MediationError) in controller.load() }) { event in
+      switch event {
+      case .ready(let info): .success(info)
+      case .failed(let error): .failure(error)
+      default: nil
+      }
+    }
+  }
 
   /// Whether an unexpired ad is ready to show.
   public var isReady: Bool { controller.isReady }
@@ -81,6 +111,66 @@ public final class RewardedAd: Sendable {
   ///   at once and without any event.
   public func show(from presenter: any AdPresenting, customData: String? = nil) throws(MediationError) {
     try controller.show(from: presenter, customData: customData)
+  }
+
+  /// Shows the ready ad and waits until the show ends.
+  ///
+  /// On the main actor, like presenting anything from UIKit: the network's adapter is called on it.
+  ///
+  /// - Parameters:
+  ///   - presenter: What to present from (a `UIViewController` on iOS, with `MediationKitUI`).
+  ///   - customData: Passed to the network's server-side reward callback.
+  /// - Returns: How the show ended: ``ShowOutcome/rewarded(_:)`` with the reward, `skipped`, or
+  ///   `failed` with the network's error.
+  /// - Throws: The ``MediationError`` of a refused show (as the synchronous form, with no event),
+  ///   or `CancellationError` when the awaiting task is cancelled — before the call nothing is
+  ///   shown; after it the show goes on and its reward is delivered as an event (see the type's
+  ///   rules).
+  @MainActor
+  public func show(from presenter: any AdPresenting, customData: String? = nil) async throws -> ShowOutcome {
+    try Task.checkCancellation()
+    let reward = Locked<Reward?>(nil)
+    return try await wait(start: { () throws(MediationError) in
+      try controller.show(from: presenter, customData: customData)
+    }) { event in
+      switch event {
+      case .rewarded(let granted) where !granted.isRedelivery:
+        reward.set(granted)
+        return nil
+      // `closed` always follows this show's `rewarded` (the reward contract).
+      case .closed: return .success(reward.get().map(ShowOutcome.rewarded) ?? .skipped)
+      case .skipped: return .success(.skipped)
+      case .showFailed(let error): return .success(.failed(error))
+      default: return nil
+      }
+    }
+  }
+
+  /// Subscribes to the zone's events, runs `start` and waits until `answer` has one; the
+  /// subscription ends with the wait. `start` runs on the caller's actor, before any suspension.
+  private func wait<Value: Sendable>(
+    isolation: isolated (any Actor)? = #isolation, start: () throws(MediationError) -> Void,
+    answer: @escaping @Sendable (RewardedAdEvent) -> Result<Value, MediationError>?
+  ) async throws -> Value {
+    let waiter = EventWaiter<Value>()
+    let zoneID = self.zoneID
+    return try await withTaskCancellationHandler {
+      try await withCheckedThrowingContinuation { continuation in
+        guard waiter.begin(continuation) else { return }
+        let subscription = hub.subscribe { event in
+          guard event.zoneID == zoneID, let result = answer(event.event) else { return }
+          waiter.finish(result.mapError { $0 })
+        }
+        guard waiter.hold(subscription) else { return }
+        do {
+          try start()
+        } catch {
+          waiter.finish(.failure(error))
+        }
+      }
+    } onCancel: {
+      waiter.finish(.failure(CancellationError()))
+    }
   }
 
   /// Tells the mediator's ``RewardLedger`` that the app has credited `reward`, so it is never

@@ -1,17 +1,25 @@
 import Observation
 
-/// An `@Observable` model of one zone's rewarded ad for SwiftUI — MediationKit's take on the
-/// Empower guide's `RewardedAdCoordinator`.
+/// An `@Observable` model of one zone's rewarded ad for SwiftUI, on the main actor.
+///
+/// It follows the ad's ``RewardedAd/events`` stream (on the main actor, whatever the mediator's
+/// scheduler) and starts loading when created. With `MediationKitUI`, the
+/// `.rewardedAd(_:isPresented:)` view modifier shows it from the right view controller:
 ///
 /// ```swift
 /// struct StoreView: View {
-///   @State private var ad: RewardedAdModel  // RewardedAdModel(ad: try mediator.rewardedAd(zone: "store"))
+///   @State var ad: RewardedAdModel  // RewardedAdModel(ad: try mediator.rewardedAd(zone: "store"))
+///   @State private var isWatching = false
 ///   var body: some View {
-///     Button(ad.isReady ? "Watch Ad for 100 Coins" : "Ad Unavailable") { ad.show(from: presenter) }
+///     Button(ad.isReady ? "Watch Ad for 100 Coins" : "Ad Unavailable") { isWatching = true }
 ///       .disabled(!ad.isReady)
+///       .rewardedAd(ad, isPresented: $isWatching)
 ///   }
 /// }
 /// ```
+/// Observation needs iOS 17 (macOS 14, tvOS 17); on iOS 16 use the ``RewardedAd`` facade with a
+/// ``RewardedAdDelegate`` or its `async` forms.
+@available(iOS 17, macOS 14, tvOS 17, visionOS 1, *)
 @MainActor
 @Observable
 public final class RewardedAdModel {
@@ -19,7 +27,8 @@ public final class RewardedAdModel {
   public private(set) var isReady = false
   /// Whether a load is running.
   public private(set) var isLoading = false
-  /// Whether the ad is on screen.
+  /// Whether a show is under way: from an accepted ``show(from:)`` (or the `shown` event) until
+  /// the show ends.
   public private(set) var isShowing = false
   /// The ready or showing ad's details.
   public private(set) var adInfo: AdInfo?
@@ -55,13 +64,26 @@ public final class RewardedAdModel {
   public func load() { ad?.load() }
 
   /// Shows the ready ad; a refusal lands in ``lastError``.
-  public func show(from presenter: any AdPresenting) {
-    guard let ad else { return }
+  ///
+  /// - Returns: Whether the show was accepted; ``isShowing`` is then `true` until it ends.
+  @discardableResult
+  public func show(from presenter: any AdPresenting) -> Bool {
+    guard let ad else { return false }
     do {
       try ad.show(from: presenter)
+      isShowing = true
+      return true
     } catch {
       lastError = error
+      return false
     }
+  }
+
+  /// Tells the mediator's ledger the app has credited `reward`; see
+  /// ``RewardedAd/acknowledge(_:)``. `false` for a model without an ad.
+  @discardableResult
+  public func acknowledge(_ reward: Reward) throws(MediationError) -> Bool {
+    try ad?.acknowledge(reward) ?? false
   }
 
   /// Updates the model for one event.
