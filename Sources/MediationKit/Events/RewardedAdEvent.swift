@@ -151,6 +151,9 @@ public struct Diagnostic: Sendable, Equatable {
     /// The reward could not be recorded in the ledger; it is delivered anyway, but will not be
     /// redelivered if the app stops before crediting it.
     case ledgerWriteFailed = "ledger_write_failed"
+    /// A network that declares ``AdapterCapability/impressionRevenue`` reported no revenue for a
+    /// shown impression; the core published its own estimate instead.
+    case missingRevenue = "missing_revenue"
   }
 
   public var kind: Kind
