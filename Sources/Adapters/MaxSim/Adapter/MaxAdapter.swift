@@ -93,7 +93,7 @@ public final class MaxAdapter: SimulatedNetwork {
       case .bid(let price, let token):
         completion(.success(AdapterBid(price: price, token: token)))
       case .noBid(let error):
-        completion(.failure(AdapterError(.noFill, vendorCode: error.code, message: error.message)))
+        completion(.failure(AdapterError(.noFill, vendorCode: error.code.rawValue, message: error.message)))
       }
     }
   }
@@ -151,13 +151,15 @@ public final class MaxAdapter: SimulatedNetwork {
   public static func loadError(_ error: MAError) -> AdapterError {
     let kind: AdapterError.Kind =
       switch error.code {
-      case MAErrorCode.noFill: .noFill
-      case MAErrorCode.networkTimeout, -5101, -5102: .timeout
-      case MAErrorCode.networkError, MAErrorCode.noNetwork: .networkError
-      case MAErrorCode.invalidAdUnitIdentifier, MAErrorCode.simulatedInvalidBidToken: .invalidRequest
-      default: .internalError
+      case .noFill: .noFill
+      case .networkTimeout: .timeout
+      case .networkError, .noNetwork: .networkError
+      case .invalidAdUnitIdentifier, .simulatedInvalidBidToken: .invalidRequest
+      case .unspecified, .adLoadFailed, .adDisplayFailed, .fullscreenAdAlreadyShowing, .fullscreenAdNotReady,
+        .fullscreenAdInvalidViewController:
+        .internalError
       }
-    return AdapterError(kind, vendorCode: error.code, message: error.message)
+    return AdapterError(kind, vendorCode: error.code.rawValue, message: error.message)
   }
 
   /// The adapter error for a MAX display failure: `-23` → another ad showing, `-24` → not ready,
@@ -165,12 +167,14 @@ public final class MaxAdapter: SimulatedNetwork {
   public static func displayError(_ error: MAError) -> AdapterError {
     let kind: AdapterError.Kind =
       switch error.code {
-      case MAErrorCode.fullscreenAdAlreadyShowing: .anotherAdShowing
-      case MAErrorCode.fullscreenAdNotReady: .notReady
-      case MAErrorCode.fullscreenAdInvalidViewController: .invalidRequest
-      default: .internalError
+      case .fullscreenAdAlreadyShowing: .anotherAdShowing
+      case .fullscreenAdNotReady: .notReady
+      case .fullscreenAdInvalidViewController: .invalidRequest
+      case .unspecified, .noFill, .adLoadFailed, .adDisplayFailed, .networkError, .networkTimeout, .noNetwork,
+        .invalidAdUnitIdentifier, .simulatedInvalidBidToken:
+        .internalError
       }
-    return AdapterError(kind, vendorCode: error.code, message: error.message)
+    return AdapterError(kind, vendorCode: error.code.rawValue, message: error.message)
   }
 
   /// MediationKit's precision for a MAX `revenuePrecision` string (`"undefined"` counts as
@@ -264,7 +268,7 @@ final class MaxAdUnitRouter: MARewardedAdDelegate, MAAdRevenueDelegate, Sendable
       signals.send(
         .showFailed(
           AdapterError(
-            .notReady, vendorCode: MAErrorCode.fullscreenAdNotReady,
+            .notReady, vendorCode: MAErrorCode.fullscreenAdNotReady.rawValue,
             message: "MAX ad unit \(ad.adUnitIdentifier) no longer holds this ad")))
       return
     }

@@ -25,10 +25,10 @@ struct MaxMarketOutcome: Sendable, Equatable {
   var canBid: Bool
 
   /// The transport errors a load fails with, equally likely.
-  static let transportErrors: [(code: Int, message: String)] = [
-    (MAErrorCode.networkTimeout, "Request timed out"),
-    (MAErrorCode.networkError, "Network error"),
-    (MAErrorCode.adLoadFailed, "All mediated networks failed to load an ad"),
+  static let transportErrors: [(code: MAErrorCode, message: String)] = [
+    (.networkTimeout, "Request timed out"),
+    (.networkError, "Network error"),
+    (.adLoadFailed, "All mediated networks failed to load an ad"),
   ]
 
   /// Draws the outcome from `stream`. Always the same draws in the same order, so no branch
