@@ -89,7 +89,9 @@ public final class ScriptedAdapter: RewardedAdapter {
   ) {
     let capabilities = bids.isEmpty ? capabilities : capabilities.union([.bidding])
     self.info = AdapterInfo(
-      id: id, displayName: "Scripted \(id)", adapterVersion: "1.0.0", sdkVersion: "test",
+      id: id, displayName: "Scripted \(id)", adapterVersion: "1.0.0", sdkVersion: "1.0.0-scripted",
+      adapterAPIVersion: AdapterAPI.version,
+      supportedSDKVersions: SemanticVersion(1, 0)..<SemanticVersion(2, 0),
       capabilities: capabilities)
     self.scheduler = scheduler
     self.startScript = start
