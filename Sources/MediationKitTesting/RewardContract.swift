@@ -27,6 +27,9 @@ public enum Invariant: String, Sendable, Equatable, CaseIterable, CustomStringCo
   /// Every shown impression reports exactly one `revenue_paid` before its terminal event: the
   /// network's figure when it reports one, else the core's estimate.
   case oneRevenuePerImpression = "one-revenue-per-impression"
+  /// A privacy change's IAB consent strings reach the network SDK at once (read back through
+  /// ``ConsentReadBack``), and stay there for the loads that follow.
+  case consentForwarded = "consent-forwarded"
 
   public var description: String { rawValue }
 }

@@ -6,7 +6,9 @@
 /// the major number when it changes incompatibly.
 public enum AdapterAPI {
   /// The adapter API this MediationKit provides.
-  public static let version = SemanticVersion(1, 0, 0)
+  ///
+  /// 1.1 added ``RewardedAdapter/privacyDidChange(_:)`` (with a default) and ``ConsentReadBack``.
+  public static let version = SemanticVersion(1, 1, 0)
 }
 
 /// Whether an adapter fits this MediationKit and the network SDK it is linked with; checked by

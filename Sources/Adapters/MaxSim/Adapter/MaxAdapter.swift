@@ -9,7 +9,7 @@ public enum MaxNetwork {
   /// The adapter's network, versions and capabilities.
   public static let info = AdapterInfo(
     id: id, displayName: "AppLovin MAX", adapterVersion: "1.0.0", sdkVersion: ALSdk.version,
-    adapterAPIVersion: SemanticVersion(1, 0, 0),
+    adapterAPIVersion: SemanticVersion(1, 1, 0),
     supportedSDKVersions: SemanticVersion(13, 0)..<SemanticVersion(14, 0),
     capabilities: [.rewarded, .bidding, .impressionRevenue, .serverSideReward])
 
@@ -41,7 +41,7 @@ public enum MaxNetwork {
 /// own ``ALSdk`` instance), and its auction id, line item and reward through the simulation
 /// wiring ``MARewardedAd/load(simulating:)``, so a load's outcome is a pure function of the seed,
 /// the ad unit, the auction and the privacy signals, which ``quote(_:)`` predicts.
-public final class MaxAdapter: SimulatedNetwork {
+public final class MaxAdapter: SimulatedNetwork, ConsentReadBack {
   /// How long MediationKit may keep a loaded MAX ad (MAX reloads older ones itself).
   public static let adLifetime: Duration = .seconds(4 * 60 * 60)
 
@@ -110,9 +110,16 @@ public final class MaxAdapter: SimulatedNetwork {
     return SimulatedQuote(fills: market.fills, ecpm: market.fills ? market.ecpm : 0)
   }
 
+  /// Forwards changed privacy signals to the SDK at once.
+  public func privacyDidChange(_ privacy: PrivacySettings) { forwardPrivacy(privacy) }
+
+  /// The consent strings the SDK instance holds, read back from its privacy settings.
+  public var consentInSDK: IABConsent { sdk.privacySettings.current.consentStrings }
+
   /// Sets the SDK instance's privacy signals to `privacy`'s through the vendor's
-  /// `ALPrivacySettings` API (GDPR consent, CCPA do-not-sell, age-restricted user). Nothing is
-  /// written when they already match, the usual case.
+  /// `ALPrivacySettings` API (GDPR consent, CCPA do-not-sell, age-restricted user) and the IAB
+  /// strings (which the real SDK reads from the CMP's keys). Nothing is written when they already
+  /// match, the usual case.
   private func forwardPrivacy(_ privacy: PrivacySettings) {
     let wanted = MaxPrivacy(privacy)
     let settings = sdk.privacySettings
@@ -383,6 +390,6 @@ extension MaxPrivacy {
   init(_ privacy: PrivacySettings) {
     self.init(
       hasUserConsent: privacy.hasUserConsent, doNotSell: privacy.doNotSell,
-      isAgeRestrictedUser: privacy.isChildDirected)
+      isAgeRestrictedUser: privacy.isChildDirected, consentStrings: privacy.iab)
   }
 }

@@ -37,7 +37,7 @@ struct MaxMarketOutcome: Sendable, Equatable {
     var random = stream
     var fillFactor = 1.0
     var priceFactor = 1.0
-    if privacy.hasUserConsent == false {
+    if privacy.personalizedAds == false {
       fillFactor *= profile.noConsentFillFactor
       priceFactor *= profile.noConsentPriceFactor
     }
