@@ -23,6 +23,8 @@ public enum AdapterConformance {
     public var diagnostics = 0
     /// Every broken invariant, in the order found.
     public var violations: [Violation] = []
+    /// The checks that could not run, and why (never skipped silently).
+    public var notChecked: [String] = []
 
     /// Whether no invariant was broken.
     public var passed: Bool { violations.isEmpty }
@@ -30,8 +32,10 @@ public enum AdapterConformance {
     public var description: String {
       let head =
         "\(cycles) cycles, \(fills) fills, \(rewards) rewards, \(skips) skips, \(showFailures) show failures"
+      let notRun = notChecked.map { "\n  not checked: \($0)" }.joined()
       return violations.isEmpty
-        ? head + ": conforms" : head + ":\n" + violations.map { "  - \($0)" }.joined(separator: "\n")
+        ? head + ": conforms" + notRun
+        : head + ":\n" + violations.map { "  - \($0)" }.joined(separator: "\n") + notRun
     }
   }
 
@@ -82,6 +86,7 @@ public enum AdapterConformance {
     }
     var run = ScenarioRun(registration: registration, zones: zones, seed: seeds.lowerBound, report: report)
     run.refusals(seeds: seeds)
+    run.consentForwarding()
     return run.report
   }
 
@@ -98,6 +103,19 @@ public enum AdapterConformance {
     if let first = report.violations.first { throw Failure(seed: first.seed, violation: first) }
     return report
   }
+}
+
+/// The privacy snapshot the consent scenario sets: refused TCF purpose 1 where GDPR applies, a
+/// GPP string for the EU TCF section, and a US Privacy string.
+enum ConsentSnapshots {
+  /// A TCF v2 core string (CMP 300, vendor list 150, publisher DE) consenting to no purpose.
+  static let tcStringWithoutPurposes = "CP1R2oAP1R2oAEsABBENCWEgAAAAAAAAAAYgAAAAAAAA"
+
+  static let restricted = PrivacySettings(
+    hasUserConsent: true, doNotSell: true,
+    iab: IABConsent(
+      tcString: tcStringWithoutPurposes, gdprApplies: true, gppString: "DBABMA~" + tcStringWithoutPurposes,
+      gppSectionIDs: [2], usPrivacyString: "1YYN"))
 }
 
 /// One scenario's mediator on virtual time, recording violations into a report.
@@ -180,6 +198,54 @@ private struct ScenarioRun {
         default: break
         }
       }
+    }
+  }
+
+  /// Privacy changes reach the SDK at once: after the mediator started, set the consent strings,
+  /// clear them and set them again, reading back what the SDK holds after each change, and again
+  /// after a load under them.
+  mutating func consentForwarding() {
+    let scenario = "consent"
+    let adapter = Locked<(any RewardedAdapter)?>(nil)
+    var capturing = registration
+    capturing.makeAdapter = { [registration] environment in
+      let made = registration.makeAdapter(environment)
+      adapter.withLock { $0 = made }
+      return made
+    }
+    let scheduler = VirtualScheduler()
+    guard let registry = try? AdapterRegistry([capturing]),
+      let mediator = try? Mediator(
+        config: MediationConfig(zones: zones), registry: registry, scheduler: scheduler,
+        options: MediatorOptions(seed: seed, transactionIDs: .seeded)),
+      let ad = try? mediator.rewardedAd(zone: zones[0].id)
+    else {
+      fail(.consentForwarded, scenario, "could not build a mediator for \(registration.info.id)")
+      return
+    }
+    guard let readBack = adapter.withLock({ $0 }) as? any ConsentReadBack else {
+      report.notChecked.append(
+        "\(Invariant.consentForwarded): \(registration.info.id)'s adapter does not adopt ConsentReadBack, "
+          + "so the consent strings its SDK holds cannot be read")
+      return
+    }
+    scheduler.run(until: scheduler.now + MediatorOptions().startTimeout)
+    func expect(_ wanted: IABConsent, _ when: String) {
+      let held = readBack.consentInSDK
+      if held != wanted {
+        fail(.consentForwarded, scenario, "\(when): the SDK holds \(held), expected \(wanted)")
+      }
+    }
+    mediator.privacy = ConsentSnapshots.restricted
+    expect(ConsentSnapshots.restricted.iab, "right after the privacy change")
+    mediator.updatePrivacy { $0.iab = IABConsent() }
+    expect(IABConsent(), "right after the consent strings were cleared")
+    mediator.privacy = ConsentSnapshots.restricted
+    ad.load()
+    scheduler.run(until: scheduler.now + .seconds(zones[0].loadTimeoutSeconds))
+    expect(ConsentSnapshots.restricted.iab, "after a load under the new signals")
+    if ad.isReady, (try? ad.show(from: HeadlessPresenter())) != nil {
+      scheduler.run(until: scheduler.now + .seconds(600))
     }
   }
 

@@ -181,6 +181,9 @@ public final class FaultInjectingAdapter: RewardedAdapter {
     }
   }
 
+  /// Privacy changes are not perturbed: they reach the wrapped adapter as they come.
+  public func privacyDidChange(_ privacy: PrivacySettings) { wrapped.privacyDidChange(privacy) }
+
   public func bid(
     _ request: AdapterLoadRequest, completion: @escaping @Sendable (Result<AdapterBid, AdapterError>) -> Void
   ) -> Cancellable {

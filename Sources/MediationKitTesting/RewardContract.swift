@@ -24,6 +24,12 @@ public enum Invariant: String, Sendable, Equatable, CaseIterable, CustomStringCo
   case anotherAdShowingRefused = "another-ad-showing-refused"
   /// After a cycle, the next load and show still work.
   case nextCycleWorks = "next-cycle-works"
+  /// Every shown impression reports exactly one `revenue_paid` before its terminal event: the
+  /// network's figure when it reports one, else the core's estimate.
+  case oneRevenuePerImpression = "one-revenue-per-impression"
+  /// A privacy change's IAB consent strings reach the network SDK at once (read back through
+  /// ``ConsentReadBack``), and stay there for the loads that follow.
+  case consentForwarded = "consent-forwarded"
 
   public var description: String { rawValue }
 }
@@ -53,7 +59,8 @@ public enum RewardContract {
   ///
   /// Rules: at most one `rewarded` per show and only during a show; `closed` only after the
   /// show's `rewarded`; `skipped` never after `rewarded`; each show ends in exactly one terminal
-  /// event; after it, only `diagnostic` (or the next load's events) may follow.
+  /// event; after it, only `diagnostic` (or the next load's events) may follow; a shown
+  /// impression reports exactly one `revenue_paid`, before its terminal event.
   /// - Parameter requireFinished: Also require that no show is still open at the end.
   /// - Throws: ``RewardContractViolation`` at the first broken rule.
   public static func verify(_ events: [RewardedAdEvent], requireFinished: Bool = true)
@@ -61,6 +68,7 @@ public enum RewardContract {
   {
     var inShow = false
     var rewarded = false
+    var revenues = 0
     for (index, event) in events.enumerated() {
       func violation(_ invariant: Invariant, _ rule: String) -> RewardContractViolation {
         RewardContractViolation(invariant, index: index, rule: rule)
@@ -70,9 +78,16 @@ public enum RewardContract {
         if inShow { throw violation(.oneTerminalPerShow, "shown while a show is still open") }
         inShow = true
         rewarded = false
+        revenues = 0
       case .clicked, .revenuePaid:
         if !inShow {
           throw violation(.eventsDuringShow, "\(event.name) outside a show (after its terminal event?)")
+        }
+        if case .revenuePaid = event {
+          revenues += 1
+          if revenues > 1 {
+            throw violation(.oneRevenuePerImpression, "second revenue_paid for one impression")
+          }
         }
       case .rewarded(let reward) where reward.isRedelivery:
         // A redelivery of an unacknowledged reward from an earlier run: outside any show.
@@ -86,13 +101,23 @@ public enum RewardContract {
       case .closed:
         if !inShow { throw violation(.oneTerminalPerShow, "closed outside a show") }
         if !rewarded { throw violation(.rewardBeforeClose, "closed without a preceding rewarded") }
+        if revenues == 0 {
+          throw violation(.oneRevenuePerImpression, "closed without the impression's revenue_paid")
+        }
         inShow = false
       case .skipped:
         if !inShow { throw violation(.oneTerminalPerShow, "skipped outside a show") }
         if rewarded { throw violation(.noSkipAfterReward, "skipped after rewarded") }
+        if revenues == 0 {
+          throw violation(.oneRevenuePerImpression, "skipped without the impression's revenue_paid")
+        }
         inShow = false
       case .showFailed:
         if inShow && rewarded { throw violation(.noSkipAfterReward, "showFailed after rewarded") }
+        if inShow && revenues == 0 {
+          throw violation(
+            .oneRevenuePerImpression, "showFailed after shown without the impression's revenue_paid")
+        }
         inShow = false
       case .loading, .ready, .failed, .expired, .diagnostic:
         break

@@ -6,7 +6,7 @@ import MediationKit
 ///
 /// Loads answer per placement from a queue of ``LoadScript``s (the last one repeats); shows play a
 /// ``ShowScript``: signals at offsets from the show call, on the injected scheduler.
-public final class ScriptedAdapter: RewardedAdapter {
+public final class ScriptedAdapter: RewardedAdapter, ConsentReadBack {
   /// How one load answers.
   public enum LoadScript: Sendable {
     /// Fills after `delay`, at `ecpm` (nil: the line item's) and with an optional lifetime.
@@ -60,6 +60,7 @@ public final class ScriptedAdapter: RewardedAdapter {
     var shows = 0
     var showRequests: [AdapterShowRequest] = []
     var ignoresCancellation = false
+    var privacyChanges: [PrivacySettings] = []
   }
 
   public let info: AdapterInfo
@@ -88,7 +89,9 @@ public final class ScriptedAdapter: RewardedAdapter {
   ) {
     let capabilities = bids.isEmpty ? capabilities : capabilities.union([.bidding])
     self.info = AdapterInfo(
-      id: id, displayName: "Scripted \(id)", adapterVersion: "1.0.0", sdkVersion: "test",
+      id: id, displayName: "Scripted \(id)", adapterVersion: "1.0.0", sdkVersion: "1.0.0-scripted",
+      adapterAPIVersion: AdapterAPI.version,
+      supportedSDKVersions: SemanticVersion(1, 0)..<SemanticVersion(2, 0),
       capabilities: capabilities)
     self.scheduler = scheduler
     self.startScript = start
@@ -124,6 +127,17 @@ public final class ScriptedAdapter: RewardedAdapter {
 
   /// Replaces the show script for later shows.
   public func setShowScript(_ script: ShowScript) { state.withLock { $0.showScript = script } }
+
+  /// Every ``privacyDidChange(_:)`` so far, in order.
+  public var privacyChanges: [PrivacySettings] { state.withLock { $0.privacyChanges } }
+
+  /// Records the change; the scripted network's "SDK" then holds its consent strings.
+  public func privacyDidChange(_ privacy: PrivacySettings) {
+    state.withLock { $0.privacyChanges.append(privacy) }
+  }
+
+  /// The consent strings of the latest privacy change (none before the first).
+  public var consentInSDK: IABConsent { state.withLock { $0.privacyChanges.last?.iab ?? IABConsent() } }
 
   public func start(
     _ request: AdapterStartRequest, completion: @escaping @Sendable (Result<Void, AdapterError>) -> Void

@@ -58,24 +58,27 @@ import Testing
   }
 
   @Test(arguments: [
-    (204, AdapterError.Kind.noFill), (-1001, .timeout), (-5101, .timeout), (-1000, .networkError),
-    (-1009, .networkError), (-5603, .invalidRequest), (-5001, .internalError), (-1, .internalError),
+    (MAErrorCode.noFill, AdapterError.Kind.noFill), (.networkTimeout, .timeout),
+    (.networkError, .networkError),
+    (.noNetwork, .networkError), (.invalidAdUnitIdentifier, .invalidRequest), (.adLoadFailed, .internalError),
+    (.unspecified, .internalError), (.simulatedInvalidBidToken, .invalidRequest),
   ])
-  func loadErrorCodesMapToKinds(code: Int, kind: AdapterError.Kind) {
+  func loadErrorCodesMapToKinds(code: MAErrorCode, kind: AdapterError.Kind) {
     let error = MaxAdapter.loadError(MAError(code: code, message: "m"))
     #expect(error.kind == kind)
-    #expect(error.vendorCode == code)
+    #expect(error.vendorCode == code.rawValue)
     #expect(error.message == "m")
   }
 
   @Test(arguments: [
-    (-23, AdapterError.Kind.anotherAdShowing), (-24, .notReady), (-25, .invalidRequest),
-    (-4205, .internalError), (-1, .internalError),
+    (MAErrorCode.fullscreenAdAlreadyShowing, AdapterError.Kind.anotherAdShowing),
+    (.fullscreenAdNotReady, .notReady), (.fullscreenAdInvalidViewController, .invalidRequest),
+    (.adDisplayFailed, .internalError), (.unspecified, .internalError),
   ])
-  func displayErrorCodesMapToKinds(code: Int, kind: AdapterError.Kind) {
+  func displayErrorCodesMapToKinds(code: MAErrorCode, kind: AdapterError.Kind) {
     let error = MaxAdapter.displayError(MAError(code: code, message: "m"))
     #expect(error.kind == kind)
-    #expect(error.vendorCode == code)
+    #expect(error.vendorCode == code.rawValue)
   }
 
   @Test func revenuePrecisionStringsMap() {
@@ -184,7 +187,8 @@ import Testing
         == .showFailed(
           MaxAdapter.displayError(
             MAError(
-              code: -23, message: "Attempting to show ad when another fullscreen ad is already showing"))))
+              code: .fullscreenAdAlreadyShowing,
+              message: "Attempting to show ad when another fullscreen ad is already showing"))))
     #expect(firstSignals.signals.last == .dismissed)
   }
 

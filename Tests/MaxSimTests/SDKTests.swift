@@ -94,7 +94,7 @@ import Testing
       ad.load()
       scheduler.run()
     }
-    #expect(Set(recorder.errors.map(\.code)) == [-1001, -1000, -5001])
+    #expect(Set(recorder.errors.map(\.code)) == [.networkTimeout, .networkError, .adLoadFailed])
   }
 
   @Test func loadWhileLoadingIsIgnoredAndLoadWhenReadyRepeatsDidLoad() {
@@ -218,7 +218,7 @@ import Testing
     ad.show()
     scheduler.run()
     #expect(recorder.calls == ["didLoad", "didFailToDisplay(-4205)"])
-    #expect(recorder.errors.first?.code == MAErrorCode.adDisplayFailed)
+    #expect(recorder.errors.first?.code == .adDisplayFailed)
     #expect(!ad.isReady, "a failed ad is used up")
     ad.load()
     scheduler.run()

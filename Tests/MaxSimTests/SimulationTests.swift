@@ -193,7 +193,7 @@ let privacyCases: [PrivacySettings] = [
     let bogus = AdapterBid(price: bid.price, token: "not-a-token")
     let bad = try loadOutcome(adapter, scheduler, loadRequest(auctionID: 1, bid: bogus))
     #expect(bad.errorKind == .invalidRequest)
-    #expect(bad.vendorCode == MAErrorCode.simulatedInvalidBidToken)
+    #expect(bad.vendorCode == MAErrorCode.simulatedInvalidBidToken.rawValue)
     let otherAuction = try loadOutcome(adapter, scheduler, loadRequest(auctionID: 2, bid: bid))
     #expect(otherAuction.errorKind == .invalidRequest, "a token belongs to its auction, and is used up")
     let second = BidRecorder(clock: scheduler)

@@ -42,14 +42,14 @@ final class CallbackRecorder: MARewardedAdDelegate, MAAdRevenueDelegate, Sendabl
   func didLoad(_ ad: MAAd) { record("didLoad", ad) }
   func didFailToLoadAd(forAdUnitIdentifier adUnitIdentifier: String, withError error: MAError) {
     errorsStorage.withLock { $0.append(error) }
-    record("didFailToLoadAd(\(error.code))")
+    record("didFailToLoadAd(\(error.code.rawValue))")
   }
   func didDisplay(_ ad: MAAd) { record("didDisplay", ad) }
   func didClick(_ ad: MAAd) { record("didClick", ad) }
   func didHide(_ ad: MAAd) { record("didHide", ad) }
   func didFail(toDisplay ad: MAAd, withError error: MAError) {
     errorsStorage.withLock { $0.append(error) }
-    record("didFailToDisplay(\(error.code))", ad)
+    record("didFailToDisplay(\(error.code.rawValue))", ad)
   }
   func didStartRewardedVideo(for ad: MAAd) { record("didStartRewardedVideo", ad) }
   func didCompleteRewardedVideo(for ad: MAAd) { record("didCompleteRewardedVideo", ad) }

@@ -11,7 +11,10 @@ import Testing
 /// - the retry goes through the injected scheduler instead of `DispatchQueue.main.asyncAfter`,
 ///   so it runs on virtual time (the scheduler stands in for the main queue, hence
 ///   `MainActor.assumeIsolated`);
-/// - it also adopts `MAAdRevenueDelegate`, and records what the guide prints, for the tests.
+/// - it also adopts `MAAdRevenueDelegate`, and records what the guide prints, for the tests;
+/// - its failure callbacks also read `error.code` the way the MAX SDK's Swift interface types it
+///   (the `MAErrorCode` enum: `==` against a case, `rawValue`, an exhaustive `switch`), which
+///   the guide does not show.
 @MainActor
 final class ExampleViewController: AdPresenting, @preconcurrency MARewardedAdDelegate,
   @preconcurrency MAAdRevenueDelegate
@@ -26,6 +29,7 @@ final class ExampleViewController: AdPresenting, @preconcurrency MARewardedAdDel
   var failureTimes: [Duration] = []
   var rewardLog: [String] = []
   var revenues: [Double] = []
+  var errorCodes: [String] = []
 
   init(scheduler: any Scheduler) {
     self.scheduler = scheduler
@@ -63,6 +67,7 @@ final class ExampleViewController: AdPresenting, @preconcurrency MARewardedAdDel
     retryAttempt += 1
     let delaySec = pow(2.0, min(6.0, retryAttempt))
     events.append("fail \(delaySec)")
+    errorCodes.append(describe(error))
     retryDelays.append(delaySec)
     failureTimes.append(scheduler.now)
 
@@ -85,7 +90,22 @@ final class ExampleViewController: AdPresenting, @preconcurrency MARewardedAdDel
 
   func didFail(toDisplay ad: MAAd, withError error: MAError) {
     // Rewarded ad failed to display. AppLovin recommends that you load the next ad.
+    errorCodes.append(describe(error))
     rewardedAd.load()
+  }
+
+  // Test instrumentation, not in the guide: app code reading `MAError.code` (an `MAErrorCode`).
+  func describe(_ error: MAError) -> String {
+    if error.code == .noFill { return "no fill (\(error.code.rawValue))" }
+    switch error.code {
+    case .networkError, .networkTimeout, .noNetwork: return "network (\(error.code.rawValue))"
+    case .fullscreenAdAlreadyShowing, .fullscreenAdNotReady, .fullscreenAdInvalidViewController,
+      .adDisplayFailed:
+      return "display (\(error.code.rawValue))"
+    case .unspecified, .noFill, .adLoadFailed, .invalidAdUnitIdentifier, .simulatedInvalidBidToken:
+      return "other (\(error.code.rawValue))"
+    @unknown default: return "unknown (\(error.code.rawValue))"
+    }
   }
 
   // MARK: MARewardedAdDelegate Protocol
@@ -168,6 +188,7 @@ final class ExampleViewController: AdPresenting, @preconcurrency MARewardedAdDel
       controller.createRewardedAd()
       scheduler.run(until: .seconds(300))  // failures at 0, 2, 6, 14, 30, 62, 126, 190, 254 s
       #expect(controller.retryDelays == [2, 4, 8, 16, 32, 64, 64, 64, 64])
+      #expect(controller.errorCodes == Array(repeating: "no fill (204)", count: 9))
       let gaps = zip(controller.failureTimes.dropFirst(), controller.failureTimes).map { ($0 - $1).seconds }
       #expect(gaps == [2, 4, 8, 16, 32, 64, 64, 64])
     }

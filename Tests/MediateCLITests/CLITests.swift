@@ -207,6 +207,28 @@ struct CLITests {
     #expect(zones.out.contains { $0.hasPrefix("level_complete — reward 100 coins") })
   }
 
+  /// The three built-in networks register (their versions fit this MediationKit), and
+  /// `mediate networks` shows each one's adapter API version and supported SDK range.
+  @Test func builtInNetworksRegisterAndShowTheirCompatibility() throws {
+    let registry = BuiltInNetworks.registry()
+    #expect(registry.networkIDs == ["empower", "google", "max"])
+    for registration in registry.all {
+      #expect(AdapterCompatibility.check(registration.info) == .compatible, "\(registration.info.id)")
+    }
+    let json = mediate(["networks", "--json"], registry: registry)
+    let object = try #require(JSONSerialization.jsonObject(with: Data(json.out[0].utf8)) as? [String: Any])
+    #expect(object["adapter_api_version"] as? String == AdapterAPI.version.description)
+    let max = try #require((object["networks"] as? [[String: Any]])?.first { $0["id"] as? String == "max" })
+    #expect(max["adapter_api_version"] as? String == "1.1.0")
+    #expect(max["supported_sdk_versions"] as? [String: String] == ["min": "13.0.0", "below": "14.0.0"])
+    let text = mediate(["networks"], registry: registry).out
+    #expect(text.contains { $0.hasPrefix("max ") && $0.contains("13.3.1-sim   13.0.0..<14.0.0  1.1.0") })
+    #expect(
+      text.contains {
+        $0.hasPrefix("Compatibility: this MediationKit provides adapter API \(AdapterAPI.version).")
+      })
+  }
+
   @Test func helpAndVersion() {
     for command in ["", "networks", "zones", "validate", "run"] {
       let result = mediate((command.isEmpty ? [] : [command]) + ["--help"])

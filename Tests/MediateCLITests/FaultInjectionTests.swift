@@ -430,6 +430,17 @@ struct FaultInjectionScriptedTests {
 
   private static var currentThread: UInt { UInt(pthread_self()) }
 
+  @Test func privacyChangesReachTheWrappedAdapterUnperturbed() {
+    let scheduler = VirtualScheduler()
+    let scripted = ScriptedAdapter(id: "scripted", scheduler: scheduler, loads: [:])
+    for fault in Fault.catalogue(rewardGrace: .seconds(5)) {
+      let adapter = FaultInjectingAdapter(wrapping: scripted, fault: fault, scheduler: scheduler)
+      let privacy = PrivacySettings(doNotSell: true, iab: IABConsent(usPrivacyString: "1YYN"))
+      adapter.privacyDidChange(privacy)
+      #expect(scripted.privacyChanges.last == privacy, "\(fault)")
+    }
+  }
+
   @Test func rewardHeldPastTheDismissalInsideAndBeyondTheGraceWindow() throws {
     for (delay, expected) in [
       (Duration.seconds(2), ["loading", "ready", "shown", "revenue_paid", "rewarded", "closed"]),

@@ -232,4 +232,67 @@ struct RevenueTests {
     #expect(revenue.map(\.usd) == [0.02])
     #expect(revenue.map(\.precision) == [.exact])
   }
+
+  /// Plays `steps` on a network declaring `capabilities` and returns the show's events (names,
+  /// diagnostics left out) and its revenue.
+  static func show(
+    _ steps: [(Duration, AdapterSignal)], capabilities: Set<AdapterCapability>
+  ) throws -> (names: [String], revenue: [AdRevenue]) {
+    let script = ScriptedAdapter.ShowScript(steps.map { (offset: $0.0, signal: $0.1) })
+    let harness = try Harness(zones: [zone([item("a", "a1", ecpm: 12)], grace: 5)]) { s in
+      [
+        ScriptedAdapter(
+          id: "a", scheduler: s, loads: ["a1": [.fill(after: .zero)]], show: script,
+          capabilities: capabilities)
+      ]
+    }
+    let ad = try harness.mediator.rewardedAd(zone: "z")
+    ad.load()
+    harness.settle()
+    let before = harness.recorder.events(zone: "z").count
+    try ad.show(from: HeadlessPresenter())
+    harness.scheduler.advance(by: .seconds(200))
+    let events = Array(harness.recorder.events(zone: "z")[before...])
+    try RewardContract.verify(events)
+    let revenue = events.compactMap { event -> AdRevenue? in
+      if case .revenuePaid(let revenue) = event { revenue } else { nil }
+    }
+    let names = events.map(\.name).filter { $0 != "diagnostic" && $0 != "loading" && $0 != "ready" }
+    return (names, revenue)
+  }
+
+  static let networkFigure = ImpressionRevenue(usd: 0.02, precision: .exact)
+  static let estimate = AdRevenue(
+    network: "a", zoneID: "z", placementID: "a1", usd: 0.012, precision: .publisherDefined)
+
+  /// Issue 13: a network that reports revenue without declaring `.impressionRevenue` got the
+  /// core's estimate and its own figure: two `revenue_paid` for one impression.
+  @Test func anUndeclaredNetworkFigureReplacesTheEstimate() throws {
+    let (names, revenue) = try Self.show(
+      [
+        (.zero, .displayed), (.zero, .revenuePaid(Self.networkFigure)), (.seconds(20), .rewarded(nil)),
+        (.seconds(21), .dismissed),
+      ], capabilities: [.rewarded])
+    #expect(names == ["shown", "revenue_paid", "rewarded", "closed"])
+    #expect(revenue.map(\.usd) == [0.02])
+    #expect(revenue.map(\.precision) == [.exact])
+  }
+
+  @Test func aDeclaringNetworkThatReportsNothingGetsTheEstimateAtTheEnd() throws {
+    let (names, revenue) = try Self.show(
+      [(.zero, .displayed), (.seconds(20), .rewarded(nil)), (.seconds(21), .dismissed)],
+      capabilities: [.rewarded, .impressionRevenue])
+    #expect(names == ["shown", "rewarded", "revenue_paid", "closed"])
+    #expect(revenue == [Self.estimate])
+  }
+
+  @Test func aFigureAfterTheEstimateIsNotASecondRevenue() throws {
+    let (names, revenue) = try Self.show(
+      [
+        (.zero, .displayed), (.seconds(20), .rewarded(nil)), (.seconds(20), .revenuePaid(Self.networkFigure)),
+        (.seconds(21), .dismissed),
+      ], capabilities: [.rewarded])
+    #expect(names == ["shown", "revenue_paid", "rewarded", "closed"])
+    #expect(revenue == [Self.estimate])
+  }
 }

@@ -30,6 +30,8 @@ enum SignalSequences {
   /// Grace windows in seconds, as a zone configures them (0: a reward-less dismissal is final at once).
   static let graceWindows: [Double] = [0, 1.005, 5.005, 30.005]
   static let revenue = ImpressionRevenue(usd: 0.02, precision: .exact)
+  /// The core's estimate in these tests: a 10 USD eCPM line item.
+  static let estimate = ImpressionRevenue(usd: 0.01, precision: .publisherDefined)
   static let payload = NetworkReward(type: "gems", amount: 3)
   static let failures: [AdapterError] = [
     AdapterError(.internalError, message: "boom"),
@@ -159,6 +161,10 @@ enum ShowInvariants {
     }
     let rewards = events.filter { if case .rewarded = $0 { true } else { false } }.count
     if rewards > 1 { return "\(rewards) rewarded events in one show" }
+    let revenues = events.filter { if case .revenuePaid = $0 { true } else { false } }.count
+    if revenues > 1 {
+      return "\(Invariant.oneRevenuePerImpression): \(revenues) revenue_paid in one impression"
+    }
     let terminals = events.indices.filter { events[$0].isTerminal }
     if terminals.count > 1 { return "\(terminals.count) terminal events in one show" }
     if let terminal = terminals.first {
@@ -174,8 +180,11 @@ enum ShowInvariants {
   }
 
   /// The invariants plus the demanded outcome, once every signal and timer has played.
+  /// - Parameter networkSentRevenue: Whether the network sent a revenue figure at all (if not, the
+  ///   one `revenue_paid` of a displayed show must be the core's estimate).
   static func checkFinal(
-    _ events: [RewardedAdEvent], expected: (outcome: SignalSequences.Outcome, granted: Bool), gateHeld: Bool?
+    _ events: [RewardedAdEvent], expected: (outcome: SignalSequences.Outcome, granted: Bool), gateHeld: Bool?,
+    networkSentRevenue: Bool
   ) -> String? {
     if let violation = check(events, gateHeld: gateHeld) { return violation }
     let terminal = events.first(where: \.isTerminal)
@@ -193,6 +202,20 @@ enum ShowInvariants {
     if outcome != .open && granted != expected.granted {
       return expected.granted
         ? "reward reported before the dismissal was final but not granted" : "granted a reward"
+    }
+    let revenue = events.compactMap { if case .revenuePaid(let revenue) = $0 { revenue.usd } else { nil } }
+    switch outcome {
+    case .closed, .skipped:
+      if revenue.count != 1 {
+        return "\(Invariant.oneRevenuePerImpression): \(revenue.count) revenue_paid for a shown impression"
+      }
+      if !networkSentRevenue && revenue != [SignalSequences.estimate.usd] {
+        return
+          "\(Invariant.oneRevenuePerImpression): the network sent no figure, yet \(revenue) is not the estimate"
+      }
+    case .showFailed where !revenue.isEmpty:
+      return "\(Invariant.oneRevenuePerImpression): revenue_paid for an impression never shown"
+    default: break
     }
     return nil
   }
@@ -252,9 +275,11 @@ struct PropertyTests {
 
   /// Plays `steps` through a bare ``ShowStateMachine``, running its timers as its actions ask,
   /// and returns the first broken invariant, checked after every input.
-  static func machineViolation(_ steps: [SignalStep], graceSeconds: Double) -> String? {
+  static func machineViolation(_ steps: [SignalStep], graceSeconds: Double, reportsRevenue: Bool) -> String? {
     let grace = Duration.seconds(graceSeconds)
-    var machine = ShowStateMachine(graceWindow: grace)
+    var machine = ShowStateMachine(
+      graceWindow: grace,
+      revenue: .init(estimate: SignalSequences.estimate, networkReportsRevenue: reportsRevenue))
     var displayTimer: Duration? = SignalSequences.displayTimeout
     var graceTimer: Duration?
     var events: [RewardedAdEvent] = []
@@ -296,7 +321,8 @@ struct PropertyTests {
     }
     if let violation = fireTimers(before: nil) { return violation }
     return ShowInvariants.checkFinal(
-      events, expected: SignalSequences.expected(steps, grace: grace), gateHeld: nil)
+      events, expected: SignalSequences.expected(steps, grace: grace), gateHeld: nil,
+      networkSentRevenue: steps.contains { if case .revenuePaid = $0.signal { true } else { false } })
   }
 
   @Test func stateMachineKeepsTheContractOnRandomSequences() {
@@ -306,14 +332,16 @@ struct PropertyTests {
       var random = SeededRandom(seed: seed)
       let grace = SignalSequences.graceWindows[Int(random.next() % 4)]
       let steps = SignalSequences.generate(&random, grace: grace)
+      let reportsRevenue = random.chance(0.5)
       outcomes[Self.kind(steps, grace: grace), default: 0] += 1
-      guard let violation = Self.machineViolation(steps, graceSeconds: grace) else { continue }
-      let minimal = Shrink.sequence(steps, simpler: SignalSequences.simpler) {
-        Self.machineViolation($0, graceSeconds: grace) != nil
+      let fails = { (candidate: [SignalStep]) -> String? in
+        Self.machineViolation(candidate, graceSeconds: grace, reportsRevenue: reportsRevenue)
       }
+      guard let violation = fails(steps) else { continue }
+      let minimal = Shrink.sequence(steps, simpler: SignalSequences.simpler) { fails($0) != nil }
       let report = """
-        ShowStateMachine: seed \(seed), grace \(grace) s: \(violation)
-        shortest failing sequence: \(minimal) → \(Self.machineViolation(minimal, graceSeconds: grace) ?? "?")
+        ShowStateMachine: seed \(seed), grace \(grace) s, network reports revenue: \(reportsRevenue): \(violation)
+        shortest failing sequence: \(minimal) → \(fails(minimal) ?? "?")
         """
       print(report)
       Issue.record(Comment(rawValue: report))
@@ -358,7 +386,8 @@ struct PropertyTests {
     harness.scheduler.advance(by: .seconds(120))  // past every grace window and the late-signal window
     let expected = SignalSequences.expected(steps, grace: .seconds(graceSeconds))
     if let violation = ShowInvariants.checkFinal(
-      showEvents(), expected: expected, gateHeld: harness.mediator.isAnyAdShowing)
+      showEvents(), expected: expected, gateHeld: harness.mediator.isAnyAdShowing,
+      networkSentRevenue: steps.contains { if case .revenuePaid = $0.signal { true } else { false } })
     {
       return violation
     }

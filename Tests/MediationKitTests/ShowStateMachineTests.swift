@@ -143,6 +143,83 @@ struct ShowStateMachineTests {
     #expect(Self.names(events) == ["shown", "revenue", "diag:duplicate_signal"])
   }
 
+  // MARK: One revenue per impression
+
+  static let estimate = ImpressionRevenue(usd: 0.012, precision: .publisherDefined)
+
+  /// Runs `inputs` on a machine holding the core's estimate and returns the emitted events.
+  static func events(_ inputs: [Input], networkReportsRevenue: Bool) -> [Event] {
+    var machine = ShowStateMachine(
+      graceWindow: .seconds(5),
+      revenue: .init(estimate: Self.estimate, networkReportsRevenue: networkReportsRevenue))
+    return inputs.flatMap { machine.handle($0) }.compactMap {
+      if case .emit(let event) = $0 { return event }
+      return nil
+    }
+  }
+
+  @Test func theEstimateIsPublishedBeforeTheShowsNextEvent() {
+    let rewarded = Self.events(
+      [.signal(.displayed), .signal(.rewarded(nil)), .signal(.dismissed)], networkReportsRevenue: false)
+    #expect(Self.names(rewarded) == ["shown", "revenue", "rewarded", "closed"])
+    #expect(rewarded[1] == .revenuePaid(Self.estimate))
+    let clicked = Self.events([.signal(.displayed), .signal(.clicked)], networkReportsRevenue: false)
+    #expect(Self.names(clicked) == ["shown", "revenue", "clicked"])
+    let skipped = Self.events(
+      [.signal(.displayed), .signal(.dismissed), .graceWindowEnded], networkReportsRevenue: false)
+    #expect(Self.names(skipped) == ["shown", "revenue", "skipped"])
+  }
+
+  @Test func theNetworksFigureBeforeThenReplacesTheEstimate() {
+    for declared in [false, true] {
+      let events = Self.events(
+        [
+          .signal(.displayed), .signal(.revenuePaid(Self.revenue)), .signal(.rewarded(nil)),
+          .signal(.dismissed),
+        ], networkReportsRevenue: declared)
+      #expect(Self.names(events) == ["shown", "revenue", "rewarded", "closed"])
+      #expect(events[1] == .revenuePaid(Self.revenue))
+    }
+  }
+
+  @Test func aFigureAfterThePublishedEstimateIsADiagnostic() {
+    let events = Self.events(
+      [
+        .signal(.displayed), .signal(.rewarded(nil)), .signal(.revenuePaid(Self.revenue)),
+        .signal(.dismissed),
+      ],
+      networkReportsRevenue: false)
+    #expect(Self.names(events) == ["shown", "revenue", "rewarded", "diag:duplicate_signal", "closed"])
+    #expect(events[1] == .revenuePaid(Self.estimate))
+  }
+
+  @Test func aDeclaringNetworkIsWaitedForUntilTheTerminalEvent() {
+    let reported = Self.events(
+      [
+        .signal(.displayed), .signal(.rewarded(nil)), .signal(.revenuePaid(Self.revenue)),
+        .signal(.dismissed),
+      ],
+      networkReportsRevenue: true)
+    #expect(Self.names(reported) == ["shown", "rewarded", "revenue", "closed"])
+    #expect(reported[2] == .revenuePaid(Self.revenue))
+    let missing = Self.events(
+      [.signal(.displayed), .signal(.rewarded(nil)), .signal(.dismissed)], networkReportsRevenue: true)
+    #expect(Self.names(missing) == ["shown", "rewarded", "diag:missing_revenue", "revenue", "closed"])
+    #expect(missing[3] == .revenuePaid(Self.estimate))
+    let inGrace = Self.events(
+      [.signal(.displayed), .signal(.dismissed), .signal(.rewarded(nil))], networkReportsRevenue: true)
+    #expect(Self.names(inGrace) == ["shown", "rewarded", "diag:missing_revenue", "revenue", "closed"])
+  }
+
+  @Test func aShowThatNeverDisplaysHasNoRevenue() {
+    for declared in [false, true] {
+      let timedOut = Self.events([.displayTimeoutEnded], networkReportsRevenue: declared)
+      #expect(Self.names(timedOut) == ["showFailed"])
+      let failed = Self.events([.signal(.showFailed(Self.failure))], networkReportsRevenue: declared)
+      #expect(Self.names(failed) == ["showFailed"])
+    }
+  }
+
   @Test func duplicateDismissalDuringGraceIsADiagnostic() {
     let events = Self.events([
       .signal(.displayed), .signal(.dismissed), .signal(.dismissed), .graceWindowEnded,
@@ -152,7 +229,7 @@ struct ShowStateMachineTests {
 
   /// Every sequence of up to six inputs keeps the reward contract, and grants exactly once when
   /// a reward arrived before the dismissal became final.
-  @Test func everyInputOrderKeepsTheContract() throws {
+  @Test(arguments: [false, true]) func everyInputOrderKeepsTheContract(networkReportsRevenue: Bool) throws {
     let alphabet: [Input] = [
       .signal(.displayed), .signal(.clicked), .signal(.revenuePaid(Self.revenue)), .signal(.rewarded(nil)),
       .signal(.dismissed), .signal(.showFailed(Self.failure)), .graceWindowEnded, .displayTimeoutEnded,
@@ -183,7 +260,10 @@ struct ShowStateMachineTests {
         try visit(prefix + [input], next, events + emitted, rewardBeforeFinal: rewarded)
       }
     }
-    try visit([], ShowStateMachine(graceWindow: .seconds(5)), [], rewardBeforeFinal: false)
+    let machine = ShowStateMachine(
+      graceWindow: .seconds(5),
+      revenue: .init(estimate: Self.estimate, networkReportsRevenue: networkReportsRevenue))
+    try visit([], machine, [], rewardBeforeFinal: false)
     #expect(checked == (0...6).reduce(0) { $0 + Int(pow(Double(alphabet.count), Double($1))) })
   }
 
@@ -210,12 +290,17 @@ struct RewardContractTests {
     zoneID: "z", network: "n", placementID: "p", ecpm: 1, responses: [], latency: .zero)
   static let reward = RewardedAdEvent.rewarded(
     Reward(type: "coins", amount: 1, transactionID: "t", network: "n"))
+  static let revenue = RewardedAdEvent.revenuePaid(
+    AdRevenue(network: "n", zoneID: "z", placementID: "p", usd: 0.01, precision: .exact))
 
   @Test(arguments: [
     ([RewardedAdEvent.shown(info), reward, reward, .closed], Invariant.atMostOneReward),
     ([.shown(info), .closed], .rewardBeforeClose),
     ([.shown(info), reward, .skipped], .noSkipAfterReward),
-    ([.shown(info), .skipped, reward], .eventsDuringShow),
+    ([.shown(info), revenue, .skipped, reward], .eventsDuringShow),
+    ([.shown(info), revenue, reward, revenue, .closed], .oneRevenuePerImpression),
+    ([.shown(info), reward, .closed], .oneRevenuePerImpression),
+    ([.shown(info), .skipped], .oneRevenuePerImpression),
     ([.shown(info), .shown(info)], .oneTerminalPerShow),
     ([.shown(info)], .oneTerminalPerShow),
   ])
@@ -226,7 +311,7 @@ struct RewardContractTests {
 
   @Test func aGoodSequencePasses() throws {
     try RewardContract.verify([
-      .loading, .ready(Self.info), .shown(Self.info), .clicked, Self.reward, .closed,
+      .loading, .ready(Self.info), .shown(Self.info), .clicked, Self.revenue, Self.reward, .closed,
       .diagnostic(Diagnostic(.lateReward, "x")),
     ])
   }

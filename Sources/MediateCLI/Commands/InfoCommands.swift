@@ -1,7 +1,8 @@
 import Foundation
 import MediationKit
 
-/// `mediate networks`: the registered adapters and their versions.
+/// `mediate networks`: the registered adapters, their versions and compatibility, and how they
+/// started.
 struct NetworksCommand {
   let context: CommandContext
 
@@ -16,6 +17,11 @@ struct NetworksCommand {
         var object: [String: Any] = [
           "id": info.id.rawValue, "name": info.displayName, "adapter_version": info.adapterVersion,
           "sdk_version": info.sdkVersion, "capabilities": info.capabilities.map(\.rawValue).sorted(),
+          "adapter_api_version": info.adapterAPIVersion.description,
+          "supported_sdk_versions": [
+            "min": info.supportedSDKVersions.lowerBound.description,
+            "below": info.supportedSDKVersions.upperBound.description,
+          ],
         ]
         if let status = statuses[info.id] {
           object["status"] = status.state.rawValue
@@ -24,18 +30,24 @@ struct NetworksCommand {
         }
         return object
       }
-      context.output.out(JSONLine.encode(["networks": objects]))
+      context.output.out(
+        JSONLine.encode(["adapter_api_version": AdapterAPI.version.description, "networks": objects]))
     } else {
       context.output.out(
-        "id        name               adapter   sdk          status       start     capabilities")
+        "id        name               adapter   sdk          supports SDK     api     status       start     capabilities"
+      )
       for info in infos {
         let status = statuses[info.id]
+        let range = info.supportedSDKVersions
         context.output.out(
           [
             info.id.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0),
             info.displayName.padding(toLength: 18, withPad: " ", startingAt: 0),
             info.adapterVersion.padding(toLength: 9, withPad: " ", startingAt: 0),
             info.sdkVersion.padding(toLength: 12, withPad: " ", startingAt: 0),
+            "\(range.lowerBound.numbers)..<\(range.upperBound.numbers)".padding(
+              toLength: 16, withPad: " ", startingAt: 0),
+            info.adapterAPIVersion.description.padding(toLength: 7, withPad: " ", startingAt: 0),
             (status?.state.rawValue ?? "-").padding(toLength: 12, withPad: " ", startingAt: 0),
             (status?.latency.map { "\($0.milliseconds) ms" } ?? "-").padding(
               toLength: 9, withPad: " ", startingAt: 0),
@@ -43,6 +55,11 @@ struct NetworksCommand {
           ].joined(separator: " "))
       }
       context.output.out("")
+      context.output.out(
+        "Compatibility: this MediationKit provides adapter API \(AdapterAPI.version). Each adapter above was "
+          + "checked at registration: built for API \(AdapterAPI.version.major).x up to \(AdapterAPI.version.major)."
+          + "\(AdapterAPI.version.minor) (api), linked with an SDK in its range (supports SDK); one that does not fit "
+          + "is refused then, with what to upgrade.")
       context.output.out(
         "Start-up: every adapter starts in parallel, each within \(MediatorOptions().startTimeout.seconds.formatted()) s (virtual time, seed \(try RunCommand(context).seed()))."
       )

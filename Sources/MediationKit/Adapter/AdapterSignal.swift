@@ -9,7 +9,9 @@ public enum AdapterSignal: Sendable, Equatable {
   case displayed
   /// The user tapped the ad.
   case clicked
-  /// The network reported what this impression earned.
+  /// The network reported what this impression earned. The first figure before the impression's
+  /// revenue is published replaces the core's estimate (see
+  /// ``AdapterCapability/impressionRevenue``); later ones are diagnostics.
   case revenuePaid(ImpressionRevenue)
   /// The network says the user earned the reward, with the network's own payload if it has one.
   case rewarded(NetworkReward?)

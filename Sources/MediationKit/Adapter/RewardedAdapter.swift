@@ -64,9 +64,22 @@ public protocol RewardedAdapter: AnyObject, Sendable {
     _ request: AdapterLoadRequest,
     completion: @escaping @Sendable (Result<AdapterBid, AdapterError>) -> Void
   ) -> Cancellable
+
+  /// The user's privacy signals changed (``Mediator/privacy``, or a CMP's consent strings through
+  /// ``IABConsentReader``): hand them to the SDK's privacy API now, so a consent withdrawn between
+  /// loads reaches the network at once rather than with the next request.
+  ///
+  /// Called on the thread that changed them, before that change returns, in the order of the
+  /// changes; return quickly and do not call back into the mediator. The default does nothing:
+  /// the signals still arrive with every request (``AdapterLoadRequest/privacy``).
+  /// Added in adapter API 1.1.
+  func privacyDidChange(_ privacy: PrivacySettings)
 }
 
 extension RewardedAdapter {
+  /// Adapters whose SDK takes privacy signals only per request do nothing here.
+  public func privacyDidChange(_ privacy: PrivacySettings) {}
+
   /// Networks without bidding answer "no bid" at once.
   public func bid(
     _ request: AdapterLoadRequest,
@@ -75,6 +88,15 @@ extension RewardedAdapter {
     completion(.failure(AdapterError(.invalidRequest, message: "\(info.id) does not bid")))
     return .none
   }
+}
+
+/// An adapter that can say which IAB consent strings its network SDK holds, read back from the SDK
+/// (not what the adapter meant to send), so ``AdapterConformance`` can check the adapter forwards
+/// ``PrivacySettings/iab`` to the SDK. An adapter whose SDK reads the CMP's `UserDefaults` keys
+/// itself reads them back from where the SDK does.
+public protocol ConsentReadBack: AnyObject, Sendable {
+  /// The consent strings the SDK holds now.
+  var consentInSDK: IABConsent { get }
 }
 
 /// A loaded, single-use rewarded ad that an adapter hands to the core.
@@ -165,23 +187,6 @@ public struct AdapterBid: Sendable, Equatable {
   public init(price: Double, token: String) {
     self.price = price
     self.token = token
-  }
-}
-
-/// The user's privacy signals, set once on the ``Mediator`` and forwarded to every adapter in each
-/// request.
-public struct PrivacySettings: Sendable, Equatable, Codable {
-  /// GDPR: whether the user consented to personalized ads; `nil` when not asked (not in scope).
-  public var hasUserConsent: Bool?
-  /// CCPA: whether the user opted out of the sale of personal information; `nil` when unknown.
-  public var doNotSell: Bool?
-  /// COPPA / age-restricted: the user is a child or the app is child-directed.
-  public var isChildDirected: Bool
-
-  public init(hasUserConsent: Bool? = nil, doNotSell: Bool? = nil, isChildDirected: Bool = false) {
-    self.hasUserConsent = hasUserConsent
-    self.doNotSell = doNotSell
-    self.isChildDirected = isChildDirected
   }
 }
 

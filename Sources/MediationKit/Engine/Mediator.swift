@@ -14,6 +14,8 @@ public final class Mediator: Sendable {
   public let networks: [AdapterInfo]
   private let context: EngineContext
   private let zones: [String: ZoneController]
+  /// Serializes privacy changes and their delivery to the adapters.
+  private let privacyChanges = Locked(())
 
   /// Creates a mediator and starts its adapters.
   ///
@@ -116,11 +118,27 @@ public final class Mediator: Sendable {
   /// mediator is created, each within ``MediatorOptions/startTimeout``.
   public var adapterStatuses: [AdapterStatus] { context.adapterStatuses }
 
-  /// The user's privacy signals, forwarded to every adapter with each request. Set them before the
-  /// first load (a change applies to loads that start after it).
+  /// The user's privacy signals, forwarded to every adapter with each request. A change also
+  /// reaches every adapter at once, through ``RewardedAdapter/privacyDidChange(_:)``, before the
+  /// setter returns; it applies to loads that start after it.
   public var privacy: PrivacySettings {
     get { context.privacy }
-    set { context.privacy = newValue }
+    set { updatePrivacy { $0 = newValue } }
+  }
+
+  /// Changes the privacy signals in one step (so two threads changing different fields lose
+  /// neither change) and, if they changed, tells every adapter at once, in network-id order.
+  public func updatePrivacy(_ change: (inout PrivacySettings) -> Void) {
+    // One change at a time, adapters told inside the lock: they see the changes in order.
+    privacyChanges.withLock { _ in
+      var privacy = context.privacy
+      change(&privacy)
+      guard privacy != context.privacy else { return }
+      context.privacy = privacy
+      for (_, adapter) in context.adapters.sorted(by: { $0.key < $1.key }) {
+        adapter.privacyDidChange(privacy)
+      }
+    }
   }
 
   /// The longest ``userID`` accepted, in UTF-16 code units (AppLovin's documented limit for its

@@ -10,15 +10,17 @@ final class ZoneController: Sendable {
     let info: AdInfo
     let loaded: AdapterLoadedAd
     let expiresAt: Duration
-    /// Whether the core reports the impression's revenue, from the winning price: the winning
-    /// network does not report it itself.
-    let estimatesRevenue: Bool
+    /// How the impression's one revenue is chosen: the network's figure, else the core's
+    /// estimate from the winning price.
+    let revenue: ShowStateMachine.RevenueRule
 
-    init(info: AdInfo, loaded: AdapterLoadedAd, expiresAt: Duration, estimatesRevenue: Bool) {
+    init(info: AdInfo, loaded: AdapterLoadedAd, expiresAt: Duration, networkReportsRevenue: Bool) {
       self.info = info
       self.loaded = loaded
       self.expiresAt = expiresAt
-      self.estimatesRevenue = estimatesRevenue
+      self.revenue = ShowStateMachine.RevenueRule(
+        estimate: ImpressionRevenue(usd: info.ecpm / 1000, precision: info.precision),
+        networkReportsRevenue: networkReportsRevenue)
     }
   }
 
@@ -365,7 +367,7 @@ final class ZoneController: Sendable {
           latency: now - state.loadStartedAt, precision: precision, strategy: zone.strategy)
         state.ready = ReadyAd(
           info: info, loaded: loaded, expiresAt: now + lifetime,
-          estimatesRevenue: !reportsRevenue[entry])
+          networkReportsRevenue: reportsRevenue[entry])
         state.lastAd = .none
         state.consecutiveFailures = 0
         state.acceptedAd = loaded.ad
@@ -440,7 +442,8 @@ final class ZoneController: Sendable {
     let showID = state.withLock { state -> Int in
       state.lastShowID += 1
       state.session = ShowSession(
-        id: state.lastShowID, ready: ready, machine: ShowStateMachine(graceWindow: rewardGrace))
+        id: state.lastShowID, ready: ready,
+        machine: ShowStateMachine(graceWindow: rewardGrace, revenue: ready.revenue))
       state.timers?.display.arm(after: context.options.displayTimeout)
       state.timers?.showDuration.arm(after: context.options.maxShowDuration)
       return state.lastShowID
@@ -485,19 +488,10 @@ final class ZoneController: Sendable {
       return (state.lingering[index].session, false)
     }
     guard let (session, ended) = handled else { return }
-    // For networks that do not report revenue, the core reports the impression's revenue from
-    // the winning price, right after `shown` (which a show emits once).
     for action in actions {
       switch action {
       case .emit(let event):
         context.publish(event, of: session.ready, zone: zone)
-        if session.ready.estimatesRevenue, case .shown = event {
-          let info = session.ready.info
-          context.publish(
-            .revenuePaid(ImpressionRevenue(usd: info.ecpm / 1000, precision: info.precision)),
-            of: session.ready,
-            zone: zone)
-        }
       case .startGraceTimer(let duration):
         state.withLock { $0.timers?.grace.arm(after: duration) }
       case .cancelGraceTimer:

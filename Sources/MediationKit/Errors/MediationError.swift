@@ -20,6 +20,7 @@ public struct MediationError: Error, Sendable, Equatable, CustomStringConvertibl
     case capped
     case ledgerFailure = "ledger_failure"
     case invalidUserID = "invalid_user_id"
+    case incompatibleAdapter = "incompatible_adapter"
 
     /// What usually causes this error.
     public var cause: String {
@@ -39,6 +40,8 @@ public struct MediationError: Error, Sendable, Equatable, CustomStringConvertibl
       case .capped: "The zone's frequency cap or pacing does not allow another show yet."
       case .ledgerFailure: "The reward ledger could not read or write its storage."
       case .invalidUserID: "The user id is longer than the networks' server callbacks accept."
+      case .incompatibleAdapter:
+        "The adapter was built for another MediationKit adapter API, or does not support the linked network SDK."
       }
     }
 
@@ -60,6 +63,8 @@ public struct MediationError: Error, Sendable, Equatable, CustomStringConvertibl
       case .capped: "Show again after retryAfter, or raise the zone's caps."
       case .ledgerFailure: "Check the ledger file's path, permissions and free space."
       case .invalidUserID: "Use an id of at most 8192 characters, e.g. a hash of a longer one."
+      case .incompatibleAdapter:
+        "Upgrade what the message names: the adapter, MediationKit or the network SDK."
       }
     }
   }

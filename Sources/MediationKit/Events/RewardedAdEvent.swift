@@ -154,6 +154,12 @@ public struct Diagnostic: Sendable, Equatable {
     /// The rewards still pending from earlier runs could not be read at start, so none were
     /// redelivered; ``Mediator/pendingRewards()`` reads them again. Sent to every zone.
     case ledgerReadFailed = "ledger_read_failed"
+    /// A network that declares ``AdapterCapability/impressionRevenue`` reported no revenue for a
+    /// shown impression; the core published its own estimate instead.
+    case missingRevenue = "missing_revenue"
+    /// A consent string a CMP stored (TCF, GPP, US Privacy) is malformed; the message names the
+    /// key. It was left out of the privacy signals.
+    case malformedConsent = "malformed_consent"
   }
 
   public var kind: Kind

@@ -26,15 +26,23 @@ public final class AdapterRegistry: Sendable {
   public init() {}
 
   /// Creates a registry holding `registrations`.
-  /// - Throws: ``MediationError`` `duplicateNetwork` if two share an id.
+  /// - Throws: ``MediationError`` `duplicateNetwork` if two share an id, `incompatibleAdapter`
+  ///   for an adapter that does not fit (see ``register(_:)``).
   public convenience init(_ registrations: [AdapterRegistration]) throws(MediationError) {
     self.init()
     for registration in registrations { try register(registration) }
   }
 
-  /// Adds an adapter.
-  /// - Throws: ``MediationError`` `duplicateNetwork` if the id is already registered.
+  /// Adds an adapter, after checking it fits this MediationKit and its linked SDK
+  /// (``AdapterCompatibility``), so an incompatible adapter is refused here, with what to
+  /// upgrade, rather than failing when the mediator starts.
+  /// - Throws: ``MediationError`` `incompatibleAdapter`, naming the adapter's and the core's (or
+  ///   the SDK's) versions and what to upgrade; `duplicateNetwork` if the id is already registered.
   public func register(_ registration: AdapterRegistration) throws(MediationError) {
+    let info = registration.info
+    if let problem = AdapterCompatibility.check(info).problem(for: info) {
+      throw MediationError(.incompatibleAdapter, problem)
+    }
     let existing = registrations.withLock { registrations -> AdapterInfo? in
       if let existing = registrations[registration.info.id] { return existing.info }
       registrations[registration.info.id] = registration

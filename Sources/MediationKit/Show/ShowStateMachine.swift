@@ -12,6 +12,8 @@
 /// - No display within the display timeout emits `showFailed(displayTimeout)`.
 /// - A displayed show with no dismissal within the maximum show duration is ended as dismissed.
 /// - After the terminal event (`closed`, `skipped`, `showFailed`) only diagnostics come out.
+/// - A displayed show reports its revenue exactly once (``RevenueRule``): the network's first
+///   figure if it comes in time, else the core's estimate; a later figure is a diagnostic.
 public struct ShowStateMachine: Sendable, Equatable {
   /// Where the show is.
   public enum Phase: Sendable, Equatable {
@@ -61,18 +63,53 @@ public struct ShowStateMachine: Sendable, Equatable {
     case cancelDisplayTimer
   }
 
+  /// How the show's one `revenuePaid` is chosen: the network's figure or the core's estimate,
+  /// decided per impression.
+  ///
+  /// The core holds its estimate instead of publishing it at display, so that a network figure
+  /// arriving a little later can take its place:
+  /// - the network's first ``AdapterSignal/revenuePaid(_:)`` before the revenue was published is
+  ///   published, and the estimate is dropped;
+  /// - otherwise the estimate is published just before the first event that follows `shown`
+  ///   (a click, the reward or the terminal event) — or, when the network declares
+  ///   ``AdapterCapability/impressionRevenue``, just before the terminal event only, since its
+  ///   figure is expected (and missing it is reported with a diagnostic);
+  /// - a network figure after the revenue was published is a `duplicateSignal` diagnostic.
+  public struct RevenueRule: Sendable, Equatable {
+    /// The core's estimate for the impression (the winning price / 1000); `nil`: the core has
+    /// none, so only the network's figure is published.
+    public var estimate: ImpressionRevenue?
+    /// The network declares ``AdapterCapability/impressionRevenue``: hold the estimate until the
+    /// terminal event.
+    public var networkReportsRevenue: Bool
+
+    public init(estimate: ImpressionRevenue?, networkReportsRevenue: Bool) {
+      self.estimate = estimate
+      self.networkReportsRevenue = networkReportsRevenue
+    }
+
+    /// Only the network's figures, no estimate.
+    public static let networkOnly = RevenueRule(estimate: nil, networkReportsRevenue: true)
+  }
+
   /// How long a reward-less dismissal is held for a late reward.
   public let graceWindow: Duration
+  /// How the show's revenue is chosen.
+  public let revenueRule: RevenueRule
   /// The current phase.
   public private(set) var phase: Phase = .awaitingDisplay
   /// Whether `rewarded` was emitted.
   public private(set) var didReward = false
-  private var didReportRevenue = false
+  /// Whether the show's `revenuePaid` was emitted (the network's figure or the estimate).
+  public private(set) var didReportRevenue = false
 
   /// Creates a machine for one show.
-  /// - Parameter graceWindow: How long to wait for a reward after a reward-less dismissal.
-  public init(graceWindow: Duration) {
+  /// - Parameters:
+  ///   - graceWindow: How long to wait for a reward after a reward-less dismissal.
+  ///   - revenue: How the show's one `revenuePaid` is chosen.
+  public init(graceWindow: Duration, revenue: RevenueRule = .networkOnly) {
     self.graceWindow = graceWindow
+    self.revenueRule = revenue
   }
 
   /// Whether the show is over.
@@ -133,6 +170,7 @@ public struct ShowStateMachine: Sendable, Equatable {
 
     case (.awaitingLateReward, .graceWindowEnded):
       phase = .finished
+      releaseEstimate(terminal: true, into: &actions)
       actions.append(.emit(.skipped))
     case (.displayed, .graceWindowEnded):
       break
@@ -144,11 +182,16 @@ public struct ShowStateMachine: Sendable, Equatable {
     case .displayed:
       actions.append(.emit(.diagnostic(Diagnostic(.duplicateSignal, "displayed reported twice"))))
     case .clicked:
+      releaseEstimate(terminal: false, into: &actions)
       actions.append(.emit(.clicked))
     case .revenuePaid(let revenue):
       if didReportRevenue {
         actions.append(
-          .emit(.diagnostic(Diagnostic(.duplicateSignal, "revenue reported twice; kept the first"))))
+          .emit(
+            .diagnostic(
+              Diagnostic(
+                .duplicateSignal,
+                "revenue reported after the impression's revenue was published; kept the first"))))
         return
       }
       didReportRevenue = true
@@ -160,10 +203,12 @@ public struct ShowStateMachine: Sendable, Equatable {
         return
       }
       didReward = true
+      releaseEstimate(terminal: false, into: &actions)
       if phase == .awaitingLateReward {
         phase = .finished
         actions.append(.cancelGraceTimer)
         actions.append(.emit(.rewarded(payload)))
+        releaseEstimate(terminal: true, into: &actions)
         actions.append(.emit(.closed))
         return
       }
@@ -185,16 +230,37 @@ public struct ShowStateMachine: Sendable, Equatable {
     }
     if didReward {
       phase = .finished
+      releaseEstimate(terminal: true, into: &actions)
       actions.append(.emit(.closed))
       return
     }
     if graceWindow <= .zero {
       phase = .finished
+      releaseEstimate(terminal: true, into: &actions)
       actions.append(.emit(.skipped))
       return
     }
     phase = .awaitingLateReward
     actions.append(.startGraceTimer(graceWindow))
+  }
+
+  /// Publishes the held estimate, before an event after `shown` (`terminal`: the show's terminal
+  /// event), when ``RevenueRule`` says it is due: before any such event, or — for a network that reports revenue itself — before the terminal
+  /// event only.
+  private mutating func releaseEstimate(terminal: Bool, into actions: inout [Action]) {
+    guard !didReportRevenue, let estimate = revenueRule.estimate else { return }
+    guard terminal || !revenueRule.networkReportsRevenue else { return }
+    didReportRevenue = true
+    if revenueRule.networkReportsRevenue {
+      actions.append(
+        .emit(
+          .diagnostic(
+            Diagnostic(
+              .missingRevenue,
+              "the network declares impression revenue but reported none for this impression; published the core's estimate"
+            ))))
+    }
+    actions.append(.emit(.revenuePaid(estimate)))
   }
 
   private func afterTerminal(_ signal: AdapterSignal) -> Diagnostic {

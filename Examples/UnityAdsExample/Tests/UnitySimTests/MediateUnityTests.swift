@@ -39,6 +39,14 @@ struct MediateUnityTests {
     #expect(text.contains("Unity Ads"))
   }
 
+  /// The example's adapter declares the adapter API and Unity SDK range it supports, and fits.
+  @Test func unityIsCompatibleWithThisMediationKit() throws {
+    #expect(AdapterCompatibility.check(UnityNetwork.info) == .compatible)
+    #expect(try Self.registry().networkIDs.contains("unity"))
+    let text = Self.run(["networks"], registry: try Self.registry()).out.joined(separator: "\n")
+    #expect(text.contains("4.12.0-sim   4.0.0..<5.0.0"))
+  }
+
   @Test func plainMediateDoesNotKnowUnity() {
     let result = Self.run(
       ["--config", Self.zonesPath, "--zone", "level_complete", "--networks", "unity,max"],

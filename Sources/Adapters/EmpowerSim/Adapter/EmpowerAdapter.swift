@@ -28,7 +28,7 @@ import MediationKit
 /// A zone is destroyed once nothing needs it any more: no load pending, no show on screen, and
 /// every ad it filled discarded by the core (shown or not), so a core that loads again as soon as
 /// a show ends keeps the zone.
-public final class EmpowerAdapter: SimulatedNetwork {
+public final class EmpowerAdapter: SimulatedNetwork, ConsentReadBack {
   /// The network and versions this adapter drives.
   public let info: AdapterInfo
   /// The SDK instance the adapter drives (its own, not ``EMAManager/shared``).
@@ -77,6 +77,12 @@ public final class EmpowerAdapter: SimulatedNetwork {
       privacy: request.privacy)
     return Cancellable(ad)
   }
+
+  /// Forwards changed privacy signals through Empower's privacy API at once.
+  public func privacyDidChange(_ privacy: PrivacySettings) { manager.settings.privacy = privacy }
+
+  /// The consent strings the manager's ``EMASettings`` hold.
+  public var consentInSDK: IABConsent { manager.settings.iabConsent }
 
   /// Asks Empower for a bid on `request`: after the profile's bid latency, the price a load of the
   /// request would fill at, or ``AdapterError/Kind/noFill`` for no bid.

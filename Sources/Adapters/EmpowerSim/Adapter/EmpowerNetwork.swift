@@ -12,6 +12,8 @@ public enum EmpowerNetwork {
   /// The adapter's network, versions and capabilities.
   public static let info = AdapterInfo(
     id: id, displayName: "Empower", adapterVersion: "1.0.0", sdkVersion: EMAManager.sdkVersion,
+    adapterAPIVersion: SemanticVersion(1, 1, 0),
+    supportedSDKVersions: SemanticVersion(3, 0)..<SemanticVersion(4, 0),
     capabilities: [.rewarded, .bidding])
 
   /// A registration whose factory makes an ``EmpowerAdapter`` driving its own ``EMAManager``,

@@ -840,7 +840,7 @@ extension EmpowerBehaviorProfile {
   /// The factor the privacy signals apply to the fill probability.
   func fillFactor(_ privacy: PrivacySettings) -> Double {
     var factor = 1.0
-    if privacy.hasUserConsent == false { factor *= noConsentFillFactor }
+    if privacy.personalizedAdsConsent == false { factor *= noConsentFillFactor }
     if privacy.isChildDirected { factor *= childDirectedFillFactor }
     return factor
   }
@@ -848,7 +848,7 @@ extension EmpowerBehaviorProfile {
   /// The factor the privacy signals apply to the price.
   func priceFactor(_ privacy: PrivacySettings) -> Double {
     var factor = 1.0
-    if privacy.hasUserConsent == false { factor *= noConsentPriceFactor }
+    if privacy.personalizedAdsConsent == false { factor *= noConsentPriceFactor }
     if privacy.doNotSell == true { factor *= doNotSellPriceFactor }
     if privacy.isChildDirected { factor *= childDirectedPriceFactor }
     return factor

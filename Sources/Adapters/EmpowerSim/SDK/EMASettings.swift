@@ -71,7 +71,16 @@ public final class EMASettings: Sendable {
     set { privacySignals.withLock { $0.isChildDirected = newValue } }
   }
 
-  /// The three privacy signals at once, read or written under one lock.
+  /// The CMP's IAB consent strings (TCF v2, GPP, US Privacy). A real SDK reads them from the app's
+  /// `UserDefaults` (`IABTCF_TCString`, …); this simulated one, which has no process-wide state, is
+  /// given them. Where GDPR applies, a TC string without TCF purpose 1 consent gets
+  /// non-personalized ads, as refused consent does.
+  public var iabConsent: IABConsent {
+    get { privacySignals.withLock { $0.iab } }
+    set { privacySignals.withLock { $0.iab = newValue } }
+  }
+
+  /// The privacy signals at once, read or written under one lock.
   var privacy: PrivacySettings {
     get { privacySignals.withLock { $0 } }
     set { privacySignals.withLock { $0 = newValue } }

@@ -11,7 +11,7 @@ import Foundation
 /// `tagForUnderAgeOfConsent`), no GDPR consent as `npa=1` and CCPA do-not-sell as `rdp=1` in the
 /// request's ``Extras``. The request's auction id and line item reach the simulated ad server
 /// through ``GADSimulatedLoadOptions`` (simulation wiring only).
-public final class GoogleAdapter: SimulatedNetwork {
+public final class GoogleAdapter: SimulatedNetwork, ConsentReadBack {
   /// The network and versions this adapter drives.
   public let info: AdapterInfo
   /// The SDK instance this adapter loads through.
@@ -142,11 +142,32 @@ public final class GoogleAdapter: SimulatedNetwork {
 
   // MARK: Request wiring
 
-  /// The privacy signals the SDK derives from what ``prepare(_:)`` sets.
+  /// The privacy signals the SDK derives from what ``prepare(_:)`` sets (`npa=1` without consent,
+  /// or the TC string's missing purpose 1 consent, which the SDK reads itself).
   static func signals(_ privacy: PrivacySettings) -> GADPrivacySignals {
     GADPrivacySignals(
-      nonPersonalized: privacy.hasUserConsent == false, restrictedDataProcessing: privacy.doNotSell == true,
+      nonPersonalized: privacy.personalizedAdsConsent == false,
+      restrictedDataProcessing: privacy.doNotSell == true,
       childDirected: privacy.isChildDirected)
+  }
+
+  /// Forwards changed privacy signals at once: the child-directed tags to the request
+  /// configuration and the consent strings to the SDK (the booleans go with each request).
+  public func privacyDidChange(_ privacy: PrivacySettings) { configure(privacy) }
+
+  /// The consent strings the SDK instance holds.
+  public var consentInSDK: IABConsent { mobileAds.simulatedConsentStrings }
+
+  /// Applies the instance-wide signals: the child-directed tags and the consent strings.
+  private func configure(_ privacy: PrivacySettings) {
+    let configuration = mobileAds.requestConfiguration
+    if configuration.tagForChildDirectedTreatment != privacy.isChildDirected {
+      configuration.tagForChildDirectedTreatment = privacy.isChildDirected
+    }
+    if configuration.tagForUnderAgeOfConsent != privacy.isChildDirected {
+      configuration.tagForUnderAgeOfConsent = privacy.isChildDirected
+    }
+    if mobileAds.simulatedConsentStrings != privacy.iab { mobileAds.simulatedConsentStrings = privacy.iab }
   }
 
   /// Google's privacy parameters: `npa=1` without GDPR consent, `rdp=1` for CCPA do-not-sell.
@@ -164,13 +185,7 @@ public final class GoogleAdapter: SimulatedNetwork {
   /// the `Request` to load with.
   private func prepare(_ request: AdapterLoadRequest) -> Request {
     let privacy = request.privacy
-    let configuration = mobileAds.requestConfiguration
-    if configuration.tagForChildDirectedTreatment != privacy.isChildDirected {
-      configuration.tagForChildDirectedTreatment = privacy.isChildDirected
-    }
-    if configuration.tagForUnderAgeOfConsent != privacy.isChildDirected {
-      configuration.tagForUnderAgeOfConsent = privacy.isChildDirected
-    }
+    configure(privacy)
     let shared = requests[(privacy.hasUserConsent == false ? 1 : 0) + (privacy.doNotSell == true ? 2 : 0)]
     guard let bid = request.bid else { return shared }
     let bidRequest = Request()

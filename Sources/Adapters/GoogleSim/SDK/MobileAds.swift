@@ -52,6 +52,8 @@ public final class MobileAds: Sendable {
 
   /// Settings applied to every request of this instance (privacy tags).
   public let requestConfiguration = RequestConfiguration()
+  /// The CMP's consent strings, and whether they rule out personalized ads.
+  private let consent = Locked((strings: IABConsent(), nonPersonalized: false))
 
   private let state: Locked<State>
   private let startHandlers = Locked<[GADInitializationCompletionHandler]>([])
@@ -322,11 +324,24 @@ public final class MobileAds: Sendable {
   }
 
   /// The privacy signals of a request on this instance: the request's extras plus the instance's
-  /// request configuration.
+  /// request configuration and the CMP's TC string (no TCF purpose 1 consent where GDPR applies:
+  /// non-personalized, as `npa=1`).
   func privacySignals(of request: Request?) -> (adString: String?, privacy: GADPrivacySignals) {
     var snapshot = request?.snapshot ?? (adString: nil, privacy: GADPrivacySignals())
     snapshot.privacy.childDirected = requestConfiguration.isChildDirected
+    if consent.withLock({ $0.nonPersonalized }) { snapshot.privacy.nonPersonalized = true }
     return snapshot
+  }
+
+  /// Simulation wiring: the IAB consent strings a consent-management platform stored. The real
+  /// SDK reads them from the app's `UserDefaults` (`IABTCF_TCString`, `IABGPP_HDR_GppString`, …);
+  /// the simulated one, which has no process-wide state, is given them by the adapter.
+  public var simulatedConsentStrings: IABConsent {
+    get { consent.withLock { $0.strings } }
+    set {
+      let nonPersonalized = newValue.tcfPurposeOneConsent == false
+      consent.withLock { $0 = (newValue, nonPersonalized) }
+    }
   }
 
   /// Decides one load's outcome and latency. The market outcome is drawn from the stream keyed by

@@ -8,6 +8,8 @@ public enum MaxNetwork {
   /// The adapter's network, versions and capabilities.
   public static let info = AdapterInfo(
     id: id, displayName: "AppLovin MAX", adapterVersion: "1.0.0", sdkVersion: ALSdk.version,
+    adapterAPIVersion: SemanticVersion(1, 1, 0),
+    supportedSDKVersions: SemanticVersion(13, 0)..<SemanticVersion(14, 0),
     capabilities: [.rewarded, .bidding, .impressionRevenue, .serverSideReward])
 
   /// A registration whose factory gives each mediator a ``MaxAdapter`` with its own ``ALSdk``
@@ -38,7 +40,7 @@ public enum MaxNetwork {
 /// own ``ALSdk`` instance), and its auction id, line item and reward through the simulation
 /// wiring ``MARewardedAd/load(simulating:)``, so a load's outcome is a pure function of the seed,
 /// the ad unit, the auction and the privacy signals, which ``quote(_:)`` predicts.
-public final class MaxAdapter: SimulatedNetwork {
+public final class MaxAdapter: SimulatedNetwork, ConsentReadBack {
   /// How long MediationKit may keep a loaded MAX ad (MAX reloads older ones itself).
   public static let adLifetime: Duration = .seconds(4 * 60 * 60)
 
@@ -92,7 +94,7 @@ public final class MaxAdapter: SimulatedNetwork {
       case .bid(let price, let token):
         completion(.success(AdapterBid(price: price, token: token)))
       case .noBid(let error):
-        completion(.failure(AdapterError(.noFill, vendorCode: error.code, message: error.message)))
+        completion(.failure(AdapterError(.noFill, vendorCode: error.code.rawValue, message: error.message)))
       }
     }
   }
@@ -107,9 +109,16 @@ public final class MaxAdapter: SimulatedNetwork {
     return SimulatedQuote(fills: market.fills, ecpm: market.fills ? market.ecpm : 0)
   }
 
+  /// Forwards changed privacy signals to the SDK at once.
+  public func privacyDidChange(_ privacy: PrivacySettings) { forwardPrivacy(privacy) }
+
+  /// The consent strings the SDK instance holds, read back from its privacy settings.
+  public var consentInSDK: IABConsent { sdk.privacySettings.current.consentStrings }
+
   /// Sets the SDK instance's privacy signals to `privacy`'s through the vendor's
-  /// `ALPrivacySettings` API (GDPR consent, CCPA do-not-sell, age-restricted user). Nothing is
-  /// written when they already match, the usual case.
+  /// `ALPrivacySettings` API (GDPR consent, CCPA do-not-sell, age-restricted user) and the IAB
+  /// strings (which the real SDK reads from the CMP's keys). Nothing is written when they already
+  /// match, the usual case.
   private func forwardPrivacy(_ privacy: PrivacySettings) {
     let wanted = MaxPrivacy(privacy)
     let settings = sdk.privacySettings
@@ -150,13 +159,15 @@ public final class MaxAdapter: SimulatedNetwork {
   public static func loadError(_ error: MAError) -> AdapterError {
     let kind: AdapterError.Kind =
       switch error.code {
-      case MAErrorCode.noFill: .noFill
-      case MAErrorCode.networkTimeout, -5101, -5102: .timeout
-      case MAErrorCode.networkError, MAErrorCode.noNetwork: .networkError
-      case MAErrorCode.invalidAdUnitIdentifier, MAErrorCode.simulatedInvalidBidToken: .invalidRequest
-      default: .internalError
+      case .noFill: .noFill
+      case .networkTimeout: .timeout
+      case .networkError, .noNetwork: .networkError
+      case .invalidAdUnitIdentifier, .simulatedInvalidBidToken: .invalidRequest
+      case .unspecified, .adLoadFailed, .adDisplayFailed, .fullscreenAdAlreadyShowing, .fullscreenAdNotReady,
+        .fullscreenAdInvalidViewController:
+        .internalError
       }
-    return AdapterError(kind, vendorCode: error.code, message: error.message)
+    return AdapterError(kind, vendorCode: error.code.rawValue, message: error.message)
   }
 
   /// The adapter error for a MAX display failure: `-23` → another ad showing, `-24` → not ready,
@@ -164,12 +175,14 @@ public final class MaxAdapter: SimulatedNetwork {
   public static func displayError(_ error: MAError) -> AdapterError {
     let kind: AdapterError.Kind =
       switch error.code {
-      case MAErrorCode.fullscreenAdAlreadyShowing: .anotherAdShowing
-      case MAErrorCode.fullscreenAdNotReady: .notReady
-      case MAErrorCode.fullscreenAdInvalidViewController: .invalidRequest
-      default: .internalError
+      case .fullscreenAdAlreadyShowing: .anotherAdShowing
+      case .fullscreenAdNotReady: .notReady
+      case .fullscreenAdInvalidViewController: .invalidRequest
+      case .unspecified, .noFill, .adLoadFailed, .adDisplayFailed, .networkError, .networkTimeout, .noNetwork,
+        .invalidAdUnitIdentifier, .simulatedInvalidBidToken:
+        .internalError
       }
-    return AdapterError(kind, vendorCode: error.code, message: error.message)
+    return AdapterError(kind, vendorCode: error.code.rawValue, message: error.message)
   }
 
   /// MediationKit's precision for a MAX `revenuePrecision` string (`"undefined"` counts as
@@ -263,7 +276,7 @@ final class MaxAdUnitRouter: MARewardedAdDelegate, MAAdRevenueDelegate, Sendable
       signals.send(
         .showFailed(
           AdapterError(
-            .notReady, vendorCode: MAErrorCode.fullscreenAdNotReady,
+            .notReady, vendorCode: MAErrorCode.fullscreenAdNotReady.rawValue,
             message: "MAX ad unit \(ad.adUnitIdentifier) no longer holds this ad")))
       return
     }
@@ -376,6 +389,6 @@ extension MaxPrivacy {
   init(_ privacy: PrivacySettings) {
     self.init(
       hasUserConsent: privacy.hasUserConsent, doNotSell: privacy.doNotSell,
-      isAgeRestrictedUser: privacy.isChildDirected)
+      isAgeRestrictedUser: privacy.isChildDirected, consentStrings: privacy.iab)
   }
 }

@@ -8,7 +8,8 @@ import MediationKit
 ///
 /// The simulated network honours them as ``MaxBehaviorProfile`` describes: refused consent lowers
 /// fill and price (non-personalized ads), do-not-sell lowers price, and an age-restricted user
-/// gets fewer, cheaper ads and no bids.
+/// gets fewer, cheaper ads and no bids. A TC string without TCF purpose 1 consent, where GDPR
+/// applies, counts as refused consent, as the real SDK reads it from the CMP's keys.
 public final class ALPrivacySettings: Sendable {
   private let state = Locked(MaxPrivacy())
 
@@ -87,4 +88,14 @@ struct MaxPrivacy: Sendable, Equatable {
   var hasUserConsent: Bool?
   var doNotSell: Bool?
   var isAgeRestrictedUser = false
+  /// The CMP's IAB strings. The real SDK reads them from the app's `UserDefaults` (`IABTCF_…`,
+  /// `IABGPP_…`, `IABUSPrivacy_String`); the simulated one, which has no process-wide state, is
+  /// given them by the adapter.
+  var consentStrings = IABConsent()
+
+  /// Whether ads may be personalised: not when consent was refused, nor when GDPR applies and the
+  /// TC string does not consent to TCF purpose 1 (``PrivacySettings/personalizedAdsConsent``).
+  var personalizedAds: Bool? {
+    PrivacySettings(hasUserConsent: hasUserConsent, iab: consentStrings).personalizedAdsConsent
+  }
 }

@@ -137,42 +137,43 @@ public final class MAReward: Sendable, CustomStringConvertible {
   public var description: String { "MAReward(\(amount) \(label))" }
 }
 
-/// MAX's error codes, as the vendor's `MAErrorCode` lists them.
+/// MAX's error codes: the vendor's `MAErrorCode` enum, as Swift sees it (raw values are the
+/// codes MAX documents for iOS).
 ///
-/// The simulated ``MAError/code`` is a plain `Int`, so these are `Int` constants rather than an
-/// enum: compare with `error.code == MAErrorCode.noFill`.
-public enum MAErrorCode {
+/// ``MAError/code`` is typed with it, as in the current SDK: compare with
+/// `error.code == .noFill`, read the number with `error.code.rawValue`, or `switch error.code`.
+public enum MAErrorCode: Int, Sendable, CaseIterable {
   /// An error that fits no other code; see the message.
-  public static let unspecified = -1
+  case unspecified = -1
   /// No mediated network had an eligible ad for this device.
-  public static let noFill = 204
+  case noFill = 204
   /// Networks returned ads but every one failed to load.
-  public static let adLoadFailed = -5001
+  case adLoadFailed = -5001
   /// The ad failed to display.
-  public static let adDisplayFailed = -4205
+  case adDisplayFailed = -4205
   /// A generic network error.
-  public static let networkError = -1000
+  case networkError = -1000
   /// The ad request timed out (slow connection).
-  public static let networkTimeout = -1001
+  case networkTimeout = -1001
   /// The device is offline.
-  public static let noNetwork = -1009
+  case noNetwork = -1009
   /// `show` was called while another full-screen ad is on screen.
-  public static let fullscreenAdAlreadyShowing = -23
+  case fullscreenAdAlreadyShowing = -23
   /// `show` was called before an ad loaded.
-  public static let fullscreenAdNotReady = -24
+  case fullscreenAdNotReady = -24
   /// `show` was given a presenter that cannot present.
-  public static let fullscreenAdInvalidViewController = -25
+  case fullscreenAdInvalidViewController = -25
   /// The ad unit identifier is not valid.
-  public static let invalidAdUnitIdentifier = -5603
+  case invalidAdUnitIdentifier = -5603
   /// Simulation only (no vendor equivalent): a bid token that is unknown, expired, already used
   /// or for another auction was passed to ``MARewardedAd/load(simulating:)``.
-  public static let simulatedInvalidBidToken = -5701
+  case simulatedInvalidBidToken = -5701
 }
 
 /// A MAX load or display error: a code from ``MAErrorCode`` and a message.
 public final class MAError: Sendable, CustomStringConvertible {
-  /// The error's code, one of ``MAErrorCode``.
-  public let code: Int
+  /// The error's code.
+  public let code: MAErrorCode
   /// What went wrong.
   public let message: String
   /// The mediated network's own code, for display failures; 0 otherwise.
@@ -186,7 +187,8 @@ public final class MAError: Sendable, CustomStringConvertible {
 
   /// Creates an error.
   public init(
-    code: Int, message: String, mediatedNetworkErrorCode: Int = 0, mediatedNetworkErrorMessage: String = ""
+    code: MAErrorCode, message: String, mediatedNetworkErrorCode: Int = 0,
+    mediatedNetworkErrorMessage: String = ""
   ) {
     self.code = code
     self.message = message
@@ -196,7 +198,7 @@ public final class MAError: Sendable, CustomStringConvertible {
   }
 
   /// A load error of the simulated SDK, tagged with its auction.
-  init(code: Int, message: String, simulatedAuctionID: UInt64?) {
+  init(code: MAErrorCode, message: String, simulatedAuctionID: UInt64?) {
     self.code = code
     self.message = message
     self.mediatedNetworkErrorCode = 0
@@ -204,5 +206,5 @@ public final class MAError: Sendable, CustomStringConvertible {
     self.simulatedAuctionID = simulatedAuctionID
   }
 
-  public var description: String { "MAError(\(code): \(message))" }
+  public var description: String { "MAError(\(code.rawValue): \(message))" }
 }

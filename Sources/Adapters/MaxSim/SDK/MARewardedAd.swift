@@ -187,7 +187,7 @@ public final class MARewardedAd: Sendable {
       let bid = state.withLock { $0.bids.redeem(token, auctionID: request.auctionID) }
       guard let bid else {
         let error = MAError(
-          code: MAErrorCode.simulatedInvalidBidToken, message: "Invalid, expired or used bid token",
+          code: .simulatedInvalidBidToken, message: "Invalid, expired or used bid token",
           simulatedAuctionID: request.auctionID)
         let adUnit = adUnitIdentifier
         scheduler.execute { [self] in
@@ -251,14 +251,14 @@ public final class MARewardedAd: Sendable {
         completion(
           .noBid(
             MAError(
-              code: MAErrorCode.noFill, message: "No bids for age-restricted users",
+              code: .noFill, message: "No bids for age-restricted users",
               simulatedAuctionID: auctionID)))
       }
     }
     return scheduler.schedule(after: market.bidLatency) { [self] in
       guard market.fills else {
         completion(
-          .noBid(MAError(code: MAErrorCode.noFill, message: "No Bid", simulatedAuctionID: auctionID)))
+          .noBid(MAError(code: .noFill, message: "No Bid", simulatedAuctionID: auctionID)))
         return
       }
       let token = state.withLock { state -> String in
@@ -300,7 +300,7 @@ public final class MARewardedAd: Sendable {
       let (code, message) = MaxMarketOutcome.transportErrors[index]
       result = .failure(MAError(code: code, message: message, simulatedAuctionID: auctionID))
     } else {
-      result = .failure(MAError(code: MAErrorCode.noFill, message: "No Fill", simulatedAuctionID: auctionID))
+      result = .failure(MAError(code: .noFill, message: "No Fill", simulatedAuctionID: auctionID))
     }
     scheduler.schedule(after: latency) { [self] in finishLoad(result, kind: kind) }
   }
@@ -360,13 +360,13 @@ public final class MARewardedAd: Sendable {
         return .failed(
           .placeholder(adUnitIdentifier: adUnitIdentifier),
           MAError(
-            code: MAErrorCode.fullscreenAdNotReady, message: "Attempting to show ad when it is not ready"))
+            code: .fullscreenAdNotReady, message: "Attempting to show ad when it is not ready"))
       }
       guard fullscreen.claim() else {
         return .failed(
           ad,
           MAError(
-            code: MAErrorCode.fullscreenAdAlreadyShowing,
+            code: .fullscreenAdAlreadyShowing,
             message: "Attempting to show ad when another fullscreen ad is already showing"))
       }
       state.ready = nil
@@ -412,7 +412,7 @@ public final class MARewardedAd: Sendable {
     case .displayFailed:
       fullscreen.release()
       let error = MAError(
-        code: MAErrorCode.adDisplayFailed, message: "Ad Display Failed", mediatedNetworkErrorCode: -1,
+        code: .adDisplayFailed, message: "Ad Display Failed", mediatedNetworkErrorCode: -1,
         mediatedNetworkErrorMessage: "\(ad.networkName) failed to present the ad")
       notify { $0.delegate?.didFail(toDisplay: ad, withError: error) }
     }

@@ -25,10 +25,10 @@ struct MaxMarketOutcome: Sendable, Equatable {
   var canBid: Bool
 
   /// The transport errors a load fails with, equally likely.
-  static let transportErrors: [(code: Int, message: String)] = [
-    (MAErrorCode.networkTimeout, "Request timed out"),
-    (MAErrorCode.networkError, "Network error"),
-    (MAErrorCode.adLoadFailed, "All mediated networks failed to load an ad"),
+  static let transportErrors: [(code: MAErrorCode, message: String)] = [
+    (.networkTimeout, "Request timed out"),
+    (.networkError, "Network error"),
+    (.adLoadFailed, "All mediated networks failed to load an ad"),
   ]
 
   /// Draws the outcome from `stream`. Always the same draws in the same order, so no branch
@@ -37,7 +37,7 @@ struct MaxMarketOutcome: Sendable, Equatable {
     var random = stream
     var fillFactor = 1.0
     var priceFactor = 1.0
-    if privacy.hasUserConsent == false {
+    if privacy.personalizedAds == false {
       fillFactor *= profile.noConsentFillFactor
       priceFactor *= profile.noConsentPriceFactor
     }

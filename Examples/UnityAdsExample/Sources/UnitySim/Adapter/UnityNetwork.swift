@@ -13,6 +13,8 @@ public enum UnityNetwork {
   /// The adapter's network, versions and capabilities.
   public static let info = AdapterInfo(
     id: id, displayName: "Unity Ads", adapterVersion: "1.0.0", sdkVersion: UnityAdsSDK.sdkVersion,
+    adapterAPIVersion: SemanticVersion(1, 0, 0),
+    supportedSDKVersions: SemanticVersion(4, 0)..<SemanticVersion(5, 0),
     capabilities: [.rewarded])
 
   /// A registration whose factory makes a ``UnityAdapter`` driving its own ``UnityAdsSDK``, built
