@@ -1,6 +1,6 @@
 /// The commands `mediate` has.
 enum Command: String, CaseIterable, Equatable {
-  case run, networks, zones, validate, bench, rewards
+  case run, networks, zones, validate, bench, rewards, config
   case verifyCallback = "verify-callback"
   case verifierKeys = "verifier-keys"
 
@@ -10,6 +10,7 @@ enum Command: String, CaseIterable, Equatable {
     case .networks: "List the registered network adapters with their versions."
     case .zones: "List the zones of the configuration in use."
     case .validate: "Check a configuration file and report every problem."
+    case .config: "Print the configuration in use (the built-in one by default) as a configuration file."
     case .bench:
       "Measure MediationKit's overhead: the Empower SDK driven directly, through its adapter alone, and through mediation."
     case .rewards: "List the rewards pending in a reward ledger (oldest first), or acknowledge one."
@@ -29,6 +30,7 @@ enum Command: String, CaseIterable, Equatable {
     case .networks: "mediate networks [--seed N] [--config FILE] [--json]"
     case .zones: "mediate zones [--config FILE] [--json]"
     case .validate: "mediate validate FILE [--json]"
+    case .config: "mediate config [--config FILE] [--zone ZONE]"
     case .bench: "mediate bench [--cycles N] [--seed N] [--json]"
     case .rewards: "mediate rewards --ledger FILE [--all] [--ack ID] [--json]"
     case .verifyCallback:
@@ -47,6 +49,8 @@ struct OptionSpec {
 
   static let zone = OptionSpec(
     name: "--zone", valueName: "ZONE", help: "The zone to load and show (default: the config's first zone).")
+  static let zoneFilter = OptionSpec(
+    name: "--zone", valueName: "ZONE", help: "Only this zone (default: every zone).")
   static let networks = OptionSpec(
     name: "--networks", valueName: "LIST",
     help: "Comma-separated network ids taking part (default: all registered).")
@@ -128,6 +132,7 @@ struct OptionSpec {
     case .networks: [.seed, .config, .json, .help]
     case .zones: [.config, .json, .help]
     case .validate: [.json, .help]
+    case .config: [.config, .zoneFilter, .help]
     case .bench: [.cycles, .seed, .json, .help]
     case .rewards: [.ledger, .all, .ack, .json, .help]
     case .verifyCallback:
