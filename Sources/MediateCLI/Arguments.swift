@@ -1,6 +1,6 @@
 /// The commands `mediate` has.
 enum Command: String, CaseIterable, Equatable {
-  case run, networks, zones, validate, bench, rewards, config
+  case run, networks, zones, validate, bench, rewards, config, compare
   case verifyCallback = "verify-callback"
   case verifierKeys = "verifier-keys"
 
@@ -11,6 +11,8 @@ enum Command: String, CaseIterable, Equatable {
     case .zones: "List the zones of the configuration in use."
     case .validate: "Check a configuration file and report every problem."
     case .config: "Print the configuration in use (the built-in one by default) as a configuration file."
+    case .compare:
+      "Compare a zone of two configurations on the simulator, on paired seeds, with 95% confidence intervals."
     case .bench:
       "Measure MediationKit's overhead: the Empower SDK driven directly, through its adapter alone, and through mediation."
     case .rewards: "List the rewards pending in a reward ledger (oldest first), or acknowledge one."
@@ -31,6 +33,9 @@ enum Command: String, CaseIterable, Equatable {
     case .zones: "mediate zones [--config FILE] [--json]"
     case .validate: "mediate validate FILE [--json]"
     case .config: "mediate config [--config FILE] [--zone ZONE]"
+    case .compare:
+      "mediate compare A.json B.json [--zone ZONE] [--requests N] [--replications K] [--networks LIST] "
+        + "[--strategy S] [--seed N] [--no-consent] [--do-not-sell] [--child-directed] [--json]"
     case .bench: "mediate bench [--cycles N] [--seed N] [--json]"
     case .rewards: "mediate rewards --ledger FILE [--all] [--ack ID] [--json]"
     case .verifyCallback:
@@ -51,6 +56,18 @@ struct OptionSpec {
     name: "--zone", valueName: "ZONE", help: "The zone to load and show (default: the config's first zone).")
   static let zoneFilter = OptionSpec(
     name: "--zone", valueName: "ZONE", help: "Only this zone (default: every zone).")
+  static let compareZone = OptionSpec(
+    name: "--zone", valueName: "ZONE",
+    help: "The zone to compare; both files must have it (default: A's first).")
+  static let compareRequests = OptionSpec(
+    name: "--requests", valueName: "N", help: "Simulated sessions per replication and side (default: 100000)."
+  )
+  static let replications = OptionSpec(
+    name: "--replications", valueName: "K",
+    help: "Replications, 1 to 1000 (default: 10); 2 or more give confidence intervals.")
+  static let compareSeed = OptionSpec(
+    name: "--seed", valueName: "N", help: "Replication r of A and of B both run with seed N + r (default: 1)."
+  )
   static let networks = OptionSpec(
     name: "--networks", valueName: "LIST",
     help: "Comma-separated network ids taking part (default: all registered).")
@@ -133,6 +150,12 @@ struct OptionSpec {
     case .zones: [.config, .json, .help]
     case .validate: [.json, .help]
     case .config: [.config, .zoneFilter, .help]
+    case .compare:
+      [
+        .compareZone, .compareRequests, .replications, .networks, .strategy, .compareSeed, .noConsent,
+        .doNotSell,
+        .childDirected, .json, .help,
+      ]
     case .bench: [.cycles, .seed, .json, .help]
     case .rewards: [.ledger, .all, .ack, .json, .help]
     case .verifyCallback:

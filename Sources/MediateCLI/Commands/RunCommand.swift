@@ -37,21 +37,7 @@ struct RunCommand {
     try context.noPositional(.run)
     let (config, source) = try context.loadConfig()
     let seed = try seed()
-    let networks: [NetworkID]
-    if let list = context.arguments.value(.networks) {
-      networks = list.split(separator: ",", omittingEmptySubsequences: false).map {
-        NetworkID($0.trimmingCharacters(in: .whitespaces).lowercased())
-      }
-      let registered = context.registry.networkIDs
-      for id in networks where !registered.contains(id) {
-        throw .usage(
-          id.rawValue.isEmpty
-            ? "--networks has an empty entry; registered: \(registered.map(\.rawValue).joined(separator: ", "))"
-            : MediationError.unknownNetwork(id, known: registered).message)
-      }
-    } else {
-      networks = context.registry.networkIDs
-    }
+    let networks = try context.networks()
     let zoneID = context.arguments.value(.zone) ?? config.zones[0].id
     var zone: ZoneConfig
     do {
@@ -60,27 +46,9 @@ struct RunCommand {
       throw .usage(error.message)
     }
     zone.autoReload = false  // one cycle (or one session): the next ad is not part of it
-    if let name = context.arguments.value(.strategy) {
-      guard let strategy = AuctionStrategy(rawValue: name) else {
-        let names = AuctionStrategy.allCases.map(\.rawValue).joined(separator: ", ")
-        throw .usage("invalid value '\(name)' for --strategy: expected one of \(names)")
-      }
-      zone.strategy = strategy
-      if strategy != .waterfall && !zone.lineItems.contains(where: \.bidding) {
-        throw .usage("zone '\(zone.id)' has no bidding line items, so it cannot run --strategy \(name)")
-      }
-    }
-    var requests: Int?
-    if let text = context.arguments.value(.requests) {
-      guard let value = Int(text), value > 0, value <= 100_000_000 else {
-        throw .usage("invalid value '\(text)' for --requests: expected a whole number from 1 to 100000000")
-      }
-      requests = value
-    }
-    let privacy = PrivacySettings(
-      hasUserConsent: context.arguments.has(.noConsent) ? false : nil,
-      doNotSell: context.arguments.has(.doNotSell) ? true : nil,
-      isChildDirected: context.arguments.has(.childDirected))
+    zone = try context.applyingStrategy(to: zone)
+    let requests = try context.requests()
+    let privacy = context.privacy
     var userID: String?
     if let text = context.arguments.value(.userID) {
       guard !text.isEmpty else { throw .usage("invalid value '' for --user-id: expected a non-empty id") }

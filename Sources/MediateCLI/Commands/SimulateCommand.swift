@@ -11,17 +11,9 @@ extension RunCommand {
         seed: settings.seed, requests: requests, privacy: settings.privacy),
       registry: context.registry)
     let started = ContinuousClock.now
-    let progress = ProgressBar(
-      total: requests, output: context.output, enabled: context.output.stderrIsTerminal && requests >= 50_000)
-    let stats: SimulationStats
-    do {
-      var report: (@Sendable (Int) -> Void)?
-      if let progress { report = { done in progress.update(done) } }
-      stats = try simulator.run(progress: report)
-    } catch {
-      throw .usage(error.message)
+    let stats = try ProgressBar.tracking(total: requests, output: context.output, command: .run) {
+      progress throws(MediationError) in try simulator.run(progress: progress)
     }
-    progress?.finish()
     let wall = (ContinuousClock.now - started).seconds
     if !stats.unquotedNetworks.isEmpty {
       let names = stats.unquotedNetworks.map(\.rawValue).sorted().joined(separator: ", ")
@@ -117,4 +109,22 @@ final class ProgressBar: Sendable {
   }
 
   func finish() { FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8)) }
+
+  /// Runs `work` with a progress callback that draws a bar on stderr when it is a terminal and
+  /// the run is long (50,000 requests or more), then clears the bar. A ``MediationError`` from the
+  /// run (a network that cannot be used) is a usage error of `command`.
+  static func tracking<T>(
+    total: Int, output: CLIOutput, command: Command,
+    _ work: ((@Sendable (Int) -> Void)?) throws(MediationError) -> T
+  ) throws(CLIError) -> T {
+    let bar = ProgressBar(total: total, output: output, enabled: output.stderrIsTerminal && total >= 50_000)
+    defer { bar?.finish() }
+    var report: (@Sendable (Int) -> Void)?
+    if let bar { report = { done in bar.update(done) } }
+    do throws(MediationError) {
+      return try work(report)
+    } catch {
+      throw .usage(error.message, command)
+    }
+  }
 }
