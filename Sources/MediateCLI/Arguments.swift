@@ -28,14 +28,14 @@ enum Command: String, CaseIterable, Equatable {
     case .run:
       "mediate [run] [--zone ZONE] [--networks LIST] [--strategy S] [--requests N] [--seed N] [--config FILE] "
         + "[--user-id ID] [--no-consent] [--do-not-sell] [--child-directed] [--ledger FILE [--pause-before-ack]] "
-        + "[--json]"
+        + "[--report FILE.html] [--json]"
     case .networks: "mediate networks [--seed N] [--config FILE] [--json]"
     case .zones: "mediate zones [--config FILE] [--json]"
     case .validate: "mediate validate FILE [--json]"
     case .config: "mediate config [--config FILE] [--zone ZONE]"
     case .compare:
       "mediate compare A.json B.json [--zone ZONE] [--requests N] [--replications K] [--networks LIST] "
-        + "[--strategy S] [--seed N] [--no-consent] [--do-not-sell] [--child-directed] [--json]"
+        + "[--strategy S] [--seed N] [--no-consent] [--do-not-sell] [--child-directed] [--report FILE.html] [--json]"
     case .bench: "mediate bench [--cycles N] [--seed N] [--json]"
     case .rewards: "mediate rewards --ledger FILE [--all] [--ack ID] [--json]"
     case .verifyCallback:
@@ -68,6 +68,9 @@ struct OptionSpec {
   static let compareSeed = OptionSpec(
     name: "--seed", valueName: "N", help: "Replication r of A and of B both run with seed N + r (default: 1)."
   )
+  static let report = OptionSpec(
+    name: "--report", valueName: "FILE",
+    help: "With --requests: also write a self-contained HTML report with charts (no script) to FILE.")
   static let networks = OptionSpec(
     name: "--networks", valueName: "LIST",
     help: "Comma-separated network ids taking part (default: all registered).")
@@ -144,7 +147,7 @@ struct OptionSpec {
     case .run:
       [
         .zone, .networks, .strategy, .requests, .seed, .config, .userID, .noConsent, .doNotSell,
-        .childDirected, .ledger, .pauseBeforeAck, .json, .help,
+        .childDirected, .ledger, .pauseBeforeAck, .report, .json, .help,
       ]
     case .networks: [.seed, .config, .json, .help]
     case .zones: [.config, .json, .help]
@@ -154,7 +157,7 @@ struct OptionSpec {
       [
         .compareZone, .compareRequests, .replications, .networks, .strategy, .compareSeed, .noConsent,
         .doNotSell,
-        .childDirected, .json, .help,
+        .childDirected, .report, .json, .help,
       ]
     case .bench: [.cycles, .seed, .json, .help]
     case .rewards: [.ledger, .all, .ack, .json, .help]

@@ -16,7 +16,8 @@ struct CompareCommand {
   static let maxRequests = 10_000_000
   static let maxTotalRequests = 100_000_000
 
-  func validate() throws(CLIError) -> (Comparison.Settings, sources: (a: String, b: String)) {
+  func validate() throws(CLIError) -> (Comparison.Settings, sources: (a: String, b: String), report: String?)
+  {
     let files = context.arguments.positional
     guard files.count == 2 else {
       throw .usage(
@@ -52,14 +53,16 @@ struct CompareCommand {
         "--requests \(requests) × --replications \(replications) is more than \(Self.maxTotalRequests) requests per side",
         .compare)
     }
-    let settings = Comparison.Settings(
+    var settings = Comparison.Settings(
       a: a, b: b, networks: try context.networks(), seed: try RunCommand(context).seed(), requests: requests,
       replications: replications, privacy: context.privacy)
-    return (settings, (files[0], files[1]))
+    let report = try context.reportPath()
+    settings.keepsFunnel = report != nil
+    return (settings, (files[0], files[1]), report)
   }
 
   func run() throws(CLIError) -> Int32 {
-    let (settings, sources) = try validate()
+    let (settings, sources, reportPath) = try validate()
     let comparison = Comparison(settings: settings, registry: context.registry)
     let result = try ProgressBar.tracking(
       total: settings.requests * settings.replications * 2, output: context.output, command: .compare
@@ -69,6 +72,11 @@ struct CompareCommand {
       context.output.out(JSONLine.encode(report.json))
     } else {
       context.output.out(report.text(sources: sources))
+    }
+    if let reportPath {
+      try HTMLReport.write(
+        HTMLReport.comparison(result, settings: settings, sources: sources), to: reportPath)
+      context.output.err("report: \(reportPath)")
     }
     return ExitCode.success
   }

@@ -31,6 +31,8 @@ struct RunCommand {
     var pauseBeforeAck = false
     /// `--user-id`: the app's user id, for server callbacks.
     var userID: String?
+    /// With `--requests`: `--report FILE`, the HTML report to write.
+    var reportPath: String?
   }
 
   func validate() throws(CLIError) -> Settings {
@@ -66,9 +68,14 @@ struct RunCommand {
     if ledgerPath == nil && context.arguments.has(.pauseBeforeAck) {
       throw .usage("--pause-before-ack needs --ledger FILE")
     }
+    let reportPath = try context.reportPath()
+    if reportPath != nil && requests == nil {
+      throw .usage("--report describes a simulation: it needs --requests N")
+    }
     return Settings(
       zone: zone, networks: networks, seed: seed, source: source, requests: requests, privacy: privacy,
-      ledgerPath: ledgerPath, pauseBeforeAck: context.arguments.has(.pauseBeforeAck), userID: userID)
+      ledgerPath: ledgerPath, pauseBeforeAck: context.arguments.has(.pauseBeforeAck), userID: userID,
+      reportPath: reportPath)
   }
 
   /// `--seed N`, 1 when left out.

@@ -1,3 +1,4 @@
+import Foundation
 import MediationKit
 
 /// The run options the single cycle, the simulator and `compare` share: `--networks`,
@@ -52,5 +53,17 @@ extension CommandContext {
       hasUserConsent: arguments.has(.noConsent) ? false : nil,
       doNotSell: arguments.has(.doNotSell) ? true : nil,
       isChildDirected: arguments.has(.childDirected))
+  }
+
+  /// `--report FILE`, checked before the run: its directory must exist.
+  func reportPath() throws(CLIError) -> String? {
+    guard let path = arguments.value(.report) else { return nil }
+    let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue
+    else {
+      throw CLIError(kind: .io, message: "\(path): cannot write the report: no directory \(directory)")
+    }
+    return path
   }
 }

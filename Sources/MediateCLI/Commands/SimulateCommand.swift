@@ -8,7 +8,8 @@ extension RunCommand {
       settings: Simulator.Settings(
         // The simulator sends no server callbacks: its networks' servers only would have.
         zone: ServerCallbackChecks.withoutCallbacks(settings.zone), networks: settings.networks,
-        seed: settings.seed, requests: requests, privacy: settings.privacy),
+        seed: settings.seed, requests: requests, privacy: settings.privacy,
+        keepsFunnel: settings.reportPath != nil),
       registry: context.registry)
     let started = ContinuousClock.now
     let stats = try ProgressBar.tracking(total: requests, output: context.output, command: .run) {
@@ -26,6 +27,10 @@ extension RunCommand {
       context.output.out(JSONLine.encode(report.json))
     } else {
       context.output.out(report.text(settings: settings))
+    }
+    if let path = settings.reportPath {
+      try HTMLReport.write(HTMLReport.simulation(stats, settings: settings), to: path)
+      context.output.err("report: \(path)")
     }
     return ExitCode.success
   }

@@ -15,6 +15,8 @@ struct Comparison {
     var requests: Int
     var replications: Int
     var privacy = PrivacySettings()
+    /// Whether to record every line item's fates, for the HTML report.
+    var keepsFunnel = false
   }
 
   let settings: Settings
@@ -32,7 +34,7 @@ struct Comparison {
         let simulator = Simulator(
           settings: Simulator.Settings(
             zone: zone, networks: settings.networks, seed: seed(ofReplication: index),
-            requests: settings.requests, privacy: settings.privacy),
+            requests: settings.requests, privacy: settings.privacy, keepsFunnel: settings.keepsFunnel),
           registry: registry)
         let started = ContinuousClock.now
         let stats = try simulator.run()
