@@ -67,3 +67,17 @@ struct PairedStatisticsTests {
     #expect(abs(coverage - 0.95) < 0.012, "coverage \(coverage) with \(pairs) pairs")
   }
 }
+
+/// How the comparison prints its figures.
+@Suite("Comparison formatting")
+struct ComparisonFormattingTests {
+  @Test func signsAreRealMinusSignsAndZeroHasNone() {
+    #expect(ComparisonReport.signed(.readyP99, -310.4) == "−310 ms")
+    #expect(ComparisonReport.signed(.readyP99, -0.2) == "+0 ms")
+    #expect(ComparisonReport.signed(.revenue, 12.345) == "+$12.35")
+    #expect(ComparisonReport.signed(.fillRate, -0.0123) == "−1.23 pt")
+    #expect(ComparisonReport.percent(0.041) == "+4.1%")
+    #expect(ComparisonReport.percent(-0.00004) == "+0.0%")
+    #expect(ComparisonReport.percent(0.04012, digits: 2) == "+4.01%")
+  }
+}

@@ -78,10 +78,13 @@ struct ComparisonReport {
     let p99 = "p99 ready \(Self.signed(.readyP99, result.delta(.readyP99).diff))"
     let revenue: String
     if let relative = relativeRevenue {
+      // Two decimals when one would print a narrow interval as a single number.
+      let digits = relative.ci95.map { $0.upperBound - $0.lowerBound < 0.005 } == true ? 2 : 1
       let interval = relative.ci95.map {
-        "95% CI \(Self.percent($0.lowerBound)) … \(Self.percent($0.upperBound))"
+        "95% CI \(Self.percent($0.lowerBound, digits: digits)) … \(Self.percent($0.upperBound, digits: digits))"
       }
-      revenue = "\(Self.percent(relative.diff)) revenue (\(interval ?? "no CI with 1 replication"))"
+      revenue =
+        "\(Self.percent(relative.diff, digits: digits)) revenue (\(interval ?? "no CI with 1 replication"))"
     } else {
       revenue = "\(Self.signed(.revenue, result.delta(.revenue).diff)) revenue (A earned nothing)"
     }
@@ -116,8 +119,8 @@ struct ComparisonReport {
     return sign(value, magnitude) + magnitude
   }
 
-  static func percent(_ fraction: Double) -> String {
-    let text = String(format: "%.1f%%", abs(fraction) * 100)
+  static func percent(_ fraction: Double, digits: Int = 1) -> String {
+    let text = String(format: "%.\(digits)f%%", abs(fraction) * 100)
     return sign(fraction, text) + text
   }
 
