@@ -71,6 +71,9 @@ struct OptionSpec {
   static let report = OptionSpec(
     name: "--report", valueName: "FILE",
     help: "With --requests: also write a self-contained HTML report with charts (no script) to FILE.")
+  static let compareReport = OptionSpec(
+    name: "--report", valueName: "FILE",
+    help: "Also write a self-contained HTML report with charts and the CIs (no script) to FILE.")
   static let networks = OptionSpec(
     name: "--networks", valueName: "LIST",
     help: "Comma-separated network ids taking part (default: all registered).")
@@ -157,7 +160,7 @@ struct OptionSpec {
       [
         .compareZone, .compareRequests, .replications, .networks, .strategy, .compareSeed, .noConsent,
         .doNotSell,
-        .childDirected, .report, .json, .help,
+        .childDirected, .compareReport, .json, .help,
       ]
     case .bench: [.cycles, .seed, .json, .help]
     case .rewards: [.ledger, .all, .ack, .json, .help]

@@ -81,6 +81,24 @@ struct CompareCommandTests {
     #expect(text.out.contains { $0.hasPrefix("No verdict with 1 replication") })
   }
 
+  @Test func reportIsWrittenNextToThePrintedComparison() throws {
+    let (builtIn, demoted) = Self.files
+    let path = NSTemporaryDirectory() + "mediate-compare-\(UUID().uuidString).html"
+    let result = mediate(
+      ["compare", demoted, builtIn, "--requests", "1000", "--replications", "2", "--report", path],
+      registry: BuiltInNetworks.registry())
+    #expect(result.code == 0)
+    #expect(result.err == ["report: \(path)"])
+    let html = try String(contentsOfFile: path, encoding: .utf8)
+    #expect(html.contains(HTMLReport.Title.deltas) && html.contains(HTMLReport.Title.funnel))
+    let verdict = try #require(result.out.first { $0.hasPrefix("B earns") })
+    #expect(html.contains(SVG.escape(verdict)))
+
+    let nowhere = mediate(["compare", builtIn, builtIn, "--report", "/nonexistent/dir/c.html"])
+    #expect(nowhere.code == ExitCode.ioError)
+    #expect(nowhere.out.isEmpty)
+  }
+
   /// Replication r of A and of B run on the same seed, N + r.
   @Test func bothSidesOfAReplicationShareItsSeed() throws {
     let zones = try ConfigLoader.load(Data(DefaultConfig.json.utf8), source: "t")
