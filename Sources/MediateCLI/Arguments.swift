@@ -1,6 +1,6 @@
 /// The commands `mediate` has.
 enum Command: String, CaseIterable, Equatable {
-  case run, networks, zones, validate, bench, rewards
+  case run, networks, zones, validate, bench, rewards, config, compare
   case verifyCallback = "verify-callback"
   case verifierKeys = "verifier-keys"
 
@@ -10,6 +10,9 @@ enum Command: String, CaseIterable, Equatable {
     case .networks: "List the registered network adapters with their versions."
     case .zones: "List the zones of the configuration in use."
     case .validate: "Check a configuration file and report every problem."
+    case .config: "Print the configuration in use (the built-in one by default) as a configuration file."
+    case .compare:
+      "Compare a zone of two configurations on the simulator, on paired seeds, with 95% confidence intervals."
     case .bench:
       "Measure MediationKit's overhead: the Empower SDK driven directly, through its adapter alone, and through mediation."
     case .rewards: "List the rewards pending in a reward ledger (oldest first), or acknowledge one."
@@ -25,10 +28,14 @@ enum Command: String, CaseIterable, Equatable {
     case .run:
       "mediate [run] [--zone ZONE] [--networks LIST] [--strategy S] [--requests N] [--seed N] [--config FILE] "
         + "[--user-id ID] [--no-consent] [--do-not-sell] [--child-directed] [--ledger FILE [--pause-before-ack]] "
-        + "[--json]"
+        + "[--report FILE.html] [--json]"
     case .networks: "mediate networks [--seed N] [--config FILE] [--json]"
     case .zones: "mediate zones [--config FILE] [--json]"
     case .validate: "mediate validate FILE [--json]"
+    case .config: "mediate config [--config FILE] [--zone ZONE]"
+    case .compare:
+      "mediate compare A.json B.json [--zone ZONE] [--requests N] [--replications K] [--networks LIST] "
+        + "[--strategy S] [--seed N] [--no-consent] [--do-not-sell] [--child-directed] [--report FILE.html] [--json]"
     case .bench: "mediate bench [--cycles N] [--seed N] [--json]"
     case .rewards: "mediate rewards --ledger FILE [--all] [--ack ID] [--json]"
     case .verifyCallback:
@@ -47,6 +54,26 @@ struct OptionSpec {
 
   static let zone = OptionSpec(
     name: "--zone", valueName: "ZONE", help: "The zone to load and show (default: the config's first zone).")
+  static let zoneFilter = OptionSpec(
+    name: "--zone", valueName: "ZONE", help: "Only this zone (default: every zone).")
+  static let compareZone = OptionSpec(
+    name: "--zone", valueName: "ZONE",
+    help: "The zone to compare; both files must have it (default: A's first).")
+  static let compareRequests = OptionSpec(
+    name: "--requests", valueName: "N", help: "Simulated sessions per replication and side (default: 100000)."
+  )
+  static let replications = OptionSpec(
+    name: "--replications", valueName: "K",
+    help: "Replications, 1 to 1000 (default: 10); 2 or more give confidence intervals.")
+  static let compareSeed = OptionSpec(
+    name: "--seed", valueName: "N", help: "Replication r of A and of B both run with seed N + r (default: 1)."
+  )
+  static let report = OptionSpec(
+    name: "--report", valueName: "FILE",
+    help: "With --requests: also write a self-contained HTML report with charts (no script) to FILE.")
+  static let compareReport = OptionSpec(
+    name: "--report", valueName: "FILE",
+    help: "Also write a self-contained HTML report with charts and the CIs (no script) to FILE.")
   static let networks = OptionSpec(
     name: "--networks", valueName: "LIST",
     help: "Comma-separated network ids taking part (default: all registered).")
@@ -123,11 +150,18 @@ struct OptionSpec {
     case .run:
       [
         .zone, .networks, .strategy, .requests, .seed, .config, .userID, .noConsent, .doNotSell,
-        .childDirected, .ledger, .pauseBeforeAck, .json, .help,
+        .childDirected, .ledger, .pauseBeforeAck, .report, .json, .help,
       ]
     case .networks: [.seed, .config, .json, .help]
     case .zones: [.config, .json, .help]
     case .validate: [.json, .help]
+    case .config: [.config, .zoneFilter, .help]
+    case .compare:
+      [
+        .compareZone, .compareRequests, .replications, .networks, .strategy, .compareSeed, .noConsent,
+        .doNotSell,
+        .childDirected, .compareReport, .json, .help,
+      ]
     case .bench: [.cycles, .seed, .json, .help]
     case .rewards: [.ledger, .all, .ack, .json, .help]
     case .verifyCallback:

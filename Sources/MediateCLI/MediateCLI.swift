@@ -63,6 +63,8 @@ public enum MediateCLI {
       case .networks: return try NetworksCommand(context).run()
       case .zones: return try ZonesCommand(context).run()
       case .validate: return try ValidateCommand(context).run()
+      case .config: return try ConfigCommand(context).run()
+      case .compare: return try CompareCommand(context).run()
       case .bench: return try BenchCommand(context).run()
       case .rewards: return try RewardsCommand(context).run()
       case .verifyCallback: return try VerifyCallbackCommand(context).run()

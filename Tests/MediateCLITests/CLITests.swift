@@ -137,7 +137,7 @@ struct CLITests {
       (
         ["launch"],
         "Error: unknown command 'launch'; commands: run, networks, zones, validate, bench, rewards, "
-          + "verify-callback, verifier-keys"
+          + "config, compare, verify-callback, verifier-keys"
       ),
       (
         ["--networks", "max,,google"],

@@ -31,27 +31,15 @@ struct RunCommand {
     var pauseBeforeAck = false
     /// `--user-id`: the app's user id, for server callbacks.
     var userID: String?
+    /// With `--requests`: `--report FILE`, the HTML report to write.
+    var reportPath: String?
   }
 
   func validate() throws(CLIError) -> Settings {
     try context.noPositional(.run)
     let (config, source) = try context.loadConfig()
     let seed = try seed()
-    let networks: [NetworkID]
-    if let list = context.arguments.value(.networks) {
-      networks = list.split(separator: ",", omittingEmptySubsequences: false).map {
-        NetworkID($0.trimmingCharacters(in: .whitespaces).lowercased())
-      }
-      let registered = context.registry.networkIDs
-      for id in networks where !registered.contains(id) {
-        throw .usage(
-          id.rawValue.isEmpty
-            ? "--networks has an empty entry; registered: \(registered.map(\.rawValue).joined(separator: ", "))"
-            : MediationError.unknownNetwork(id, known: registered).message)
-      }
-    } else {
-      networks = context.registry.networkIDs
-    }
+    let networks = try context.networks()
     let zoneID = context.arguments.value(.zone) ?? config.zones[0].id
     var zone: ZoneConfig
     do {
@@ -60,27 +48,9 @@ struct RunCommand {
       throw .usage(error.message)
     }
     zone.autoReload = false  // one cycle (or one session): the next ad is not part of it
-    if let name = context.arguments.value(.strategy) {
-      guard let strategy = AuctionStrategy(rawValue: name) else {
-        let names = AuctionStrategy.allCases.map(\.rawValue).joined(separator: ", ")
-        throw .usage("invalid value '\(name)' for --strategy: expected one of \(names)")
-      }
-      zone.strategy = strategy
-      if strategy != .waterfall && !zone.lineItems.contains(where: \.bidding) {
-        throw .usage("zone '\(zone.id)' has no bidding line items, so it cannot run --strategy \(name)")
-      }
-    }
-    var requests: Int?
-    if let text = context.arguments.value(.requests) {
-      guard let value = Int(text), value > 0, value <= 100_000_000 else {
-        throw .usage("invalid value '\(text)' for --requests: expected a whole number from 1 to 100000000")
-      }
-      requests = value
-    }
-    let privacy = PrivacySettings(
-      hasUserConsent: context.arguments.has(.noConsent) ? false : nil,
-      doNotSell: context.arguments.has(.doNotSell) ? true : nil,
-      isChildDirected: context.arguments.has(.childDirected))
+    zone = try context.applyingStrategy(to: zone)
+    let requests = try context.requests()
+    let privacy = context.privacy
     var userID: String?
     if let text = context.arguments.value(.userID) {
       guard !text.isEmpty else { throw .usage("invalid value '' for --user-id: expected a non-empty id") }
@@ -98,9 +68,14 @@ struct RunCommand {
     if ledgerPath == nil && context.arguments.has(.pauseBeforeAck) {
       throw .usage("--pause-before-ack needs --ledger FILE")
     }
+    let reportPath = try context.reportPath()
+    if reportPath != nil && requests == nil {
+      throw .usage("--report describes a simulation: it needs --requests N")
+    }
     return Settings(
       zone: zone, networks: networks, seed: seed, source: source, requests: requests, privacy: privacy,
-      ledgerPath: ledgerPath, pauseBeforeAck: context.arguments.has(.pauseBeforeAck), userID: userID)
+      ledgerPath: ledgerPath, pauseBeforeAck: context.arguments.has(.pauseBeforeAck), userID: userID,
+      reportPath: reportPath)
   }
 
   /// `--seed N`, 1 when left out.

@@ -8,20 +8,13 @@ extension RunCommand {
       settings: Simulator.Settings(
         // The simulator sends no server callbacks: its networks' servers only would have.
         zone: ServerCallbackChecks.withoutCallbacks(settings.zone), networks: settings.networks,
-        seed: settings.seed, requests: requests, privacy: settings.privacy),
+        seed: settings.seed, requests: requests, privacy: settings.privacy,
+        keepsFunnel: settings.reportPath != nil),
       registry: context.registry)
     let started = ContinuousClock.now
-    let progress = ProgressBar(
-      total: requests, output: context.output, enabled: context.output.stderrIsTerminal && requests >= 50_000)
-    let stats: SimulationStats
-    do {
-      var report: (@Sendable (Int) -> Void)?
-      if let progress { report = { done in progress.update(done) } }
-      stats = try simulator.run(progress: report)
-    } catch {
-      throw .usage(error.message)
+    let stats = try ProgressBar.tracking(total: requests, output: context.output, command: .run) {
+      progress throws(MediationError) in try simulator.run(progress: progress)
     }
-    progress?.finish()
     let wall = (ContinuousClock.now - started).seconds
     if !stats.unquotedNetworks.isEmpty {
       let names = stats.unquotedNetworks.map(\.rawValue).sorted().joined(separator: ", ")
@@ -34,6 +27,10 @@ extension RunCommand {
       context.output.out(JSONLine.encode(report.json))
     } else {
       context.output.out(report.text(settings: settings))
+    }
+    if let path = settings.reportPath {
+      try HTMLReport.write(HTMLReport.simulation(stats, settings: settings), to: path)
+      context.output.err("report: \(path)")
     }
     return ExitCode.success
   }
@@ -117,4 +114,22 @@ final class ProgressBar: Sendable {
   }
 
   func finish() { FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8)) }
+
+  /// Runs `work` with a progress callback that draws a bar on stderr when it is a terminal and
+  /// the run is long (50,000 requests or more), then clears the bar. A ``MediationError`` from the
+  /// run (a network that cannot be used) is a usage error of `command`.
+  static func tracking<T>(
+    total: Int, output: CLIOutput, command: Command,
+    _ work: ((@Sendable (Int) -> Void)?) throws(MediationError) -> T
+  ) throws(CLIError) -> T {
+    let bar = ProgressBar(total: total, output: output, enabled: output.stderrIsTerminal && total >= 50_000)
+    defer { bar?.finish() }
+    var report: (@Sendable (Int) -> Void)?
+    if let bar { report = { done in bar.update(done) } }
+    do throws(MediationError) {
+      return try work(report)
+    } catch {
+      throw .usage(error.message, command)
+    }
+  }
 }

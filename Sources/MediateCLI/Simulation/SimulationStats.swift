@@ -17,6 +17,10 @@ struct SimulationStats: Equatable {
   var oracleRevenueUSD = 0.0
   var readyLatency = LatencyHistogram()
   var wins: [NetworkID: Int] = [:]
+  /// Revenue paid per network, in USD.
+  var revenueByNetwork: [NetworkID: Double] = [:]
+  /// Every line item's fates, when the run was asked to keep them (``Simulator/Settings/keepsFunnel``).
+  var funnel = WaterfallFunnel()
   /// Participating networks the oracle could not ask (their adapters are not `SimulatedNetwork`).
   var unquotedNetworks: Set<NetworkID> = []
 
@@ -33,6 +37,8 @@ struct SimulationStats: Equatable {
     oracleRevenueUSD += other.oracleRevenueUSD
     readyLatency.merge(other.readyLatency)
     wins.merge(other.wins, uniquingKeysWith: +)
+    revenueByNetwork.merge(other.revenueByNetwork, uniquingKeysWith: +)
+    funnel.merge(other.funnel)
     unquotedNetworks.formUnion(other.unquotedNetworks)
   }
 
@@ -65,6 +71,27 @@ struct LatencyHistogram: Equatable {
     count += other.count
   }
 
+  /// How many values are at most each of `limits` (in milliseconds, ascending), for a CDF.
+  func countsAtOrBelow(_ limits: [Int]) -> [Int] {
+    var counts: [Int] = []
+    var seen = 0
+    var ms = 0
+    var second = 0
+    for limit in limits {
+      while ms <= min(limit, Self.exactLimit) {
+        seen += Int(exact[ms])
+        ms += 1
+      }
+      // Past two minutes values are kept by the second: a bucket counts once it starts by `limit`.
+      while second < seconds.count && Self.exactLimit + 1 + second * 1000 <= limit {
+        seen += Int(seconds[second])
+        second += 1
+      }
+      counts.append(seen)
+    }
+    return counts
+  }
+
   /// The smallest recorded value at or below which `fraction` of the values fall (nearest rank).
   func quantile(_ fraction: Double) -> Int {
     guard count > 0 else { return 0 }
@@ -79,5 +106,41 @@ struct LatencyHistogram: Equatable {
       if seen >= rank { return Self.exactLimit + second * 1000 }
     }
     return Self.exactLimit + seconds.count * 1000
+  }
+}
+
+/// What became of every line item in every auction of a run: per line item, how often it loaded,
+/// failed, timed out, was skipped or not reached, bid, did not bid, bid below its floor or was
+/// outbid — gathered from the `AdInfo` responses of ready loads and the waterfall of failed ones.
+struct WaterfallFunnel: Equatable {
+  /// A line item, as the auction's responses name it.
+  struct LineItemKey: Hashable, Comparable {
+    var priority: Int
+    var network: NetworkID
+    var placementID: String
+
+    static func < (lhs: LineItemKey, rhs: LineItemKey) -> Bool {
+      (lhs.priority, lhs.network.rawValue, lhs.placementID) < (
+        rhs.priority, rhs.network.rawValue, rhs.placementID
+      )
+    }
+  }
+
+  private(set) var counts: [LineItemKey: [NetworkResponse.State: Int]] = [:]
+  /// How many auctions were recorded.
+  private(set) var auctions = 0
+
+  mutating func record(_ responses: [NetworkResponse]) {
+    auctions += 1
+    for response in responses {
+      let key = LineItemKey(
+        priority: response.priority, network: response.network, placementID: response.placementID)
+      counts[key, default: [:]][response.state, default: 0] += 1
+    }
+  }
+
+  mutating func merge(_ other: WaterfallFunnel) {
+    auctions += other.auctions
+    for (key, states) in other.counts { counts[key, default: [:]].merge(states, uniquingKeysWith: +) }
   }
 }

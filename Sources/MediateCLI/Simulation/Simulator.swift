@@ -22,6 +22,9 @@ struct Simulator {
     var seed: UInt64
     var requests: Int
     var privacy = PrivacySettings()
+    /// Whether to record every line item's fate in every auction (``SimulationStats/funnel``), for
+    /// reports; off by default, as it costs time per request.
+    var keepsFunnel = false
   }
 
   static let shardSize = 5_000
@@ -79,7 +82,8 @@ struct Simulator {
     }
     mediator.privacy = settings.privacy
     let session = SessionDriver(
-      mediator: mediator, ad: ad, zone: zone, privacy: settings.privacy, requests: requests)
+      mediator: mediator, ad: ad, zone: zone, privacy: settings.privacy, requests: requests,
+      keepsFunnel: settings.keepsFunnel)
     let subscription = mediator.observeEvents { event in session.handle(event) }
     // Let the adapters start, then run the sessions back to back.
     scheduler.schedule(after: .seconds(1)) { session.startNext() }
@@ -104,8 +108,13 @@ private final class SessionDriver: Sendable {
   private let oracleNetworks: [(item: LineItem, network: any SimulatedNetwork)]
   private let state: Locked<State>
   private let presenter = HeadlessPresenter()
+  private let keepsFunnel: Bool
 
-  init(mediator: Mediator, ad: RewardedAd, zone: ZoneConfig, privacy: PrivacySettings, requests: Int) {
+  init(
+    mediator: Mediator, ad: RewardedAd, zone: ZoneConfig, privacy: PrivacySettings, requests: Int,
+    keepsFunnel: Bool
+  ) {
+    self.keepsFunnel = keepsFunnel
     self.mediator = mediator
     self.ad = ad
     self.zone = zone
@@ -153,6 +162,7 @@ private final class SessionDriver: Sendable {
         state.stats.fills += 1
         state.stats.readyLatency.record(event.time - state.requestStartedAt)
         state.stats.wins[info.network, default: 0] += 1
+        if keepsFunnel { state.stats.funnel.record(info.responses) }
       }
       do throws(MediationError) {
         try ad.show(from: presenter)
@@ -162,7 +172,8 @@ private final class SessionDriver: Sendable {
         }
         endSession()
       }
-    case .failed:
+    case .failed(let error):
+      if keepsFunnel { state.withLock { $0.stats.funnel.record(error.waterfall) } }
       endSession()
     case .shown(let info):
       state.withLock { state in
@@ -170,7 +181,10 @@ private final class SessionDriver: Sendable {
         state.stats.shownECPMSum += info.ecpm
       }
     case .revenuePaid(let revenue):
-      state.withLock { $0.stats.revenueUSD += revenue.usd }
+      state.withLock { state in
+        state.stats.revenueUSD += revenue.usd
+        state.stats.revenueByNetwork[revenue.network, default: 0] += revenue.usd
+      }
     case .rewarded:
       state.withLock { $0.stats.rewards += 1 }
     case .skipped:
