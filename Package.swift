@@ -13,6 +13,7 @@ let package = Package(
     .library(name: "S2SDelivery", targets: ["S2SDelivery"]),
     .library(name: "RewardCrypto", targets: ["RewardCrypto"]),
     .library(name: "RewardCallbacks", targets: ["RewardCallbacks"]),
+    .library(name: "ReplayGuardSQLite", targets: ["ReplayGuardSQLite"]),
     .library(name: "MediateCLI", targets: ["MediateCLI"]),
     .executable(name: "mediate", targets: ["mediate"]),
   ],
@@ -29,7 +30,12 @@ let package = Package(
     .systemLibrary(
       name: "CSQLite3", path: "Sources/CSystemLibraries/CSQLite3", pkgConfig: "sqlite3",
       providers: [.apt(["libsqlite3-dev"])]),
-    .target(name: "RewardLedgerSQLite", dependencies: ["MediationKit", "CSQLite3", "RewardCallbacks"]),
+    // The SQLite code the reward ledger and the replay guard share. On Apple platforms SQLite
+    // comes from the SDK (`import SQLite3`), elsewhere from the system-library target.
+    .target(
+      name: "SQLiteSupport",
+      dependencies: ["MediationKit", .target(name: "CSQLite3", condition: .when(platforms: [.linux]))]),
+    .target(name: "RewardLedgerSQLite", dependencies: ["MediationKit", "SQLiteSupport"]),
     // OpenSSL's libcrypto (hashes, ECDSA, constant-time compare): `apt-get install libssl-dev`.
     .systemLibrary(
       name: "COpenSSLCrypto", path: "Sources/CSystemLibraries/COpenSSLCrypto", pkgConfig: "libcrypto",
@@ -37,10 +43,13 @@ let package = Package(
     .target(name: "RewardCrypto", dependencies: ["COpenSSLCrypto"]),
     .target(name: "RewardCallbacks", dependencies: ["RewardCrypto"]),
     .target(
+      name: "ReplayGuardSQLite", dependencies: ["MediationKit", "RewardCallbacks", "SQLiteSupport"],
+      path: "Sources/ReplayGuards/SQLite"),
+    .target(
       name: "MediateCLI",
       dependencies: [
         "MediationKit", "EmpowerSim", "MaxSim", "GoogleSim", "RewardLedgerSQLite", "RewardCallbacks",
-        "S2SDelivery",
+        "S2SDelivery", "ReplayGuardSQLite",
       ]),
     .executableTarget(name: "mediate", dependencies: ["MediateCLI"]),
     .testTarget(name: "MediationKitTests", dependencies: ["MediationKit", "MediationKitTesting"]),
@@ -58,12 +67,22 @@ let package = Package(
       ]),
     .testTarget(
       name: "RewardLedgerSQLiteTests",
-      dependencies: ["RewardLedgerSQLite", "MediationKit", "CSQLite3", "RewardCallbacks", "RewardCrypto"]),
+      dependencies: ["RewardLedgerSQLite", "MediationKit", "SQLiteSupport", "StoreTestSupport"]),
+    // Helpers the SQLite stores' test targets share (a temporary directory, a manual wall clock).
+    .target(
+      name: "StoreTestSupport", dependencies: ["MediationKit", "SQLiteSupport"],
+      path: "Tests/StoreTestSupport"),
+    .testTarget(
+      name: "ReplayGuardSQLiteTests",
+      dependencies: [
+        "ReplayGuardSQLite", "RewardLedgerSQLite", "MediationKit", "SQLiteSupport", "RewardCallbacks",
+        "RewardCrypto", "StoreTestSupport",
+      ]),
     .testTarget(
       name: "MediateCLITests",
       dependencies: [
         "MediateCLI", "MediationKit", "MediationKitTesting", "RewardLedgerSQLite", "RewardCallbacks",
-        "RewardCrypto", "S2SDelivery", "CSQLite3",
+        "RewardCrypto", "S2SDelivery", "SQLiteSupport", "ReplayGuardSQLite",
       ]),
     .testTarget(name: "RewardCryptoTests", dependencies: ["RewardCrypto"]),
     .testTarget(name: "RewardCallbacksTests", dependencies: ["RewardCallbacks", "RewardCrypto"]),

@@ -1,9 +1,10 @@
-import CSQLite3
 import Foundation
 import MediateCLI
 import MediationKitTesting
+import ReplayGuardSQLite
 import RewardCallbacks
 import RewardLedgerSQLite
+import SQLiteSupport
 import Testing
 
 /// `mediate verify-callback --seen FILE`: a replay is refused across runs and processes.
@@ -184,15 +185,6 @@ struct VerifyCallbackSeenTests {
 
   /// Runs one SQL statement on `path` through a connection of the test's own, as another tool would.
   static func execute(_ path: String, _ sql: String) throws {
-    var handle: OpaquePointer?
-    defer { sqlite3_close_v2(handle) }
-    var message: UnsafeMutablePointer<CChar>?
-    guard sqlite3_open(path, &handle) == SQLITE_OK, sqlite3_exec(handle, sql, nil, nil, &message) == SQLITE_OK
-    else {
-      defer { sqlite3_free(message) }
-      throw SQLError(description: "\(sql): \(message.map { String(cString: $0) } ?? "cannot open \(path)")")
-    }
+    try SQLiteConnection(unchecked: path).execute(sql)
   }
-
-  struct SQLError: Error, CustomStringConvertible { let description: String }
 }

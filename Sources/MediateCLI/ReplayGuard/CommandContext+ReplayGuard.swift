@@ -1,5 +1,5 @@
+import ReplayGuardSQLite
 import RewardCallbacks
-import RewardLedgerSQLite
 
 extension CommandContext {
   /// The replay guard of a command that verifies callbacks: the SQLite file of `--seen FILE`

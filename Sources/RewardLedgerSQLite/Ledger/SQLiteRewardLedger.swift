@@ -1,6 +1,6 @@
-import CSQLite3
 import Foundation
 import MediationKit
+import SQLiteSupport
 
 /// A ``RewardLedger`` in a SQLite file: a recorded reward survives a killed process and, as far
 /// as SQLite and the file system can promise, a power loss.
@@ -115,7 +115,7 @@ public final class SQLiteRewardLedger: RewardLedger {
         try statements.insert.run(values)
         return nil
       } catch {
-        guard error.primaryCode == SQLITE_CONSTRAINT,
+        guard error.isConstraintViolation,
           let existing = try? statements.selectOne.query([.text(id)], row: Self.decode).first
         else { throw error }
         return existing

@@ -1,5 +1,6 @@
 import MediationKit
 import RewardCallbacks
+import SQLiteSupport
 
 /// A ``ReplayGuard`` in a SQLite file: the reward-callback ids a publisher's server accepted are
 /// remembered across restarts and shared by every process that opens the file, so a replayed MAX
@@ -12,7 +13,7 @@ import RewardCallbacks
 /// claiming one id at once, exactly one gets `true`. Ids are kept per network (`max`, `google`),
 /// so one network's id never blocks another's. When ``claim(_:network:)`` returns `true` the row
 /// is committed and synced to disk: the file is in WAL mode with `synchronous=FULL`, like
-/// ``SQLiteRewardLedger``, so an id accepted is still known after a killed process or, as far as
+/// `SQLiteRewardLedger`, so an id accepted is still known after a killed process or, as far as
 /// SQLite and the file system can promise, a power loss.
 ///
 /// ## Failures

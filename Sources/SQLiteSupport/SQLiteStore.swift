@@ -7,11 +7,11 @@ import MediationKit
 /// The lock makes every bind-step-reset sequence, and the `changes` read after it, one unit, so an
 /// instance is safe to use from any thread. Each statement holds the connection, so when the store
 /// goes the statements are finalized first and the connection is closed last.
-final class SQLiteStore<Statements, Failure: Error>: Sendable {
+package final class SQLiteStore<Statements, Failure: Error>: Sendable {
   /// What the file is, for messages.
-  let kind: SQLiteStoreKind
+  package let kind: SQLiteStoreKind
   /// The file, as given (or `:memory:`).
-  let path: String
+  package let path: String
   private let state: Locked<State>
   private let failure: @Sendable (String) -> Failure
 
@@ -22,7 +22,7 @@ final class SQLiteStore<Statements, Failure: Error>: Sendable {
 
   /// Opens the store at `path` (see ``SQLiteStoreKind/open(path:createIfMissing:busyTimeoutMilliseconds:)``)
   /// and compiles its statements with `prepare`; `failure` makes the store's error from a message.
-  init(
+  package init(
     kind: SQLiteStoreKind, path: String, createIfMissing: Bool, busyTimeoutMilliseconds: Int32,
     failure: @escaping @Sendable (String) -> Failure,
     prepare: (SQLiteConnection) throws(SQLiteFailure) -> Statements
@@ -48,14 +48,14 @@ final class SQLiteStore<Statements, Failure: Error>: Sendable {
 
   /// Runs `body` under the lock; a SQLite failure names `operation`, SQLite's message and the file.
   @discardableResult
-  func locked<Result>(
+  package func locked<Result>(
     _ operation: String, _ body: (Statements) throws(SQLiteFailure) -> Result
   ) throws(Failure) -> Result {
     try withState(operation) { (state) throws(SQLiteFailure) in try body(state.statements) }
   }
 
   /// The connection's `PRAGMA` `name`, for tests.
-  func pragma(_ name: SQLitePragma) throws(Failure) -> String {
+  package func pragma(_ name: SQLitePragma) throws(Failure) -> String {
     try withState("read PRAGMA \(name.rawValue)") { (state) throws(SQLiteFailure) in
       try state.connection.pragma(name)
     }

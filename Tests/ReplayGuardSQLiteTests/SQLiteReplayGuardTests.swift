@@ -3,9 +3,12 @@ import Foundation
 import MediationKit
 import RewardCallbacks
 import RewardCrypto
+import RewardLedgerSQLite
+import SQLiteSupport
+import StoreTestSupport
 import Testing
 
-@testable import RewardLedgerSQLite
+@testable import ReplayGuardSQLite
 
 @Suite("SQLiteReplayGuard")
 struct SQLiteReplayGuardTests {
@@ -241,8 +244,8 @@ struct SQLiteReplayGuardFailureTests {
       timestamp: 1_700_000_000_000, transactionID: "tx-locked", userID: "u"
     ).signedURL(base: "https://publisher.example/ssv", key: Self.googleKey, keyID: 9)
 
-    let other = try RawSQLite(path)
-    try other.run("BEGIN IMMEDIATE")  // another writer holds the write lock
+    let other = try SQLiteConnection(unchecked: path)
+    try other.execute("BEGIN IMMEDIATE")  // another writer holds the write lock
     let maxRejection = try #require(throws: CallbackRejection.self) { try maxVerifier.verify(maxURL) }
     #expect(maxRejection.reason == .storageFailure)
     #expect(maxRejection.parameter == "event_id")
@@ -260,7 +263,7 @@ struct SQLiteReplayGuardFailureTests {
     #expect(
       googleRejection.description.hasPrefix("storage_failure: transaction id tx-locked could not be checked"))
     #expect(!guardian.claim("plain"))  // the Bool variant fails closed
-    try other.run("ROLLBACK")
+    try other.execute("ROLLBACK")
 
     // Nothing was recorded: the network's retry is accepted once, then refused as a replay.
     #expect(try maxVerifier.verify(maxURL).transactionID == Self.eventID)
@@ -281,5 +284,13 @@ struct SQLiteReplayGuardFailureTests {
     let error = try #require(throws: ReplayGuardError.self) { try guardian.claim("a", network: .max) }
     #expect(error.message.hasPrefix("claim failed on the replay guard at \(path): "))
     #expect(error.message.contains("claimed_ids"))
+  }
+}
+
+@Suite("SQLiteReplayGuard: many first opens of one new file at once")
+struct SQLiteReplayGuardConcurrentCreationTests {
+  @Test func everyReplayGuardOpensANewFileCreatedConcurrently() throws {
+    let failures = try failuresOfConcurrentFirstOpens { path in _ = try SQLiteReplayGuard(path: path) }
+    #expect(failures == [])
   }
 }
