@@ -32,8 +32,8 @@ enum Command: String, CaseIterable, Equatable {
     case .bench: "mediate bench [--cycles N] [--seed N] [--json]"
     case .rewards: "mediate rewards --ledger FILE [--all] [--ack ID] [--json]"
     case .verifyCallback:
-      "mediate verify-callback --network max --key KEY [--template T] [--seen FILE] [--json] URL\n"
-        + "       mediate verify-callback --network google --keys FILE [--seen FILE] [--json] URL"
+      "mediate verify-callback --network max --key KEY [--template T] [--seen FILE|URL] [--seen-timeout MS] [--json] URL\n"
+        + "       mediate verify-callback --network google --keys FILE [--seen FILE|URL] [--seen-timeout MS] [--json] URL"
     case .verifierKeys: "mediate verifier-keys --network google [--seed N]"
     }
   }
@@ -110,13 +110,20 @@ struct OptionSpec {
     name: "--keys", valueName: "FILE",
     help: "google: Google's verifier-keys JSON ({\"keys\":[{\"keyId\",…}]}).")
 
-  /// `--seen FILE`: the SQLite replay guard of `verify-callback`; see
-  /// ``CommandContext/openReplayGuard(path:)``.
+  /// `--seen FILE|URL`: the replay guard of `verify-callback` — a SQLite file, or a PostgreSQL
+  /// database a fleet of servers shares; see ``CommandContext/openReplayGuard()``.
   static let seen = OptionSpec(
-    name: "--seen", valueName: "FILE",
+    name: "--seen", valueName: "FILE|URL",
     help:
-      "A SQLite file of the callback ids already accepted (created if missing): a replay is refused "
-      + "across runs, not only within this one.")
+      "The callback ids already accepted: a SQLite file (created if missing), or a postgres:// URL "
+      + "that several servers share; a replay is refused across runs, not only within this one.")
+
+  /// `--seen-timeout MS`: how long the replay guard may wait before a claim is a storage failure.
+  static let seenTimeout = OptionSpec(
+    name: "--seen-timeout", valueName: "MS",
+    help:
+      "How long the --seen guard may wait for a lock or a query before the callback is refused as a "
+      + "storage failure, exit 74 (default: 5000).")
 
   static func options(for command: Command) -> [OptionSpec] {
     switch command {
@@ -131,7 +138,7 @@ struct OptionSpec {
     case .bench: [.cycles, .seed, .json, .help]
     case .rewards: [.ledger, .all, .ack, .json, .help]
     case .verifyCallback:
-      [.callbackNetwork, .eventKey, .callbackTemplate, .verifierKeys, .seen, .json, .help]
+      [.callbackNetwork, .eventKey, .callbackTemplate, .verifierKeys, .seen, .seenTimeout, .json, .help]
     case .verifierKeys: [.keysNetwork, .seed, .help]
     }
   }

@@ -92,6 +92,17 @@ package struct SQLiteFailure: Error, CustomStringConvertible {
   /// The primary result code (the low byte of an extended one).
   package var primaryCode: Int32 { code & 0xff }
 
+  /// Whether the storage failed rather than the file's content: a lock held past the busy
+  /// timeout, a full disk, an I/O error, no memory, a file that could not be opened or written —
+  /// what may work when tried again. False for a file that is not a database, is corrupt, or does
+  /// not have what the statement needs (SQLite's generic error, a schema or constraint error).
+  package var isStorageFailure: Bool {
+    [
+      SQLITE_BUSY, SQLITE_LOCKED, SQLITE_NOMEM, SQLITE_READONLY, SQLITE_INTERRUPT, SQLITE_IOERR,
+      SQLITE_FULL, SQLITE_CANTOPEN, SQLITE_PROTOCOL,
+    ].contains(primaryCode)
+  }
+
   /// Whether a constraint (e.g. a primary key) refused the statement.
   package var isConstraintViolation: Bool { primaryCode == SQLITE_CONSTRAINT }
 

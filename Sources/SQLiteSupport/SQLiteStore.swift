@@ -13,7 +13,7 @@ package final class SQLiteStore<Statements, Failure: Error>: Sendable {
   /// The file, as given (or `:memory:`).
   package let path: String
   private let state: Locked<State>
-  private let failure: @Sendable (String) -> Failure
+  private let failure: @Sendable (SQLiteStoreError) -> Failure
 
   private struct State {
     let connection: SQLiteConnection
@@ -21,10 +21,10 @@ package final class SQLiteStore<Statements, Failure: Error>: Sendable {
   }
 
   /// Opens the store at `path` (see ``SQLiteStoreKind/open(path:createIfMissing:busyTimeoutMilliseconds:)``)
-  /// and compiles its statements with `prepare`; `failure` makes the store's error from a message.
+  /// and compiles its statements with `prepare`; `failure` makes the store's error from a store error.
   package init(
     kind: SQLiteStoreKind, path: String, createIfMissing: Bool, busyTimeoutMilliseconds: Int32,
-    failure: @escaping @Sendable (String) -> Failure,
+    failure: @escaping @Sendable (SQLiteStoreError) -> Failure,
     prepare: (SQLiteConnection) throws(SQLiteFailure) -> Statements
   ) throws(Failure) {
     self.kind = kind
@@ -35,14 +35,16 @@ package final class SQLiteStore<Statements, Failure: Error>: Sendable {
       connection = try kind.open(
         path: path, createIfMissing: createIfMissing, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
     } catch {
-      throw failure(error.message)
+      throw failure(error)
     }
     do {
       state = Locked(State(connection: connection, statements: try prepare(connection)))
     } catch {
       throw failure(
-        "\(path) does not have the \(kind.name)'s tables (prepare: \(error.message)); "
-          + "expected a \(kind.name) of schema version \(kind.version)")
+        SQLiteStoreError(
+          "\(path) does not have the \(kind.name)'s tables (prepare: \(error.message)); "
+            + "expected a \(kind.name) of schema version \(kind.version)",
+          isStorageFailure: error.isStorageFailure))
     }
   }
 
@@ -67,7 +69,7 @@ package final class SQLiteStore<Statements, Failure: Error>: Sendable {
     do {
       return try state.withLock { (state) throws(SQLiteFailure) in try body(state) }
     } catch {
-      throw failure(kind.error(error, operation, path: path).message)
+      throw failure(kind.error(error, operation, path: path))
     }
   }
 }

@@ -50,8 +50,14 @@ package struct SQLiteStoreKind {
 /// was expected. Each store turns it into its own public error type.
 package struct SQLiteStoreError: Error {
   package let message: String
+  /// Whether the storage failed (see ``SQLiteFailure/isStorageFailure``), so trying again may
+  /// work; false when the path or the file's content is wrong for this store and will stay so.
+  package let isStorageFailure: Bool
 
-  package init(_ message: String) { self.message = message }
+  package init(_ message: String, isStorageFailure: Bool = false) {
+    self.message = message
+    self.isStorageFailure = isStorageFailure
+  }
 }
 
 extension SQLiteStoreKind {
@@ -71,7 +77,7 @@ extension SQLiteStoreKind {
     } catch {
       throw SQLiteStoreError(
         "\(self.error(error, "open", path: path).message); expected a readable and writable \(name) "
-          + "file in an existing directory")
+          + "file in an existing directory", isStorageFailure: error.isStorageFailure)
     }
     connection.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
     try configure(
@@ -89,7 +95,8 @@ extension SQLiteStoreKind {
           + "expected a \(name), or a path where a new one can be created")
     }
     return SQLiteStoreError(
-      "\(operation) failed on the \(name) at \(path): \(failure.message) (SQLite error \(failure.code))")
+      "\(operation) failed on the \(name) at \(path): \(failure.message) (SQLite error \(failure.code))",
+      isStorageFailure: failure.isStorageFailure)
   }
 
   /// What can be told from the file system alone, said plainly before SQLite is asked.

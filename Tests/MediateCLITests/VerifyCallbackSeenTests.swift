@@ -172,15 +172,78 @@ struct VerifyCallbackSeenTests {
     #expect(Self.verifyMax(VerifyCallbackCommandTests.maxURL, seen: seen).code == 0)
   }
 
+  @Test func aLockHeldPastTheTimeoutWhileOpeningSeenExitsSeventyFourAndRecordsNothing() throws {
+    let directory = try Self.directory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let seen = directory + "/seen.sqlite"
+    do { _ = try SQLiteReplayGuard(path: seen) }
+    let other = try SQLiteConnection(unchecked: seen)
+    try other.execute("BEGIN IMMEDIATE")  // another process holds the write lock
+    let url = VerifyCallbackCommandTests.maxURL
+    let arguments = [
+      "verify-callback", "--network", "max", "--key", VerifyCallbackCommandTests.eventKey, "--seen", seen,
+      "--seen-timeout", "20", url,
+    ]
+    let locked = mediate(arguments)
+    #expect(locked.code == 74)
+    #expect(locked.out.isEmpty)
+    let message = try #require(locked.err.first)
+    #expect(
+      message.hasPrefix("Error: --seen: begin the schema transaction failed on the replay guard at \(seen): ")
+    )
+    #expect(message.contains("database is locked"))
+    #expect(
+      message.hasSuffix(
+        "nothing was recorded, so it can be verified again once the replay guard's storage works"))
+    try other.execute("ROLLBACK")
+    // Nothing was recorded: the retry is accepted, then refused as a replay.
+    #expect(mediate(arguments).code == 0)
+    #expect(mediate(arguments).code == 1)
+  }
+
+  @Test(.enabled(if: FileManager.default.fileExists(atPath: "/dev/full"), "needs Linux's /dev/full"))
+  func aFullDiskWhileOpeningSeenExitsSeventyFour() throws {
+    let directory = try Self.directory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let seen = directory + "/seen.sqlite"
+    // /dev/full fails every write with ENOSPC: a full disk, deterministically.
+    try FileManager.default.createSymbolicLink(atPath: seen, withDestinationPath: "/dev/full")
+    let full = Self.verifyMax(VerifyCallbackCommandTests.maxURL, seen: seen)
+    #expect(full.code == 74)
+    #expect(full.err.first?.contains("database or disk is full") == true, "\(full.err)")
+  }
+
+  @Test func aBadSeenTimeoutIsAUsageError() {
+    let url = VerifyCallbackCommandTests.maxURL
+    let key = VerifyCallbackCommandTests.eventKey
+    for value in ["0", "-5", "soon", "3600001"] {
+      let result = mediate([
+        "verify-callback", "--network", "max", "--key", key, "--seen", "/tmp/unused", "--seen-timeout", value,
+        url,
+      ])
+      #expect(result.code == 64)
+      #expect(result.err.first?.hasPrefix("Error: invalid value '\(value)' for --seen-timeout") == true)
+    }
+    let alone = mediate(["verify-callback", "--network", "max", "--key", key, "--seen-timeout", "50", url])
+    #expect(alone.code == 64)
+    #expect(alone.err.first == "Error: --seen-timeout needs --seen, the replay guard it bounds")
+  }
+
   @Test func helpAndUsageShowSeen() {
     let text = mediate(["verify-callback", "--help"]).out.joined(separator: "\n")
     #expect(
       text.contains(
-        "USAGE: mediate verify-callback --network max --key KEY [--template T] [--seen FILE] [--json] URL"))
-    #expect(text.contains("mediate verify-callback --network google --keys FILE [--seen FILE] [--json] URL"))
+        "USAGE: mediate verify-callback --network max --key KEY [--template T] [--seen FILE|URL] "
+          + "[--seen-timeout MS] [--json] URL"))
     #expect(
       text.contains(
-        "  --seen FILE       A SQLite file of the callback ids already accepted (created if missing)"))
+        "mediate verify-callback --network google --keys FILE [--seen FILE|URL] [--seen-timeout MS] [--json] URL"
+      ))
+    #expect(
+      text.contains(
+        "  --seen FILE|URL   The callback ids already accepted: a SQLite file (created if missing), or a "
+          + "postgres:// URL"))
+    #expect(text.contains("  --seen-timeout MS How long the --seen guard may wait for a lock or a query"))
   }
 
   /// Runs one SQL statement on `path` through a connection of the test's own, as another tool would.

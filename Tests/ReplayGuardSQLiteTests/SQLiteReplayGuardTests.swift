@@ -156,20 +156,25 @@ struct SQLiteReplayGuardBadInputTests {
     defer { directory.remove() }
     #expect(
       throws: ReplayGuardError(
-        "\(directory.path) is a directory; expected a replay guard file, or a path where one can be created")
+        "\(directory.path) is a directory; expected a replay guard file, or a path where one can be created",
+        isRetryable: false)
     ) { _ = try SQLiteReplayGuard(path: directory.path) }
     let missing = directory.file("missing")
     #expect(
       throws: ReplayGuardError(
         "cannot create the replay guard at \(missing)/seen.sqlite: the directory \(missing) does not exist; "
-          + "expected an existing directory")
+          + "expected an existing directory", isRetryable: false)
     ) { _ = try SQLiteReplayGuard(path: missing + "/seen.sqlite") }
-    #expect(throws: ReplayGuardError("the replay guard path is empty; expected a file path")) {
+    #expect(
+      throws: ReplayGuardError("the replay guard path is empty; expected a file path", isRetryable: false)
+    ) {
       _ = try SQLiteReplayGuard(path: "")
     }
     let absent = directory.file("absent.sqlite")
-    #expect(throws: ReplayGuardError("no replay guard at \(absent); expected an existing replay guard file"))
-    {
+    #expect(
+      throws: ReplayGuardError(
+        "no replay guard at \(absent); expected an existing replay guard file", isRetryable: false)
+    ) {
       _ = try SQLiteReplayGuard(path: absent, createIfMissing: false)
     }
     #expect(!FileManager.default.fileExists(atPath: absent))
@@ -273,6 +278,55 @@ struct SQLiteReplayGuardFailureTests {
         .replayed, parameter: "transaction_id",
         "transaction id tx-locked was already accepted; a reward is granted once")
     ) { try googleVerifier.verify(googleURL) }
+  }
+
+  @Test func aLockHeldPastTheBusyTimeoutWhileOpeningIsARetryableStorageFailure() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let path = directory.file("seen.sqlite")
+    do { _ = try SQLiteReplayGuard(path: path) }
+    let other = try SQLiteConnection(unchecked: path)
+    try other.execute("BEGIN IMMEDIATE")  // another writer holds the write lock past the timeout
+    let error = try #require(throws: ReplayGuardError.self) {
+      _ = try SQLiteReplayGuard(path: path, busyTimeoutMilliseconds: 20)
+    }
+    #expect(error.isRetryable)
+    #expect(error.message.hasPrefix("begin the schema transaction failed on the replay guard at \(path): "))
+    #expect(error.message.contains("database is locked"))
+    try other.execute("ROLLBACK")
+    // Once the lock is gone the same file opens, unchanged.
+    #expect(try SQLiteReplayGuard(path: path, busyTimeoutMilliseconds: 20).count() == 0)
+  }
+
+  /// `/dev/full` takes every write and fails it with ENOSPC: a disk that is full, deterministically
+  /// (Linux; SQLite sees an empty file and fails creating the guard in it).
+  @Test(.enabled(if: FileManager.default.fileExists(atPath: "/dev/full"), "needs Linux's /dev/full"))
+  func aFullDiskWhileCreatingTheGuardIsARetryableStorageFailure() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let path = directory.file("seen.sqlite")
+    try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: "/dev/full")
+    let error = try #require(throws: ReplayGuardError.self) { _ = try SQLiteReplayGuard(path: path) }
+    #expect(error.isRetryable)
+    #expect(error.message.contains("database or disk is full"))
+  }
+
+  @Test func aFileThatIsNotAGuardIsNotRetryable() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let path = directory.file("notes.txt")
+    #expect(FileManager.default.createFile(atPath: path, contents: Data(repeating: 0x41, count: 4096)))
+    let notADatabase = try #require(throws: ReplayGuardError.self) { _ = try SQLiteReplayGuard(path: path) }
+    #expect(!notADatabase.isRetryable)
+    let ledger = directory.file("rewards.sqlite")
+    do { _ = try SQLiteRewardLedger(path: ledger) }
+    let aLedger = try #require(throws: ReplayGuardError.self) { _ = try SQLiteReplayGuard(path: ledger) }
+    #expect(!aLedger.isRetryable)
+    let newer = directory.file("newer.sqlite")
+    do { _ = try SQLiteReplayGuard(path: newer) }
+    try rawSQL(newer, "PRAGMA user_version = 2")
+    let aNewerGuard = try #require(throws: ReplayGuardError.self) { _ = try SQLiteReplayGuard(path: newer) }
+    #expect(!aNewerGuard.isRetryable)
   }
 
   @Test func aTableDroppedUnderItsFeetIsAStorageFailureNamingTheFile() throws {

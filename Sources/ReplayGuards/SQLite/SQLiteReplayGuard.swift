@@ -21,7 +21,11 @@ import SQLiteSupport
 /// ``claim(_:network:)`` throws ``ReplayGuardError`` and records nothing: the verifiers then
 /// reject the callback with ``CallbackRejection/Reason/storageFailure`` (not `replayed`), and the
 /// network's retry is accepted once the storage works again. The protocol's ``claim(_:)``, which
-/// cannot throw, fails closed: it returns `false` (as for a replay).
+/// cannot throw, fails closed: it returns `false` (as for a replay). Opening the guard fails the
+/// same way: a lock held past the busy timeout, a full disk or an I/O error while opening, creating
+/// or migrating it throws a ``ReplayGuardError`` whose `isRetryable` is true (a server answers 5xx
+/// and the network retries); only a file that is not a replay guard and never will be (see *Its
+/// own file*), or a path that cannot be one, throws one whose `isRetryable` is false.
 ///
 /// ## Retention
 /// Each row keeps the wall-clock time of its claim; ``pruneClaims(olderThanMilliseconds:)``
@@ -91,7 +95,7 @@ public final class SQLiteReplayGuard: ReplayGuard {
     store = try SQLiteStore(
       kind: ReplayGuardSchema.kind, path: path, createIfMissing: createIfMissing,
       busyTimeoutMilliseconds: busyTimeoutMilliseconds,
-      failure: { ReplayGuardError($0) }
+      failure: { ReplayGuardError($0.message, isRetryable: $0.isStorageFailure) }
     ) { (connection) throws(SQLiteFailure) in
       Statements(
         claim: try connection.prepare(ReplayGuardSchema.claim),
@@ -156,7 +160,8 @@ public final class SQLiteReplayGuard: ReplayGuard {
     guard age >= Self.minimumRetentionMilliseconds else {
       throw ReplayGuardError(
         "pruneClaims: an age of \(age) ms; expected at least \(Self.minimumRetentionMilliseconds) ms "
-          + "(one day), well past the networks' retry window, or replays the networks send could be accepted")
+          + "(one day), well past the networks' retry window, or replays the networks send could be accepted",
+        isRetryable: false)
     }
     let (cutoff, overflow) = wallClock().subtractingReportingOverflow(age)
     return try store.locked("prune the claims") { (statements) throws(SQLiteFailure) in

@@ -58,13 +58,26 @@ extension ReplayGuard {
   }
 }
 
-/// A replay guard whose storage failed: what failed, where (the file) and what was expected.
+/// A replay guard that failed: what failed, where (the file, the database) and what was expected.
+///
+/// Most failures are the storage's — a lock held too long, a full disk, an I/O error, a database
+/// that is down or too slow — and pass: ``isRetryable`` is true, and a callback refused for it
+/// must be retried (answer the network with a 5xx; `mediate verify-callback` exits 74). A guard
+/// that cannot work as configured — a file that is not a replay guard, one with a newer schema
+/// version, a path that is a directory — is not retryable: fix the configuration.
 public struct ReplayGuardError: Error, Sendable, Equatable, CustomStringConvertible {
   /// What was wrong, where and what was expected.
   public let message: String
 
-  /// Creates an error.
-  public init(_ message: String) { self.message = message }
+  /// Whether the storage failed, so the same operation may work when tried again (true for every
+  /// failure of a claim); false when the guard cannot work as it is configured.
+  public let isRetryable: Bool
+
+  /// Creates an error; a storage failure (``isRetryable``) unless told otherwise.
+  public init(_ message: String, isRetryable: Bool = true) {
+    self.message = message
+    self.isRetryable = isRetryable
+  }
 
   public var description: String { message }
 }

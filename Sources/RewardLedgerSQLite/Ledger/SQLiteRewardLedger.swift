@@ -69,7 +69,7 @@ public final class SQLiteRewardLedger: RewardLedger {
     store = try SQLiteStore(
       kind: LedgerSchema.kind, path: path, createIfMissing: createIfMissing,
       busyTimeoutMilliseconds: Self.busyTimeoutMilliseconds,
-      failure: { LedgerError($0) }
+      failure: { LedgerError($0.message) }
     ) { (connection) throws(SQLiteFailure) in
       Statements(
         insert: try connection.prepare(LedgerSchema.insert),
