@@ -14,6 +14,7 @@ let package = Package(
     .library(name: "RewardCrypto", targets: ["RewardCrypto"]),
     .library(name: "RewardCallbacks", targets: ["RewardCallbacks"]),
     .library(name: "ReplayGuardSQLite", targets: ["ReplayGuardSQLite"]),
+    .library(name: "ReplayGuardPostgres", targets: ["ReplayGuardPostgres"]),
     .library(name: "MediateCLI", targets: ["MediateCLI"]),
     .executable(name: "mediate", targets: ["mediate"]),
   ],
@@ -45,11 +46,18 @@ let package = Package(
     .target(
       name: "ReplayGuardSQLite", dependencies: ["MediationKit", "RewardCallbacks", "SQLiteSupport"],
       path: "Sources/ReplayGuards/SQLite"),
+    // PostgreSQL's client library, for the replay guard a fleet of servers shares (server-side).
+    .systemLibrary(
+      name: "CLibPQ", path: "Sources/CSystemLibraries/CLibPQ", pkgConfig: "libpq",
+      providers: [.apt(["libpq-dev"])]),
+    .target(
+      name: "ReplayGuardPostgres", dependencies: ["MediationKit", "RewardCallbacks", "CLibPQ"],
+      path: "Sources/ReplayGuards/Postgres"),
     .target(
       name: "MediateCLI",
       dependencies: [
         "MediationKit", "EmpowerSim", "MaxSim", "GoogleSim", "RewardLedgerSQLite", "RewardCallbacks",
-        "S2SDelivery", "ReplayGuardSQLite",
+        "S2SDelivery", "ReplayGuardSQLite", "ReplayGuardPostgres",
       ]),
     .executableTarget(name: "mediate", dependencies: ["MediateCLI"]),
     .testTarget(name: "MediationKitTests", dependencies: ["MediationKit", "MediationKitTesting"]),
@@ -82,9 +90,17 @@ let package = Package(
       name: "MediateCLITests",
       dependencies: [
         "MediateCLI", "MediationKit", "MediationKitTesting", "RewardLedgerSQLite", "RewardCallbacks",
-        "RewardCrypto", "S2SDelivery", "SQLiteSupport", "ReplayGuardSQLite",
+        "RewardCrypto", "S2SDelivery", "SQLiteSupport", "ReplayGuardSQLite", "ReplayGuardPostgres",
       ]),
     .testTarget(name: "RewardCryptoTests", dependencies: ["RewardCrypto"]),
+    .testTarget(
+      name: "ReplayGuardPostgresTests",
+      dependencies: [
+        "ReplayGuardPostgres", "MediationKit", "RewardCallbacks", "StoreTestSupport", "ReplayGuardClaimer",
+      ]),
+    // A test helper: one server of a fleet claiming ids in a shared PostgreSQL replay guard.
+    .executableTarget(
+      name: "ReplayGuardClaimer", dependencies: ["ReplayGuardPostgres"], path: "Tests/ReplayGuardClaimer"),
     .testTarget(name: "RewardCallbacksTests", dependencies: ["RewardCallbacks", "RewardCrypto"]),
   ],
   swiftLanguageModes: [.v6]

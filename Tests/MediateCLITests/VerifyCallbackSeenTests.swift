@@ -17,6 +17,17 @@ struct VerifyCallbackSeenTests {
     return path
   }
 
+  /// Runs `processes` real `mediate` processes with `arguments` at once; their exit codes and
+  /// output (standard output, then standard error).
+  static func runAtOnce(_ arguments: [String], processes: Int) throws -> [(Int32, String)] {
+    let children = try (0..<processes).map { _ in try LedgerCrashTests.Child(arguments) }
+    return children.map { child -> (Int32, String) in
+      let output = child.finish()
+      let errors = String(decoding: child.stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+      return (child.process.terminationStatus, output + errors)
+    }
+  }
+
   static func verifyMax(_ url: String, seen: String?) -> (code: Int32, out: [String], err: [String]) {
     let key = VerifyCallbackCommandTests.eventKey
     return mediate(
@@ -99,12 +110,7 @@ struct VerifyCallbackSeenTests {
       "verify-callback", "--network", "max", "--key", VerifyCallbackCommandTests.eventKey, "--seen", seen,
       VerifyCallbackCommandTests.maxURL,
     ]
-    let children = try (0..<6).map { _ in try LedgerCrashTests.Child(arguments) }
-    let outcomes = children.map { child -> (Int32, String) in
-      let output = child.finish()
-      let errors = String(decoding: child.stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-      return (child.process.terminationStatus, output + errors)
-    }
+    let outcomes = try Self.runAtOnce(arguments, processes: 6)
     #expect(outcomes.filter { $0.0 == 0 }.count == 1, "\(outcomes)")
     let refused = outcomes.filter { $0.0 != 0 }
     #expect(refused.count == 5)

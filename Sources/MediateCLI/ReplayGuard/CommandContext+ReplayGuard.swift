@@ -1,16 +1,19 @@
+import ReplayGuardPostgres
 import ReplayGuardSQLite
 import RewardCallbacks
 
 extension CommandContext {
   /// The replay guard of a command that verifies callbacks: the SQLite file of `--seen FILE`
-  /// (created if missing), so a replay is refused across runs; without `--seen`, a fresh in-memory
-  /// guard, which refuses replays within this run only. `--seen-timeout MS` bounds how long it
-  /// waits for a lock.
+  /// (created if missing), or the PostgreSQL database of `--seen postgres://…` that several servers
+  /// share, so a replay is refused across runs; without `--seen`, a fresh in-memory guard, which
+  /// refuses replays within this run only. `--seen-timeout MS` bounds how long it waits for a lock
+  /// (SQLite) or a statement (PostgreSQL).
   ///
   /// - Throws: exit 66 when `path` is a directory; exit 65 when the file is not a replay guard and
   ///   never will be (not a SQLite database, another application's database or a reward ledger, a
   ///   newer schema version, not writable, in a directory that does not exist); exit 74 when its
-  ///   storage fails while opening (a lock held past the timeout, a full disk, an I/O error):
+  ///   storage fails while opening (a lock held past the timeout, a full disk, an I/O error, a
+  ///   database that cannot be reached):
   ///   nothing was recorded, and the same callback may be verified again once the storage works.
   func openReplayGuard() throws(CLIError) -> any ReplayGuard {
     let timeout = try seenTimeoutMilliseconds()
@@ -19,6 +22,15 @@ extension CommandContext {
         throw .usage("--seen-timeout needs --seen, the replay guard it bounds", .verifyCallback)
       }
       return InMemoryReplayGuard()
+    }
+    if path.hasPrefix("postgres://") || path.hasPrefix("postgresql://") {
+      do {
+        // One verification, one connection.
+        return try PostgresReplayGuard(
+          url: path, maximumConnections: 1, statementTimeoutMilliseconds: timeout)
+      } catch {
+        throw .replayGuard(error)
+      }
     }
     try Self.checkStoreFile(path, createIfMissing: true, shortName: "replay guard", name: "replay guard")
     do {

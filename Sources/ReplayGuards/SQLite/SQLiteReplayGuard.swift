@@ -55,7 +55,7 @@ public final class SQLiteReplayGuard: ReplayGuard {
   /// The least age ``pruneClaims(olderThanMilliseconds:)`` accepts: one day, the networks' retry
   /// window (minutes) with a wide margin. A smaller age is refused as a likely mistake (seconds
   /// given for milliseconds) that would let the networks' own re-sends through.
-  public static let minimumRetentionMilliseconds: Int64 = 24 * 60 * 60 * 1000
+  public static let minimumRetentionMilliseconds: Int64 = ReplayGuardRetention.minimumMilliseconds
 
   /// The file, as given to ``init(path:createIfMissing:busyTimeoutMilliseconds:wallClockMilliseconds:)``
   /// (or `:memory:`).
@@ -157,15 +157,9 @@ public final class SQLiteReplayGuard: ReplayGuard {
   ///   fails.
   @discardableResult
   public func pruneClaims(olderThanMilliseconds age: Int64) throws(ReplayGuardError) -> Int {
-    guard age >= Self.minimumRetentionMilliseconds else {
-      throw ReplayGuardError(
-        "pruneClaims: an age of \(age) ms; expected at least \(Self.minimumRetentionMilliseconds) ms "
-          + "(one day), well past the networks' retry window, or replays the networks send could be accepted",
-        isRetryable: false)
-    }
-    let (cutoff, overflow) = wallClock().subtractingReportingOverflow(age)
+    let cutoff = try ReplayGuardRetention.cutoff(now: wallClock(), age: age)
     return try store.locked("prune the claims") { (statements) throws(SQLiteFailure) in
-      try statements.prune.run([.integer(overflow ? Int64.min : cutoff)])
+      try statements.prune.run([.integer(cutoff)])
     }
   }
 

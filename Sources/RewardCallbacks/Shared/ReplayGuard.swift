@@ -82,6 +82,26 @@ public struct ReplayGuardError: Error, Sendable, Equatable, CustomStringConverti
   public var description: String { message }
 }
 
+/// What the durable guards share about forgetting old ids.
+package enum ReplayGuardRetention {
+  /// The least age a durable guard prunes at: one day, the networks' retry window (minutes) with a
+  /// wide margin. A smaller age is refused as a likely mistake (seconds given for milliseconds)
+  /// that would let the networks' own re-sends through.
+  package static let minimumMilliseconds: Int64 = 24 * 60 * 60 * 1000
+
+  /// The wall-clock time before which claims are pruned, for `pruneClaims(olderThanMilliseconds:)`
+  /// at `now`; throws (not retryable) for an age under ``minimumMilliseconds``.
+  package static func cutoff(now: Int64, age: Int64) throws(ReplayGuardError) -> Int64 {
+    guard age >= minimumMilliseconds else {
+      throw ReplayGuardError(
+        "pruneClaims: an age of \(age) ms; expected at least \(minimumMilliseconds) ms (one day), well past "
+          + "the networks' retry window, or replays the networks send could be accepted", isRetryable: false)
+    }
+    let (cutoff, overflow) = now.subtractingReportingOverflow(age)
+    return overflow ? Int64.min : cutoff
+  }
+}
+
 /// A ``ReplayGuard`` in memory, bounded: it remembers the most recent `capacity` ids and forgets
 /// the oldest first. An id older than the last `capacity` claims would be accepted again, so size
 /// it above the number of callbacks a network may re-send over its retry window (or use a durable
