@@ -57,7 +57,7 @@ let package = Package(
       name: "MediateCLI",
       dependencies: [
         "MediationKit", "EmpowerSim", "MaxSim", "GoogleSim", "RewardLedgerSQLite", "RewardCallbacks",
-        "S2SDelivery", "ReplayGuardSQLite", "ReplayGuardPostgres",
+        "S2SDelivery", "ReplayGuardSQLite", "ReplayGuardPostgres", "RewardCrypto",
       ]),
     .executableTarget(name: "mediate", dependencies: ["MediateCLI"]),
     .testTarget(name: "MediationKitTests", dependencies: ["MediationKit", "MediationKitTesting"]),

@@ -3,6 +3,7 @@ enum Command: String, CaseIterable, Equatable {
   case run, networks, zones, validate, bench, rewards
   case verifyCallback = "verify-callback"
   case verifierKeys = "verifier-keys"
+  case benchCallbacks = "bench-callbacks"
 
   var summary: String {
     switch self {
@@ -13,6 +14,8 @@ enum Command: String, CaseIterable, Equatable {
     case .bench:
       "Measure MediationKit's overhead: the Empower SDK driven directly, through its adapter alone, and through mediation."
     case .rewards: "List the rewards pending in a reward ledger (oldest first), or acknowledge one."
+    case .benchCallbacks:
+      "Measure reward callbacks verified and claimed per second (Google, MAX) with each replay guard."
     case .verifyCallback:
       "Verify a server-to-server reward callback URL (MAX event token or Google SSV signature)."
     case .verifierKeys:
@@ -31,6 +34,8 @@ enum Command: String, CaseIterable, Equatable {
     case .validate: "mediate validate FILE [--json]"
     case .bench: "mediate bench [--cycles N] [--seed N] [--json]"
     case .rewards: "mediate rewards --ledger FILE [--all] [--ack ID] [--json]"
+    case .benchCallbacks:
+      "mediate bench-callbacks [--callbacks N] [--concurrency N] [--postgres URL] [--json]"
     case .verifyCallback:
       "mediate verify-callback --network max --key KEY [--template T] [--seen FILE|URL] [--seen-timeout MS] [--json] URL\n"
         + "       mediate verify-callback --network google --keys FILE [--seen FILE|URL] [--seen-timeout MS] [--json] URL"
@@ -125,6 +130,14 @@ struct OptionSpec {
       "How long the --seen guard may wait for a lock or a query before the callback is refused as a "
       + "storage failure, exit 74 (default: 5000).")
 
+  static let callbacks = OptionSpec(
+    name: "--callbacks", valueName: "N", help: "Callbacks to verify per network and guard (default: 20000).")
+  static let concurrency = OptionSpec(
+    name: "--concurrency", valueName: "N", help: "Callbacks verified at once, one thread each (default: 2).")
+  static let postgres = OptionSpec(
+    name: "--postgres", valueName: "URL",
+    help: "A PostgreSQL database for the PostgresReplayGuard scenarios (a scratch table, dropped after).")
+
   static func options(for command: Command) -> [OptionSpec] {
     switch command {
     case .run:
@@ -137,6 +150,7 @@ struct OptionSpec {
     case .validate: [.json, .help]
     case .bench: [.cycles, .seed, .json, .help]
     case .rewards: [.ledger, .all, .ack, .json, .help]
+    case .benchCallbacks: [.callbacks, .concurrency, .postgres, .json, .help]
     case .verifyCallback:
       [.callbackNetwork, .eventKey, .callbackTemplate, .verifierKeys, .seen, .seenTimeout, .json, .help]
     case .verifierKeys: [.keysNetwork, .seed, .help]

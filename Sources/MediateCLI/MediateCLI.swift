@@ -65,6 +65,7 @@ public enum MediateCLI {
       case .validate: return try ValidateCommand(context).run()
       case .bench: return try BenchCommand(context).run()
       case .rewards: return try RewardsCommand(context).run()
+      case .benchCallbacks: return try BenchCallbacksCommand(context).run()
       case .verifyCallback: return try VerifyCallbackCommand(context).run()
       case .verifierKeys: return try VerifierKeysCommand(context).run()
       }

@@ -154,6 +154,13 @@ public final class PostgresReplayGuard: ReplayGuard {
     }
   }
 
+  /// Drops the table of claims (the benchmark's scratch tables).
+  package func dropTable() throws(ReplayGuardError) {
+    _ = try withConnection("drop the table \(table)") { (connection, _) throws(PostgresFailure) in
+      _ = try connection.execute("DROP TABLE IF EXISTS \(table)")
+    }
+  }
+
   // MARK: Internals
 
   /// The statements each connection prepares, by name.
