@@ -9,7 +9,8 @@ import Foundation
 ///
 /// ``InMemoryReplayGuard`` forgets everything when its process ends, so it suits tests, tools and a
 /// single long-running process; a server that restarts, or runs several processes, needs a durable
-/// guard such as `SQLiteReplayGuard` (library `ReplayGuardSQLite`).
+/// guard such as `SQLiteReplayGuard` (library `ReplayGuardSQLite`), and several servers one they
+/// share, such as `PostgresReplayGuard` (library `ReplayGuardPostgres`).
 public protocol ReplayGuard: Sendable {
   /// Records `id` and returns true the first time it is claimed; false every time after.
   ///
