@@ -91,9 +91,10 @@ package final class PostgresConnection {
     return PostgresResult(rows: rows, affectedRows: affected)
   }
 
+  /// libpq's message on one line (it spreads some over several, with tabs).
   private static func trimmed(_ message: UnsafePointer<CChar>?) -> String {
     guard let message else { return "no message" }
-    return String(cString: message).trimmingCharacters(in: .whitespacesAndNewlines)
+    return String(cString: message).split(whereSeparator: \.isWhitespace).joined(separator: " ")
   }
 }
 
