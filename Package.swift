@@ -18,6 +18,8 @@ let package = Package(
     .library(name: "S2SDelivery", targets: ["S2SDelivery"]),
     .library(name: "RewardCrypto", targets: ["RewardCrypto"]),
     .library(name: "RewardCallbacks", targets: ["RewardCallbacks"]),
+    .library(name: "ReplayGuardSQLite", targets: ["ReplayGuardSQLite"]),
+    .library(name: "ReplayGuardPostgres", targets: ["ReplayGuardPostgres"]),
     .library(name: "MediateCLI", targets: ["MediateCLI"]),
     .executable(name: "mediate", targets: ["mediate"]),
   ],
@@ -37,7 +39,12 @@ let package = Package(
     .systemLibrary(
       name: "CSQLite3", path: "Sources/CSystemLibraries/CSQLite3", pkgConfig: "sqlite3",
       providers: [.apt(["libsqlite3-dev"])]),
-    .target(name: "RewardLedgerSQLite", dependencies: ["MediationKit", "CSQLite3", "RewardCallbacks"]),
+    // The SQLite code the reward ledger and the replay guard share. On Apple platforms SQLite
+    // comes from the SDK (`import SQLite3`), elsewhere from the system-library target.
+    .target(
+      name: "SQLiteSupport",
+      dependencies: ["MediationKit", .target(name: "CSQLite3", condition: .when(platforms: [.linux]))]),
+    .target(name: "RewardLedgerSQLite", dependencies: ["MediationKit", "SQLiteSupport"]),
     // OpenSSL's libcrypto (hashes, ECDSA, constant-time compare): `apt-get install libssl-dev`.
     .systemLibrary(
       name: "COpenSSLCrypto", path: "Sources/CSystemLibraries/COpenSSLCrypto", pkgConfig: "libcrypto",
@@ -45,10 +52,20 @@ let package = Package(
     .target(name: "RewardCrypto", dependencies: ["COpenSSLCrypto"]),
     .target(name: "RewardCallbacks", dependencies: ["RewardCrypto"]),
     .target(
+      name: "ReplayGuardSQLite", dependencies: ["MediationKit", "RewardCallbacks", "SQLiteSupport"],
+      path: "Sources/ReplayGuards/SQLite"),
+    // PostgreSQL's client library, for the replay guard a fleet of servers shares (server-side).
+    .systemLibrary(
+      name: "CLibPQ", path: "Sources/CSystemLibraries/CLibPQ", pkgConfig: "libpq",
+      providers: [.apt(["libpq-dev"])]),
+    .target(
+      name: "ReplayGuardPostgres", dependencies: ["MediationKit", "RewardCallbacks", "CLibPQ"],
+      path: "Sources/ReplayGuards/Postgres"),
+    .target(
       name: "MediateCLI",
       dependencies: [
         "MediationKit", "EmpowerSim", "MaxSim", "GoogleSim", "RewardLedgerSQLite", "RewardCallbacks",
-        "S2SDelivery",
+        "S2SDelivery", "ReplayGuardSQLite", "ReplayGuardPostgres", "RewardCrypto",
       ]),
     .executableTarget(name: "mediate", dependencies: ["MediateCLI"]),
     .testTarget(name: "MediationKitTests", dependencies: ["MediationKit", "MediationKitTesting"]),
@@ -66,14 +83,32 @@ let package = Package(
       ]),
     .testTarget(
       name: "RewardLedgerSQLiteTests",
-      dependencies: ["RewardLedgerSQLite", "MediationKit", "CSQLite3", "RewardCallbacks", "RewardCrypto"]),
+      dependencies: ["RewardLedgerSQLite", "MediationKit", "SQLiteSupport", "StoreTestSupport"]),
+    // Helpers the SQLite stores' test targets share (a temporary directory, a manual wall clock).
+    .target(
+      name: "StoreTestSupport", dependencies: ["MediationKit", "SQLiteSupport"],
+      path: "Tests/StoreTestSupport"),
+    .testTarget(
+      name: "ReplayGuardSQLiteTests",
+      dependencies: [
+        "ReplayGuardSQLite", "RewardLedgerSQLite", "MediationKit", "SQLiteSupport", "RewardCallbacks",
+        "RewardCrypto", "StoreTestSupport",
+      ]),
     .testTarget(
       name: "MediateCLITests",
       dependencies: [
         "MediateCLI", "MediationKit", "MediationKitTesting", "RewardLedgerSQLite", "RewardCallbacks",
-        "RewardCrypto", "S2SDelivery", "CSQLite3",
+        "RewardCrypto", "S2SDelivery", "SQLiteSupport", "ReplayGuardSQLite", "ReplayGuardPostgres",
       ]),
     .testTarget(name: "RewardCryptoTests", dependencies: ["RewardCrypto"]),
+    .testTarget(
+      name: "ReplayGuardPostgresTests",
+      dependencies: [
+        "ReplayGuardPostgres", "MediationKit", "RewardCallbacks", "StoreTestSupport", "ReplayGuardClaimer",
+      ]),
+    // A test helper: one server of a fleet claiming ids in a shared PostgreSQL replay guard.
+    .executableTarget(
+      name: "ReplayGuardClaimer", dependencies: ["ReplayGuardPostgres"], path: "Tests/ReplayGuardClaimer"),
     .testTarget(name: "RewardCallbacksTests", dependencies: ["RewardCallbacks", "RewardCrypto"]),
   ],
   swiftLanguageModes: [.v6]

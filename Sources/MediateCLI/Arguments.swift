@@ -3,6 +3,7 @@ enum Command: String, CaseIterable, Equatable {
   case run, networks, zones, validate, bench, rewards, config, compare
   case verifyCallback = "verify-callback"
   case verifierKeys = "verifier-keys"
+  case benchCallbacks = "bench-callbacks"
 
   var summary: String {
     switch self {
@@ -16,6 +17,8 @@ enum Command: String, CaseIterable, Equatable {
     case .bench:
       "Measure MediationKit's overhead: the Empower SDK driven directly, through its adapter alone, and through mediation."
     case .rewards: "List the rewards pending in a reward ledger (oldest first), or acknowledge one."
+    case .benchCallbacks:
+      "Measure reward callbacks verified and claimed per second (Google, MAX) with each replay guard."
     case .verifyCallback:
       "Verify a server-to-server reward callback URL (MAX event token or Google SSV signature)."
     case .verifierKeys:
@@ -38,9 +41,11 @@ enum Command: String, CaseIterable, Equatable {
         + "[--strategy S] [--seed N] [--no-consent] [--do-not-sell] [--child-directed] [--report FILE.html] [--json]"
     case .bench: "mediate bench [--cycles N] [--seed N] [--json]"
     case .rewards: "mediate rewards --ledger FILE [--all] [--ack ID] [--json]"
+    case .benchCallbacks:
+      "mediate bench-callbacks [--callbacks N] [--concurrency N] [--postgres URL] [--json]"
     case .verifyCallback:
-      "mediate verify-callback --network max --key KEY [--template T] [--seen FILE] [--json] URL\n"
-        + "       mediate verify-callback --network google --keys FILE [--seen FILE] [--json] URL"
+      "mediate verify-callback --network max --key KEY [--template T] [--seen FILE|URL] [--seen-timeout MS] [--json] URL\n"
+        + "       mediate verify-callback --network google --keys FILE [--seen FILE|URL] [--seen-timeout MS] [--json] URL"
     case .verifierKeys: "mediate verifier-keys --network google [--seed N]"
     }
   }
@@ -137,13 +142,28 @@ struct OptionSpec {
     name: "--keys", valueName: "FILE",
     help: "google: Google's verifier-keys JSON ({\"keys\":[{\"keyId\",…}]}).")
 
-  /// `--seen FILE`: the SQLite replay guard of `verify-callback`; see
-  /// ``CommandContext/openReplayGuard(path:)``.
+  /// `--seen FILE|URL`: the replay guard of `verify-callback` — a SQLite file, or a PostgreSQL
+  /// database a fleet of servers shares; see ``CommandContext/openReplayGuard()``.
   static let seen = OptionSpec(
-    name: "--seen", valueName: "FILE",
+    name: "--seen", valueName: "FILE|URL",
     help:
-      "A SQLite file of the callback ids already accepted (created if missing): a replay is refused "
-      + "across runs, not only within this one.")
+      "The callback ids already accepted: a SQLite file (created if missing), or a postgres:// URL "
+      + "that several servers share; a replay is refused across runs, not only within this one.")
+
+  /// `--seen-timeout MS`: how long the replay guard may wait before a claim is a storage failure.
+  static let seenTimeout = OptionSpec(
+    name: "--seen-timeout", valueName: "MS",
+    help:
+      "How long the --seen guard may wait for a lock or a query before the callback is refused as a "
+      + "storage failure, exit 74 (default: 5000).")
+
+  static let callbacks = OptionSpec(
+    name: "--callbacks", valueName: "N", help: "Callbacks to verify per network and guard (default: 20000).")
+  static let concurrency = OptionSpec(
+    name: "--concurrency", valueName: "N", help: "Callbacks verified at once, one thread each (default: 2).")
+  static let postgres = OptionSpec(
+    name: "--postgres", valueName: "URL",
+    help: "A PostgreSQL database for the PostgresReplayGuard scenarios (a scratch table, dropped after).")
 
   static func options(for command: Command) -> [OptionSpec] {
     switch command {
@@ -164,8 +184,9 @@ struct OptionSpec {
       ]
     case .bench: [.cycles, .seed, .json, .help]
     case .rewards: [.ledger, .all, .ack, .json, .help]
+    case .benchCallbacks: [.callbacks, .concurrency, .postgres, .json, .help]
     case .verifyCallback:
-      [.callbackNetwork, .eventKey, .callbackTemplate, .verifierKeys, .seen, .json, .help]
+      [.callbackNetwork, .eventKey, .callbackTemplate, .verifierKeys, .seen, .seenTimeout, .json, .help]
     case .verifierKeys: [.keysNetwork, .seed, .help]
     }
   }

@@ -67,6 +67,7 @@ public enum MediateCLI {
       case .compare: return try CompareCommand(context).run()
       case .bench: return try BenchCommand(context).run()
       case .rewards: return try RewardsCommand(context).run()
+      case .benchCallbacks: return try BenchCallbacksCommand(context).run()
       case .verifyCallback: return try VerifyCallbackCommand(context).run()
       case .verifierKeys: return try VerifierKeysCommand(context).run()
       }

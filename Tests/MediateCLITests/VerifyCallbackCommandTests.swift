@@ -154,7 +154,7 @@ struct VerifyCallbackCommandTests {
     let text = help.out.joined(separator: "\n")
     #expect(
       text.contains(
-        "USAGE: mediate verify-callback --network max --key KEY [--template T] [--seen FILE] [--json] URL"))
+        "USAGE: mediate verify-callback --network max --key KEY [--template T] [--seen FILE|URL]"))
     #expect(text.contains("--keys FILE"))
     let top = mediate(["--help"]).out.joined(separator: "\n")
     #expect(top.contains("verify-callback   Verify a server-to-server reward callback URL"))

@@ -1,9 +1,10 @@
-import CSQLite3
 import Foundation
 import MediateCLI
 import MediationKitTesting
+import ReplayGuardSQLite
 import RewardCallbacks
 import RewardLedgerSQLite
+import SQLiteSupport
 import Testing
 
 /// `mediate verify-callback --seen FILE`: a replay is refused across runs and processes.
@@ -14,6 +15,17 @@ struct VerifyCallbackSeenTests {
     let path = NSTemporaryDirectory() + "seen-test-\(UUID().uuidString)"
     try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
     return path
+  }
+
+  /// Runs `processes` real `mediate` processes with `arguments` at once; their exit codes and
+  /// output (standard output, then standard error).
+  static func runAtOnce(_ arguments: [String], processes: Int) throws -> [(Int32, String)] {
+    let children = try (0..<processes).map { _ in try LedgerCrashTests.Child(arguments) }
+    return children.map { child -> (Int32, String) in
+      let output = child.finish()
+      let errors = String(decoding: child.stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+      return (child.process.terminationStatus, output + errors)
+    }
   }
 
   static func verifyMax(_ url: String, seen: String?) -> (code: Int32, out: [String], err: [String]) {
@@ -99,12 +111,7 @@ struct VerifyCallbackSeenTests {
       "verify-callback", "--network", "max", "--key", VerifyCallbackCommandTests.eventKey, "--seen", seen,
       VerifyCallbackCommandTests.maxURL,
     ]
-    let children = try (0..<6).map { _ in try LedgerCrashTests.Child(arguments) }
-    let outcomes = children.map { child -> (Int32, String) in
-      let output = child.finish()
-      let errors = String(decoding: child.stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-      return (child.process.terminationStatus, output + errors)
-    }
+    let outcomes = try Self.runAtOnce(arguments, processes: 6)
     #expect(outcomes.filter { $0.0 == 0 }.count == 1, "\(outcomes)")
     let refused = outcomes.filter { $0.0 != 0 }
     #expect(refused.count == 5)
@@ -172,28 +179,82 @@ struct VerifyCallbackSeenTests {
     #expect(Self.verifyMax(VerifyCallbackCommandTests.maxURL, seen: seen).code == 0)
   }
 
+  @Test func aLockHeldPastTheTimeoutWhileOpeningSeenExitsSeventyFourAndRecordsNothing() throws {
+    let directory = try Self.directory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let seen = directory + "/seen.sqlite"
+    do { _ = try SQLiteReplayGuard(path: seen) }
+    let other = try SQLiteConnection(unchecked: seen)
+    try other.execute("BEGIN IMMEDIATE")  // another process holds the write lock
+    let url = VerifyCallbackCommandTests.maxURL
+    let arguments = [
+      "verify-callback", "--network", "max", "--key", VerifyCallbackCommandTests.eventKey, "--seen", seen,
+      "--seen-timeout", "20", url,
+    ]
+    let locked = mediate(arguments)
+    #expect(locked.code == 74)
+    #expect(locked.out.isEmpty)
+    let message = try #require(locked.err.first)
+    #expect(
+      message.hasPrefix("Error: --seen: begin the schema transaction failed on the replay guard at \(seen): ")
+    )
+    #expect(message.contains("database is locked"))
+    #expect(
+      message.hasSuffix(
+        "nothing was recorded, so it can be verified again once the replay guard's storage works"))
+    try other.execute("ROLLBACK")
+    // Nothing was recorded: the retry is accepted, then refused as a replay.
+    #expect(mediate(arguments).code == 0)
+    #expect(mediate(arguments).code == 1)
+  }
+
+  @Test(.enabled(if: FileManager.default.fileExists(atPath: "/dev/full"), "needs Linux's /dev/full"))
+  func aFullDiskWhileOpeningSeenExitsSeventyFour() throws {
+    let directory = try Self.directory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let seen = directory + "/seen.sqlite"
+    // /dev/full fails every write with ENOSPC: a full disk, deterministically.
+    try FileManager.default.createSymbolicLink(atPath: seen, withDestinationPath: "/dev/full")
+    let full = Self.verifyMax(VerifyCallbackCommandTests.maxURL, seen: seen)
+    #expect(full.code == 74)
+    #expect(full.err.first?.contains("database or disk is full") == true, "\(full.err)")
+  }
+
+  @Test func aBadSeenTimeoutIsAUsageError() {
+    let url = VerifyCallbackCommandTests.maxURL
+    let key = VerifyCallbackCommandTests.eventKey
+    for value in ["0", "-5", "soon", "3600001"] {
+      let result = mediate([
+        "verify-callback", "--network", "max", "--key", key, "--seen", "/tmp/unused", "--seen-timeout", value,
+        url,
+      ])
+      #expect(result.code == 64)
+      #expect(result.err.first?.hasPrefix("Error: invalid value '\(value)' for --seen-timeout") == true)
+    }
+    let alone = mediate(["verify-callback", "--network", "max", "--key", key, "--seen-timeout", "50", url])
+    #expect(alone.code == 64)
+    #expect(alone.err.first == "Error: --seen-timeout needs --seen, the replay guard it bounds")
+  }
+
   @Test func helpAndUsageShowSeen() {
     let text = mediate(["verify-callback", "--help"]).out.joined(separator: "\n")
     #expect(
       text.contains(
-        "USAGE: mediate verify-callback --network max --key KEY [--template T] [--seen FILE] [--json] URL"))
-    #expect(text.contains("mediate verify-callback --network google --keys FILE [--seen FILE] [--json] URL"))
+        "USAGE: mediate verify-callback --network max --key KEY [--template T] [--seen FILE|URL] "
+          + "[--seen-timeout MS] [--json] URL"))
     #expect(
       text.contains(
-        "  --seen FILE       A SQLite file of the callback ids already accepted (created if missing)"))
+        "mediate verify-callback --network google --keys FILE [--seen FILE|URL] [--seen-timeout MS] [--json] URL"
+      ))
+    #expect(
+      text.contains(
+        "  --seen FILE|URL   The callback ids already accepted: a SQLite file (created if missing), or a "
+          + "postgres:// URL"))
+    #expect(text.contains("  --seen-timeout MS How long the --seen guard may wait for a lock or a query"))
   }
 
   /// Runs one SQL statement on `path` through a connection of the test's own, as another tool would.
   static func execute(_ path: String, _ sql: String) throws {
-    var handle: OpaquePointer?
-    defer { sqlite3_close_v2(handle) }
-    var message: UnsafeMutablePointer<CChar>?
-    guard sqlite3_open(path, &handle) == SQLITE_OK, sqlite3_exec(handle, sql, nil, nil, &message) == SQLITE_OK
-    else {
-      defer { sqlite3_free(message) }
-      throw SQLError(description: "\(sql): \(message.map { String(cString: $0) } ?? "cannot open \(path)")")
-    }
+    try SQLiteConnection(unchecked: path).execute(sql)
   }
-
-  struct SQLError: Error, CustomStringConvertible { let description: String }
 }

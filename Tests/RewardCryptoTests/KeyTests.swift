@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import RewardCrypto
 import Testing
@@ -157,5 +158,55 @@ struct KeyTests {
       return try await group.reduce(into: [Bool]()) { $0.append($1) }
     }
     #expect(results.count == 32 && results.allSatisfy { $0 })
+  }
+}
+
+@Suite("P256PublicKey: one key verifying from many threads")
+struct P256PublicKeySharingTests {
+  /// The decoded OpenSSL keys are reused, one verification at a time each: many threads
+  /// verifying with one key (and its copies) all get the right answers.
+  @Test func oneKeyVerifiesFromManyThreadsAtOnce() throws {
+    let signer = try P256SigningKey(rawScalar: [UInt8](repeating: 0x11, count: 32))
+    let key = signer.publicKey
+    let messages = (0..<64).map { Array("message \($0)".utf8) }
+    let signatures = try messages.map { try signer.signature(for: $0) }
+    let wrong = Tally()
+    DispatchQueue.concurrentPerform(iterations: 8) { _ in
+      let copy = key  // copies share the decoded keys
+      for (index, message) in messages.enumerated() {
+        let valid = copy.isValidSignature(signatures[index], for: message)
+        let forged = copy.isValidSignature(signatures[(index + 1) % messages.count], for: message)
+        if !valid || forged { wrong.add() }
+      }
+    }
+    #expect(wrong.count == 0)
+  }
+
+  @Test func keysAreEqualAndHashAlikeByTheirBytes() throws {
+    let signer = try P256SigningKey(rawScalar: [UInt8](repeating: 0x11, count: 32))
+    let reimported = try P256PublicKey(derRepresentation: signer.publicKey.derRepresentation)
+    #expect(reimported == signer.publicKey)
+    #expect(Set([reimported, signer.publicKey]).count == 1)
+    let other = try P256SigningKey(rawScalar: [UInt8](repeating: 0x12, count: 32)).publicKey
+    #expect(other != reimported)
+  }
+}
+
+/// A count several threads add to.
+private final class Tally: @unchecked Sendable {
+  // @unchecked Sendable is safe: `value` is read and written only while `lock` is held.
+  private let lock = NSLock()
+  private var value = 0
+
+  func add() {
+    lock.lock()
+    value += 1
+    lock.unlock()
+  }
+
+  var count: Int {
+    lock.lock()
+    defer { lock.unlock() }
+    return value
   }
 }

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import MediationKit
 import RewardLedgerSQLite
+import StoreTestSupport
 import Testing
 
 @Suite("SQLiteRewardLedger under concurrency")

@@ -1,5 +1,6 @@
 import Foundation
 import MediationKit
+import StoreTestSupport
 import Testing
 
 @testable import RewardLedgerSQLite

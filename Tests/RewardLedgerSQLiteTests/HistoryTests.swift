@@ -1,6 +1,7 @@
 import Foundation
 import MediationKit
 import RewardLedgerSQLite
+import StoreTestSupport
 import Testing
 
 @Suite("SQLiteRewardLedger history: entries and pruning")

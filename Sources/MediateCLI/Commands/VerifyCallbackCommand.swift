@@ -7,8 +7,9 @@ import RewardCallbacks
 ///
 /// Exit 0 valid (the verified fields are printed), 1 rejected (the reason on standard error),
 /// 64 bad usage, 65 a malformed URL, template, keys file or `--seen` file, 66 a keys file that does
-/// not exist or a `--seen` that is a directory, 74 when the `--seen` file fails while claiming the
-/// id (the callback is not accepted, and is not a replay either). With `--seen FILE` the accepted
+/// not exist or a `--seen` that is a directory, 74 when the `--seen` guard's storage fails while
+/// opening it or claiming the id (the callback is not accepted, and is not a replay either; nothing
+/// was recorded). With `--seen FILE` the accepted
 /// ids are kept in that SQLite replay guard, so a replay is refused across runs (and across
 /// processes running at once); without it, within one run only.
 struct VerifyCallbackCommand {

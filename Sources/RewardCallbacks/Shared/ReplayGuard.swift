@@ -9,7 +9,8 @@ import Foundation
 ///
 /// ``InMemoryReplayGuard`` forgets everything when its process ends, so it suits tests, tools and a
 /// single long-running process; a server that restarts, or runs several processes, needs a durable
-/// guard such as `SQLiteReplayGuard` (library `RewardLedgerSQLite`).
+/// guard such as `SQLiteReplayGuard` (library `ReplayGuardSQLite`), and several servers one they
+/// share, such as `PostgresReplayGuard` (library `ReplayGuardPostgres`).
 public protocol ReplayGuard: Sendable {
   /// Records `id` and returns true the first time it is claimed; false every time after.
   ///
@@ -58,15 +59,48 @@ extension ReplayGuard {
   }
 }
 
-/// A replay guard whose storage failed: what failed, where (the file) and what was expected.
+/// A replay guard that failed: what failed, where (the file, the database) and what was expected.
+///
+/// Most failures are the storage's — a lock held too long, a full disk, an I/O error, a database
+/// that is down or too slow — and pass: ``isRetryable`` is true, and a callback refused for it
+/// must be retried (answer the network with a 5xx; `mediate verify-callback` exits 74). A guard
+/// that cannot work as configured — a file that is not a replay guard, one with a newer schema
+/// version, a path that is a directory — is not retryable: fix the configuration.
 public struct ReplayGuardError: Error, Sendable, Equatable, CustomStringConvertible {
   /// What was wrong, where and what was expected.
   public let message: String
 
-  /// Creates an error.
-  public init(_ message: String) { self.message = message }
+  /// Whether the storage failed, so the same operation may work when tried again (true for every
+  /// failure of a claim); false when the guard cannot work as it is configured.
+  public let isRetryable: Bool
+
+  /// Creates an error; a storage failure (``isRetryable``) unless told otherwise.
+  public init(_ message: String, isRetryable: Bool = true) {
+    self.message = message
+    self.isRetryable = isRetryable
+  }
 
   public var description: String { message }
+}
+
+/// What the durable guards share about forgetting old ids.
+package enum ReplayGuardRetention {
+  /// The least age a durable guard prunes at: one day, the networks' retry window (minutes) with a
+  /// wide margin. A smaller age is refused as a likely mistake (seconds given for milliseconds)
+  /// that would let the networks' own re-sends through.
+  package static let minimumMilliseconds: Int64 = 24 * 60 * 60 * 1000
+
+  /// The wall-clock time before which claims are pruned, for `pruneClaims(olderThanMilliseconds:)`
+  /// at `now`; throws (not retryable) for an age under ``minimumMilliseconds``.
+  package static func cutoff(now: Int64, age: Int64) throws(ReplayGuardError) -> Int64 {
+    guard age >= minimumMilliseconds else {
+      throw ReplayGuardError(
+        "pruneClaims: an age of \(age) ms; expected at least \(minimumMilliseconds) ms (one day), well past "
+          + "the networks' retry window, or replays the networks send could be accepted", isRetryable: false)
+    }
+    let (cutoff, overflow) = now.subtractingReportingOverflow(age)
+    return overflow ? Int64.min : cutoff
+  }
 }
 
 /// A ``ReplayGuard`` in memory, bounded: it remembers the most recent `capacity` ids and forgets

@@ -2,10 +2,11 @@ import COpenSSLCrypto
 
 /// An owned OpenSSL `EVP_PKEY`, freed when the object goes.
 ///
-/// Thread safety: an `EVPKey` is never shared. The public key types store their keys as DER
-/// bytes (plain `Sendable` values) and every operation decodes its own `EVPKey` and creates its
-/// own `EVP_MD_CTX`, so no OpenSSL object is ever used from two threads. (OpenSSL 3 does allow
-/// concurrent read-only use of one `EVP_PKEY`; this design does not rely on it.)
+/// Thread safety: an `EVPKey` is never used by two threads at once. The public key types store
+/// their keys as DER bytes (plain `Sendable` values); an operation decodes its own `EVPKey`, or
+/// borrows one `P256PublicKey` decoded earlier and no other thread holds, and creates its own
+/// `EVP_MD_CTX`. (OpenSSL 3 does allow concurrent read-only use of one `EVP_PKEY`; this design
+/// does not rely on it.)
 final class EVPKey {
   let pointer: OpaquePointer
 

@@ -1,4 +1,5 @@
 import MediationKit
+import SQLiteSupport
 
 /// A reward as the ledger file holds it: the entry, and when it was acknowledged if it was.
 ///

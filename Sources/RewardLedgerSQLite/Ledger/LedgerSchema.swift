@@ -1,3 +1,5 @@
+import SQLiteSupport
+
 /// The ledger's tables and statements, in one place. Every value is bound to a `?N` parameter;
 /// no SQL here is ever built from data.
 enum LedgerSchema {

@@ -1,6 +1,6 @@
-import CSQLite3
 import Foundation
 import MediationKit
+import SQLiteSupport
 
 /// A ``RewardLedger`` in a SQLite file: a recorded reward survives a killed process and, as far
 /// as SQLite and the file system can promise, a power loss.
@@ -69,7 +69,7 @@ public final class SQLiteRewardLedger: RewardLedger {
     store = try SQLiteStore(
       kind: LedgerSchema.kind, path: path, createIfMissing: createIfMissing,
       busyTimeoutMilliseconds: Self.busyTimeoutMilliseconds,
-      failure: { LedgerError($0) }
+      failure: { LedgerError($0.message) }
     ) { (connection) throws(SQLiteFailure) in
       Statements(
         insert: try connection.prepare(LedgerSchema.insert),
@@ -149,7 +149,7 @@ public final class SQLiteRewardLedger: RewardLedger {
         try statements.insert.run(values)
         return nil
       } catch {
-        guard error.primaryCode == SQLITE_CONSTRAINT,
+        guard error.isConstraintViolation,
           let existing = try? statements.selectOne.query([.text(id)], row: Self.decode).first
         else { throw error }
         return existing

@@ -3,9 +3,12 @@ import Foundation
 import MediationKit
 import RewardCallbacks
 import RewardCrypto
+import RewardLedgerSQLite
+import SQLiteSupport
+import StoreTestSupport
 import Testing
 
-@testable import RewardLedgerSQLite
+@testable import ReplayGuardSQLite
 
 @Suite("SQLiteReplayGuard")
 struct SQLiteReplayGuardTests {
@@ -157,20 +160,25 @@ struct SQLiteReplayGuardBadInputTests {
     defer { directory.remove() }
     #expect(
       throws: ReplayGuardError(
-        "\(directory.path) is a directory; expected a replay guard file, or a path where one can be created")
+        "\(directory.path) is a directory; expected a replay guard file, or a path where one can be created",
+        isRetryable: false)
     ) { _ = try SQLiteReplayGuard(path: directory.path) }
     let missing = directory.file("missing")
     #expect(
       throws: ReplayGuardError(
         "cannot create the replay guard at \(missing)/seen.sqlite: the directory \(missing) does not exist; "
-          + "expected an existing directory")
+          + "expected an existing directory", isRetryable: false)
     ) { _ = try SQLiteReplayGuard(path: missing + "/seen.sqlite") }
-    #expect(throws: ReplayGuardError("the replay guard path is empty; expected a file path")) {
+    #expect(
+      throws: ReplayGuardError("the replay guard path is empty; expected a file path", isRetryable: false)
+    ) {
       _ = try SQLiteReplayGuard(path: "")
     }
     let absent = directory.file("absent.sqlite")
-    #expect(throws: ReplayGuardError("no replay guard at \(absent); expected an existing replay guard file"))
-    {
+    #expect(
+      throws: ReplayGuardError(
+        "no replay guard at \(absent); expected an existing replay guard file", isRetryable: false)
+    ) {
       _ = try SQLiteReplayGuard(path: absent, createIfMissing: false)
     }
     #expect(!FileManager.default.fileExists(atPath: absent))
@@ -249,8 +257,8 @@ struct SQLiteReplayGuardFailureTests {
       timestamp: 1_700_000_000_000, transactionID: "tx-locked", userID: "u"
     ).signedURL(base: "https://publisher.example/ssv", key: Self.googleKey, keyID: 9)
 
-    let other = try RawSQLite(path)
-    try other.run("BEGIN IMMEDIATE")  // another writer holds the write lock
+    let other = try SQLiteConnection(unchecked: path)
+    try other.execute("BEGIN IMMEDIATE")  // another writer holds the write lock
     let maxRejection = try #require(throws: CallbackRejection.self) { try maxVerifier.verify(maxURL) }
     #expect(maxRejection.reason == .storageFailure)
     #expect(maxRejection.parameter == "event_id")
@@ -268,7 +276,7 @@ struct SQLiteReplayGuardFailureTests {
     #expect(
       googleRejection.description.hasPrefix("storage_failure: transaction id tx-locked could not be checked"))
     #expect(!guardian.claim("plain"))  // the Bool variant fails closed
-    try other.run("ROLLBACK")
+    try other.execute("ROLLBACK")
 
     // Nothing was recorded: the network's retry is accepted once, then refused as a replay.
     #expect(try maxVerifier.verify(maxURL).transactionID == Self.eventID)
@@ -280,6 +288,55 @@ struct SQLiteReplayGuardFailureTests {
     ) { try googleVerifier.verify(googleURL) }
   }
 
+  @Test func aLockHeldPastTheBusyTimeoutWhileOpeningIsARetryableStorageFailure() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let path = directory.file("seen.sqlite")
+    do { _ = try SQLiteReplayGuard(path: path) }
+    let other = try SQLiteConnection(unchecked: path)
+    try other.execute("BEGIN IMMEDIATE")  // another writer holds the write lock past the timeout
+    let error = try #require(throws: ReplayGuardError.self) {
+      _ = try SQLiteReplayGuard(path: path, busyTimeoutMilliseconds: 20)
+    }
+    #expect(error.isRetryable)
+    #expect(error.message.hasPrefix("begin the schema transaction failed on the replay guard at \(path): "))
+    #expect(error.message.contains("database is locked"))
+    try other.execute("ROLLBACK")
+    // Once the lock is gone the same file opens, unchanged.
+    #expect(try SQLiteReplayGuard(path: path, busyTimeoutMilliseconds: 20).count() == 0)
+  }
+
+  /// `/dev/full` takes every write and fails it with ENOSPC: a disk that is full, deterministically
+  /// (Linux; SQLite sees an empty file and fails creating the guard in it).
+  @Test(.enabled(if: FileManager.default.fileExists(atPath: "/dev/full"), "needs Linux's /dev/full"))
+  func aFullDiskWhileCreatingTheGuardIsARetryableStorageFailure() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let path = directory.file("seen.sqlite")
+    try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: "/dev/full")
+    let error = try #require(throws: ReplayGuardError.self) { _ = try SQLiteReplayGuard(path: path) }
+    #expect(error.isRetryable)
+    #expect(error.message.contains("database or disk is full"))
+  }
+
+  @Test func aFileThatIsNotAGuardIsNotRetryable() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let path = directory.file("notes.txt")
+    #expect(FileManager.default.createFile(atPath: path, contents: Data(repeating: 0x41, count: 4096)))
+    let notADatabase = try #require(throws: ReplayGuardError.self) { _ = try SQLiteReplayGuard(path: path) }
+    #expect(!notADatabase.isRetryable)
+    let ledger = directory.file("rewards.sqlite")
+    do { _ = try SQLiteRewardLedger(path: ledger) }
+    let aLedger = try #require(throws: ReplayGuardError.self) { _ = try SQLiteReplayGuard(path: ledger) }
+    #expect(!aLedger.isRetryable)
+    let newer = directory.file("newer.sqlite")
+    do { _ = try SQLiteReplayGuard(path: newer) }
+    try rawSQL(newer, "PRAGMA user_version = 2")
+    let aNewerGuard = try #require(throws: ReplayGuardError.self) { _ = try SQLiteReplayGuard(path: newer) }
+    #expect(!aNewerGuard.isRetryable)
+  }
+
   @Test func aTableDroppedUnderItsFeetIsAStorageFailureNamingTheFile() throws {
     let directory = try TemporaryDirectory()
     defer { directory.remove() }
@@ -289,5 +346,13 @@ struct SQLiteReplayGuardFailureTests {
     let error = try #require(throws: ReplayGuardError.self) { try guardian.claim("a", network: .max) }
     #expect(error.message.hasPrefix("claim failed on the replay guard at \(path): "))
     #expect(error.message.contains("claimed_ids"))
+  }
+}
+
+@Suite("SQLiteReplayGuard: many first opens of one new file at once")
+struct SQLiteReplayGuardConcurrentCreationTests {
+  @Test func everyReplayGuardOpensANewFileCreatedConcurrently() throws {
+    let failures = try failuresOfConcurrentFirstOpens { path in _ = try SQLiteReplayGuard(path: path) }
+    #expect(failures == [])
   }
 }

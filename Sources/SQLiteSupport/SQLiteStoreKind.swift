@@ -1,5 +1,10 @@
-import CSQLite3
 import Foundation
+
+#if canImport(SQLite3)
+  import SQLite3
+#else
+  import CSQLite3
+#endif
 
 /// One kind of store kept in a SQLite file of its own — the reward ledger, the replay guard — and
 /// the checks every such file goes through when it is opened, said in that store's words.
@@ -13,35 +18,53 @@ import Foundation
 /// after the other.
 ///
 /// The schema version is the file's `PRAGMA user_version`: one store per file.
-struct SQLiteStoreKind {
+package struct SQLiteStoreKind {
   /// What the file is, in messages: `reward ledger`.
-  let name: String
+  package let name: String
   /// The short name, in `no ledger at …` and `no ledger schema version`: `ledger`.
-  let shortName: String
+  package let shortName: String
   /// Why the file must be writable, in the message refusing one that is not: `rewards are
   /// recorded in it`.
-  let writeReason: String
+  package let writeReason: String
   /// The schema version this code writes and reads. A file with a higher one was written by a
   /// newer MediationKit and is refused, never altered.
-  let version: Int64
+  package let version: Int64
   /// The table every file of this kind has (from version 1 on): tells it from another store's file.
-  let table: String
+  package let table: String
   /// The statements creating the schema at ``version``, the last one setting `PRAGMA user_version`.
-  let create: [String]
+  package let create: [String]
+
+  package init(
+    name: String, shortName: String, writeReason: String, version: Int64, table: String, create: [String]
+  ) {
+    self.name = name
+    self.shortName = shortName
+    self.writeReason = writeReason
+    self.version = version
+    self.table = table
+    self.create = create
+  }
 }
 
 /// A store file that cannot be opened or used; the message names the file, what was wrong and what
 /// was expected. Each store turns it into its own public error type.
-struct SQLiteStoreError: Error {
-  let message: String
+package struct SQLiteStoreError: Error {
+  package let message: String
+  /// Whether the storage failed (see ``SQLiteFailure/isStorageFailure``), so trying again may
+  /// work; false when the path or the file's content is wrong for this store and will stay so.
+  package let isStorageFailure: Bool
 
-  init(_ message: String) { self.message = message }
+  package init(_ message: String, isStorageFailure: Bool = false) {
+    self.message = message
+    self.isStorageFailure = isStorageFailure
+  }
 }
 
 extension SQLiteStoreKind {
   /// Opens, checks and configures the store at `path` (or `:memory:`), creating the file and its
   /// schema if needed.
-  func open(path: String, createIfMissing: Bool, busyTimeoutMilliseconds: Int32) throws(SQLiteStoreError)
+  package func open(path: String, createIfMissing: Bool, busyTimeoutMilliseconds: Int32)
+    throws(SQLiteStoreError)
     -> SQLiteConnection
   {
     let inMemory = path == ":memory:"
@@ -54,7 +77,7 @@ extension SQLiteStoreKind {
     } catch {
       throw SQLiteStoreError(
         "\(self.error(error, "open", path: path).message); expected a readable and writable \(name) "
-          + "file in an existing directory")
+          + "file in an existing directory", isStorageFailure: error.isStorageFailure)
     }
     connection.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
     try configure(
@@ -65,14 +88,15 @@ extension SQLiteStoreKind {
 
   /// A SQLite failure as this store reports it: a file that is not a database said plainly;
   /// otherwise the operation, SQLite's message and code, and the file.
-  func error(_ failure: SQLiteFailure, _ operation: String, path: String) -> SQLiteStoreError {
+  package func error(_ failure: SQLiteFailure, _ operation: String, path: String) -> SQLiteStoreError {
     if failure.primaryCode == SQLITE_NOTADB {
       return SQLiteStoreError(
         "\(path) is not a SQLite database (\(operation): \(failure.message)); "
           + "expected a \(name), or a path where a new one can be created")
     }
     return SQLiteStoreError(
-      "\(operation) failed on the \(name) at \(path): \(failure.message) (SQLite error \(failure.code))")
+      "\(operation) failed on the \(name) at \(path): \(failure.message) (SQLite error \(failure.code))",
+      isStorageFailure: failure.isStorageFailure)
   }
 
   /// What can be told from the file system alone, said plainly before SQLite is asked.

@@ -1,5 +1,6 @@
 import MediationKit
 import RewardCallbacks
+import SQLiteSupport
 
 /// A ``ReplayGuard`` in a SQLite file: the reward-callback ids a publisher's server accepted are
 /// remembered across restarts and shared by every process that opens the file, so a replayed MAX
@@ -12,15 +13,29 @@ import RewardCallbacks
 /// claiming one id at once, exactly one gets `true`. Ids are kept per network (`max`, `google`),
 /// so one network's id never blocks another's. When ``claim(_:network:)`` returns `true` the row
 /// is committed and synced to disk: the file is in WAL mode with `synchronous=FULL`, like
-/// ``SQLiteRewardLedger``, so an id accepted is still known after a killed process or, as far as
+/// `SQLiteRewardLedger`, so an id accepted is still known after a killed process or, as far as
 /// SQLite and the file system can promise, a power loss.
+///
+/// ## Group commit
+/// A sync to disk takes milliseconds, so one transaction per claim would cap a server at a few
+/// hundred claims a second. Claims from concurrent callers on one instance are therefore committed
+/// together: a caller alone commits at once; callers arriving while a commit is syncing queue, and
+/// the next transaction carries all of them (one sync), each caller told its own claim's outcome
+/// after that transaction commits. The promise above is unchanged — `true` is returned only once
+/// the claim is committed and synced. If the transaction fails, every claim in it fails
+/// (``ReplayGuardError``, nothing recorded). Share one instance among a server's request threads
+/// to benefit: separate instances (or processes) commit separately.
 ///
 /// ## Failures
 /// When SQLite fails (a lock held longer than the busy timeout, a full disk, an I/O error),
 /// ``claim(_:network:)`` throws ``ReplayGuardError`` and records nothing: the verifiers then
 /// reject the callback with ``CallbackRejection/Reason/storageFailure`` (not `replayed`), and the
 /// network's retry is accepted once the storage works again. The protocol's ``claim(_:)``, which
-/// cannot throw, fails closed: it returns `false` (as for a replay).
+/// cannot throw, fails closed: it returns `false` (as for a replay). Opening the guard fails the
+/// same way: a lock held past the busy timeout, a full disk or an I/O error while opening, creating
+/// or migrating it throws a ``ReplayGuardError`` whose `isRetryable` is true (a server answers 5xx
+/// and the network retries); only a file that is not a replay guard and never will be (see *Its
+/// own file*), or a path that cannot be one, throws one whose `isRetryable` is false.
 ///
 /// ## Retention
 /// Each row keeps the wall-clock time of its claim; ``pruneClaims(olderThanMilliseconds:)``
@@ -50,7 +65,7 @@ public final class SQLiteReplayGuard: ReplayGuard {
   /// The least age ``pruneClaims(olderThanMilliseconds:)`` accepts: one day, the networks' retry
   /// window (minutes) with a wide margin. A smaller age is refused as a likely mistake (seconds
   /// given for milliseconds) that would let the networks' own re-sends through.
-  public static let minimumRetentionMilliseconds: Int64 = 24 * 60 * 60 * 1000
+  public static let minimumRetentionMilliseconds: Int64 = ReplayGuardRetention.minimumMilliseconds
 
   /// The file, as given to ``init(path:createIfMissing:busyTimeoutMilliseconds:wallClockMilliseconds:)``
   /// (or `:memory:`).
@@ -58,9 +73,20 @@ public final class SQLiteReplayGuard: ReplayGuard {
 
   private let wallClock: @Sendable () -> Int64
   private let store: SQLiteStore<Statements, ReplayGuardError>
+  private let claims: GroupCommit<Claim, Result<Bool, ReplayGuardError>>
+
+  /// One claim: the namespace (`max`, `google`, or `''`), the id and the wall-clock time.
+  private struct Claim {
+    let namespace: String
+    let id: String
+    let now: Int64
+  }
 
   /// The guard's compiled statements.
   private struct Statements {
+    let begin: SQLiteStatement
+    let commit: SQLiteStatement
+    let rollback: SQLiteStatement
     let claim: SQLiteStatement
     let claimedAt: SQLiteStatement
     let count: SQLiteStatement
@@ -90,14 +116,18 @@ public final class SQLiteReplayGuard: ReplayGuard {
     store = try SQLiteStore(
       kind: ReplayGuardSchema.kind, path: path, createIfMissing: createIfMissing,
       busyTimeoutMilliseconds: busyTimeoutMilliseconds,
-      failure: { ReplayGuardError($0) }
+      failure: { ReplayGuardError($0.message, isRetryable: $0.isStorageFailure) }
     ) { (connection) throws(SQLiteFailure) in
       Statements(
+        begin: try connection.prepare("BEGIN IMMEDIATE"),
+        commit: try connection.prepare("COMMIT"),
+        rollback: try connection.prepare("ROLLBACK"),
         claim: try connection.prepare(ReplayGuardSchema.claim),
         claimedAt: try connection.prepare(ReplayGuardSchema.claimedAt),
         count: try connection.prepare(ReplayGuardSchema.count),
         prune: try connection.prepare(ReplayGuardSchema.prune))
     }
+    claims = GroupCommit { [store] batch in Self.commit(batch, in: store) }
   }
 
   /// A guard in memory (`:memory:`): the SQL layer without a file, for tests.
@@ -152,14 +182,9 @@ public final class SQLiteReplayGuard: ReplayGuard {
   ///   fails.
   @discardableResult
   public func pruneClaims(olderThanMilliseconds age: Int64) throws(ReplayGuardError) -> Int {
-    guard age >= Self.minimumRetentionMilliseconds else {
-      throw ReplayGuardError(
-        "pruneClaims: an age of \(age) ms; expected at least \(Self.minimumRetentionMilliseconds) ms "
-          + "(one day), well past the networks' retry window, or replays the networks send could be accepted")
-    }
-    let (cutoff, overflow) = wallClock().subtractingReportingOverflow(age)
+    let cutoff = try ReplayGuardRetention.cutoff(now: wallClock(), age: age)
     return try store.locked("prune the claims") { (statements) throws(SQLiteFailure) in
-      try statements.prune.run([.integer(overflow ? Int64.min : cutoff)])
+      try statements.prune.run([.integer(cutoff)])
     }
   }
 
@@ -171,10 +196,34 @@ public final class SQLiteReplayGuard: ReplayGuard {
   }
 
   private func claim(_ id: String, namespace: String) throws(ReplayGuardError) -> Bool {
-    let now = wallClock()
-    return try store.locked("claim") { (statements) throws(SQLiteFailure) in
-      try statements.claim.run([.text(namespace), .text(id), .integer(now)]) == 1
-    }
+    try claims.submit(Claim(namespace: namespace, id: id, now: wallClock())).get()
   }
 
+  /// Claims `batch` in one transaction (one sync to disk): each claim's own outcome — true if it
+  /// recorded its id, false if the id was there (or claimed earlier in the batch). If anything
+  /// fails, the transaction is rolled back and every claim of the batch fails: nothing is recorded.
+  private static func commit(
+    _ batch: [Claim], in store: SQLiteStore<Statements, ReplayGuardError>
+  ) -> [Result<Bool, ReplayGuardError>] {
+    do throws(ReplayGuardError) {
+      let claimed = try store.locked("claim") { (statements) throws(SQLiteFailure) -> [Bool] in
+        try statements.begin.run([])
+        do throws(SQLiteFailure) {
+          var claimed: [Bool] = []
+          for claim in batch {
+            claimed.append(
+              try statements.claim.run([.text(claim.namespace), .text(claim.id), .integer(claim.now)]) == 1)
+          }
+          try statements.commit.run([])
+          return claimed
+        } catch {
+          _ = try? statements.rollback.run([])
+          throw error
+        }
+      }
+      return claimed.map { Result.success($0) }
+    } catch {
+      return batch.map { _ in .failure(error) }
+    }
+  }
 }

@@ -1,3 +1,5 @@
+import SQLiteSupport
+
 /// The replay guard's table and statements, in one place. Every value is bound to a `?N`
 /// parameter; no SQL here is ever built from data.
 enum ReplayGuardSchema {
