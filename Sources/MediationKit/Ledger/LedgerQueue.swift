@@ -86,6 +86,22 @@ enum LedgerIO: Sendable {
       }
     }
   }
+
+  /// Runs `work` where ledger I/O goes and returns its result: in the calling task when inline,
+  /// else resumed from the ledger queue once the work is done (the scheduler's executor is not
+  /// involved, so an awaiting caller on the main actor never holds it up). The work is submitted
+  /// before the caller suspends, so it keeps its place behind the work submitted earlier; a
+  /// cancelled caller still waits for it.
+  func run<Value: Sendable>(_ work: @escaping @Sendable () -> Value) async -> Value {
+    switch self {
+    case .inline:
+      return work()
+    case .submit(let submit):
+      return await withCheckedContinuation { continuation in
+        submit { continuation.resume(returning: work()) }
+      }
+    }
+  }
 }
 
 /// Holds each zone's events behind the rewards it is recording, so nothing the zone publishes
