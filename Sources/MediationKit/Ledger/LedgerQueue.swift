@@ -1,8 +1,8 @@
 import Dispatch
 
-/// Where a mediator does its ledger I/O — recording each reward, and reading and counting the
-/// pending rewards at start — so that the scheduler's executor (the main queue in an app) never
-/// waits on the disk.
+/// Where a mediator does its ledger I/O — recording each reward, reading and counting the
+/// pending rewards at start, and the app's acknowledgements and reads — so that neither the
+/// scheduler's executor nor the app's main thread ever waits on the disk.
 ///
 /// The contract holds wherever the I/O runs: a reward is recorded before its `rewarded` is
 /// published, and the zone's events stay in order. While a reward is being recorded, the zone's
