@@ -174,7 +174,7 @@ final class EngineContext: Sendable {
   }
 
   /// Submits the acknowledgement of `transactionID` to the ledger queue, behind every reward
-  /// recorded before it; see ``Mediator/acknowledgeReward(transactionID:)``. A failed write gives
+  /// recorded before it; see ``Mediator/acknowledgeReward(transactionID:)->()``. A failed write gives
   /// the reward's zone a ``Diagnostic/Kind/ledgerWriteFailed`` diagnostic (every zone in
   /// `zoneIDs` when this run never saw the reward).
   func acknowledgeReward(transactionID: String, zoneIDs: [String]) {

@@ -396,7 +396,7 @@ final class ZoneController: Sendable {
 
   // MARK: Showing
 
-  /// See ``RewardedAd/acknowledge(_:)``.
+  /// See ``RewardedAd/acknowledge(_:)->()``.
   func acknowledge(_ reward: Reward) {
     context.acknowledgeReward(transactionID: reward.transactionID, zoneIDs: [zone.id])
   }

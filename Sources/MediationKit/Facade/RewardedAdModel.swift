@@ -80,7 +80,7 @@ public final class RewardedAdModel {
   }
 
   /// Tells the mediator's ledger the app has credited `reward`, without waiting for the disk;
-  /// see ``RewardedAd/acknowledge(_:)``. Does nothing for a model without an ad.
+  /// see ``RewardedAd/acknowledge(_:)->()``. Does nothing for a model without an ad.
   public func acknowledge(_ reward: Reward) {
     ad?.acknowledge(reward)
   }
