@@ -184,6 +184,152 @@ struct LedgerQueueTests {
     try RewardContract.verify(harness.recorder.events(zone: "z"))
   }
 
+  // MARK: The app's calls: acknowledge and pendingRewards
+
+  /// A completed show in zone `z` on `ledger`, written on `io`, whose reward is recorded unless
+  /// the ledger blocks; seeded transaction ids, so every run earns the same reward.
+  static func shown(ledger: any RewardLedger, io: DispatchQueue) throws -> Harness {
+    let harness = try Harness(
+      zones: [zone([item("a", "a1", ecpm: 10)]), zone([item("a", "a2", ecpm: 5)], id: "y")],
+      scripts: ["a": ["a1": [.fill(after: .milliseconds(200))]]],
+      options: MediatorOptions(
+        seed: 1, wallClockMilliseconds: clock, transactionIDs: .seeded, ledgerQueue: .dispatch(io)),
+      ledger: ledger)
+    let ad = try harness.mediator.rewardedAd(zone: "z")
+    ad.load()
+    harness.settle()
+    try ad.show(from: presenter)
+    harness.settle()  // the network rewards 30 s into the show, which ends at 31 s
+    return harness
+  }
+
+  /// Lets the ledger queue finish, then runs the completions it queued on the scheduler.
+  static func drain(_ io: DispatchQueue, _ harness: Harness) {
+    io.sync {}
+    harness.scheduler.advance(by: .zero)
+  }
+
+  @Test func aSynchronousAcknowledgementNeverWaitsForTheDiskNorOvertakesItsRecord() throws {
+    // The reward the blocked run will earn, from a run that is not blocked (same seeded id).
+    let io = DispatchQueue(label: "LedgerQueueTests.io")
+    let earlier = try Self.shown(ledger: InMemoryRewardLedger(), io: io)
+    Self.drain(io, earlier)
+    let reward = try #require(RewardLedgerTests.rewards(earlier).first)
+
+    let disk = SlowDisk()
+    let operations = Locked<[HookedLedger.Operation]>([])
+    let ledger = HookedLedger { operation in
+      operations.withLock { $0.append(operation) }
+      if operation == .record || operation == .acknowledge { disk.block() }
+    }
+    let harness = try Self.shown(ledger: ledger, io: io)
+    #expect(disk.entered.wait(timeout: .now() + 10) == .success)  // the record is blocked
+
+    // Acknowledged while its own record is still on the disk: the call returns at once (the test
+    // thread never enters the blocked write) and the write waits behind the record.
+    try harness.mediator.rewardedAd(zone: "z").acknowledge(reward)
+    harness.mediator.acknowledgeReward(transactionID: reward.transactionID)
+    #expect(operations.withLock { $0 } == [.pending, .record])  // the start-up read, then the record
+
+    disk.release()
+    Self.drain(io, harness)
+    #expect(operations.withLock { $0 } == [.pending, .record, .acknowledge, .acknowledge])
+    #expect(try ledger.inner.pending().isEmpty)
+    #expect(harness.names() == ["loading", "ready", "shown", "revenue_paid", "rewarded", "closed"])
+    #expect(RewardLedgerTests.rewards(harness) == [reward])
+    #expect(!disk.waitedFullTime.withLock { $0 })
+  }
+
+  @Test func aFailedAcknowledgementLeavesTheRewardPendingAndSaysSoOnItsZone() throws {
+    let ledger = HookedLedger { (operation) throws(LedgerError) in
+      if operation == .acknowledge { throw LedgerError("acknowledge: disk I/O error (/tmp/full.sqlite)") }
+    }
+    let io = DispatchQueue(label: "LedgerQueueTests.io")
+    let harness = try Self.shown(ledger: ledger, io: io)
+    Self.drain(io, harness)
+    let reward = try #require(RewardLedgerTests.rewards(harness).first)
+
+    let acknowledgements: [() throws -> Void] = [
+      { try harness.mediator.rewardedAd(zone: "z").acknowledge(reward) },
+      { harness.mediator.acknowledgeReward(transactionID: reward.transactionID) },
+    ]
+    for acknowledge in acknowledgements {
+      let before = harness.recorder.events.count
+      try acknowledge()
+      Self.drain(io, harness)
+      let new = harness.recorder.events.dropFirst(before)
+      #expect(new.map(\.zoneID) == ["z"])  // the reward's zone only
+      guard case .diagnostic(let note) = new.first?.event else {
+        Issue.record("expected a diagnostic, got \(Array(new))")
+        continue
+      }
+      #expect(note.kind == .ledgerWriteFailed)
+      #expect(note.message.contains(reward.transactionID))
+      #expect(note.message.contains("disk I/O error (/tmp/full.sqlite)"))
+      #expect(note.message.contains("stays pending and will be redelivered"))
+      #expect(new.first?.network == "a")
+    }
+    #expect(try ledger.inner.pending().map(\.reward) == [reward])
+
+    // An id this run never delivered: no zone is known, so every zone is told.
+    let before = harness.recorder.events.count
+    harness.mediator.acknowledgeReward(transactionID: "unknown")
+    Self.drain(io, harness)
+    #expect(harness.recorder.events.dropFirst(before).map(\.zoneID).sorted() == ["y", "z"])
+  }
+
+  @Test func theAsyncFormsAnswerFromTheLedgerQueueWithoutTheExecutor() async throws {
+    // The virtual clock is never advanced while awaiting: an answer that went through the
+    // scheduler would never come.
+    let io = DispatchQueue(label: "LedgerQueueTests.io")
+    let ledger = InMemoryRewardLedger()
+    let harness = try Self.shown(ledger: ledger, io: io)
+    Self.drain(io, harness)
+    let reward = try #require(RewardLedgerTests.rewards(harness).first)
+    let ad = try harness.mediator.rewardedAd(zone: "z")
+
+    #expect(try await harness.mediator.pendingRewards().map(\.reward) == [reward])
+    #expect(try await ad.acknowledge(reward))
+    #expect(try await !ad.acknowledge(reward))
+    #expect(try await !harness.mediator.acknowledgeReward(transactionID: reward.transactionID))
+    #expect(try await harness.mediator.pendingRewards().isEmpty)
+    #expect(try ledger.pending().isEmpty)
+  }
+
+  @Test func theAsyncFormsThrowLedgerFailureWhenTheLedgerFails() async throws {
+    let ledger = HookedLedger { (operation) throws(LedgerError) in
+      if operation == .acknowledge || operation == .pending {
+        throw LedgerError("\(operation): disk I/O error (/tmp/full.sqlite)")
+      }
+    }
+    let io = DispatchQueue(label: "LedgerQueueTests.io")
+    let harness = try Self.shown(ledger: ledger, io: io)
+    Self.drain(io, harness)
+    let reward = try #require(RewardLedgerTests.rewards(harness).first)
+    let ad = try harness.mediator.rewardedAd(zone: "z")
+
+    let calls: [(String, () async throws -> Void)] = [
+      ("ad.acknowledge", { _ = try await ad.acknowledge(reward) }),
+      (
+        "acknowledgeReward",
+        { _ = try await harness.mediator.acknowledgeReward(transactionID: reward.transactionID) }
+      ),
+      ("pendingRewards", { _ = try await harness.mediator.pendingRewards() }),
+    ]
+    for (name, call) in calls {
+      do {
+        try await call()
+        Issue.record("\(name): expected ledger_failure")
+      } catch let error as MediationError {
+        #expect(error.code == .ledgerFailure, "\(name)")
+        #expect(error.message.contains("disk I/O error (/tmp/full.sqlite)"), "\(name)")
+      } catch {
+        Issue.record("\(name): expected a MediationError, got \(error)")
+      }
+    }
+    #expect(try ledger.inner.pending().map(\.reward) == [reward])
+  }
+
   @Test func onAVirtualSchedulerTheDefaultRecordsInTheActionThatEarnedTheReward() throws {
     // Virtual time moves only when nothing is runnable: the record must not leave the executor,
     // or a seeded run would depend on how fast another thread writes.

@@ -89,7 +89,7 @@ struct RewardLedgerTests {
     #expect(!reward.isRedelivery)
   }
 
-  @Test func anUnacknowledgedRewardIsRedeliveredOnTheNextStartUntilAcknowledged() throws {
+  @Test func anUnacknowledgedRewardIsRedeliveredOnTheNextStartUntilAcknowledged() async throws {
     let ledger = InMemoryRewardLedger()
     let first = try Self.run(ledger: ledger)
     let original = try #require(Self.rewards(first).first)
@@ -105,8 +105,8 @@ struct RewardLedgerTests {
     try RewardContract.verify(second.recorder.events)
 
     // Acknowledged: never again.
-    #expect(try second.mediator.acknowledgeReward(transactionID: original.transactionID))
-    #expect(try !second.mediator.acknowledgeReward(transactionID: original.transactionID))
+    #expect(try await second.mediator.acknowledgeReward(transactionID: original.transactionID))
+    #expect(try await !second.mediator.acknowledgeReward(transactionID: original.transactionID))
     let third = try Self.run(ledger: ledger, seed: 3, show: false)
     #expect(Self.rewards(third).isEmpty)
     #expect(try ledger.pending().isEmpty)
@@ -130,26 +130,26 @@ struct RewardLedgerTests {
     #expect(try id(.seeded) == id(.seeded))
   }
 
-  @Test func pendingRewardsListWhatIsNotAcknowledgedYet() throws {
+  @Test func pendingRewardsListWhatIsNotAcknowledgedYet() async throws {
     let ledger = InMemoryRewardLedger()
     let harness = try Self.run(ledger: ledger)
     let reward = try #require(Self.rewards(harness).first)
-    #expect(try harness.mediator.pendingRewards().map(\.reward.transactionID) == [reward.transactionID])
-    try harness.mediator.acknowledgeReward(transactionID: reward.transactionID)
-    #expect(try harness.mediator.pendingRewards().isEmpty)
+    #expect(try await harness.mediator.pendingRewards().map(\.reward.transactionID) == [reward.transactionID])
+    try await harness.mediator.acknowledgeReward(transactionID: reward.transactionID)
+    #expect(try await harness.mediator.pendingRewards().isEmpty)
     let unledgered = try Harness(
       zones: [zone([item("a", "a1", ecpm: 10)])], scripts: ["a": ["a1": [.fill(after: .milliseconds(200))]]])
-    #expect(try unledgered.mediator.pendingRewards().isEmpty)
+    #expect(try await unledgered.mediator.pendingRewards().isEmpty)
   }
 
-  @Test func theFacadeAcknowledgesTheRewardItDelivered() throws {
+  @Test func theFacadeAcknowledgesTheRewardItDelivered() async throws {
     let ledger = InMemoryRewardLedger()
     let harness = try Self.run(ledger: ledger)
     let reward = try #require(Self.rewards(harness).first)
     let ad = try harness.mediator.rewardedAd(zone: "z")
-    #expect(try ad.acknowledge(reward))
+    #expect(try await ad.acknowledge(reward))
     #expect(try ledger.pending().isEmpty)
-    #expect(try !ad.acknowledge(reward))
+    #expect(try await !ad.acknowledge(reward))
   }
 
   @Test func redeliveryWaitsForTheExecutorSoSubscribersAttachedAtStartSeeIt() throws {
@@ -161,14 +161,14 @@ struct RewardLedgerTests {
     #expect(Self.rewards(second).count == 1)
   }
 
-  @Test func aRewardAcknowledgedBeforeTheStartUpRedeliveryIsNotRedelivered() throws {
+  @Test func aRewardAcknowledgedBeforeTheStartUpRedeliveryIsNotRedelivered() async throws {
     let ledger = InMemoryRewardLedger()
     let original = try #require(Self.rewards(try Self.run(ledger: ledger)).first)
     let second = try Self.run(ledger: ledger, seed: 2, show: false, settle: false)
     // The app credits what is pending itself before the executor yields, and acknowledges it.
-    let pending = try second.mediator.pendingRewards()
+    let pending = try await second.mediator.pendingRewards()
     #expect(pending.map(\.reward.transactionID) == [original.transactionID])
-    #expect(try second.mediator.acknowledgeReward(transactionID: original.transactionID))
+    #expect(try await second.mediator.acknowledgeReward(transactionID: original.transactionID))
     second.settle()
     #expect(Self.rewards(second).isEmpty)
   }
@@ -214,10 +214,10 @@ struct RewardLedgerTests {
     #expect(Self.rewards(harness).count == 1)
   }
 
-  @Test func withoutALedgerThereIsNothingToAcknowledge() throws {
+  @Test func withoutALedgerThereIsNothingToAcknowledge() async throws {
     let harness = try Harness(
       zones: [zone([item("a", "a1", ecpm: 10)])], scripts: ["a": ["a1": [.fill(after: .milliseconds(200))]]])
-    #expect(try !harness.mediator.acknowledgeReward(transactionID: "nope"))
+    #expect(try await !harness.mediator.acknowledgeReward(transactionID: "nope"))
   }
 
   @Test func theInMemoryLedgerRefusesADuplicateTransactionID() throws {

@@ -35,6 +35,32 @@ struct RewardedAdModelTests {
     #expect(!model.isReady && model.adInfo == nil)
   }
 
+  @available(iOS 17, macOS 14, tvOS 17, visionOS 1, *)
+  @Test func acknowledgesThroughItsAd() async throws {
+    let ledger = InMemoryRewardLedger()
+    let first = Reward(type: "coins", amount: 1, transactionID: "t1", network: "a")
+    let second = Reward(type: "coins", amount: 1, transactionID: "t2", network: "a")
+    for reward in [first, second] {
+      try ledger.record(LedgerEntry(reward: reward, zoneID: "z", recordedAtMilliseconds: 1))
+    }
+    let harness = try Harness(
+      zones: [zone([item("a", "a1", ecpm: 10)])], scripts: ["a": ["a1": [.fill(after: .milliseconds(200))]]],
+      options: MediatorOptions(seed: 1), ledger: ledger)
+    let model = RewardedAdModel(ad: try harness.mediator.rewardedAd(zone: "z"))
+
+    Self.acknowledgeSynchronously(first, with: model)  // virtual time: written before it returns
+    #expect(try ledger.pending().map(\.reward) == [second])
+    #expect(try await model.acknowledge(second))
+    #expect(try ledger.pending().isEmpty)
+    #expect(try await !RewardedAdModel().acknowledge(second))
+  }
+
+  /// The synchronous form, as an `onRewardEarned` callback calls it.
+  @available(iOS 17, macOS 14, tvOS 17, visionOS 1, *)
+  static func acknowledgeSynchronously(_ reward: Reward, with model: RewardedAdModel) {
+    model.acknowledge(reward)
+  }
+
   /// A model following a scripted zone on virtual time (driven from the main actor).
   @available(iOS 17, macOS 14, tvOS 17, visionOS 1, *)
   static func following() throws -> (Harness, RewardedAdModel) {

@@ -13,6 +13,9 @@ final class EngineContext: Sendable {
   /// Each zone's events held behind its rewards being recorded (the hub consults it); `nil`
   /// without a ledger, so publishing then costs one check and nothing else.
   private let hold: RecordingHold?
+  /// The zone and network of each reward delivered or listed in this run and not acknowledged
+  /// yet, so a failed acknowledgement is reported on the reward's zone.
+  private let rewardOrigins = Locked<[String: (zoneID: String, network: NetworkID)]>([:])
   let hub: EventHub
   let fullScreen = FullScreenGate()
   private let random: Locked<SeededRandom>
@@ -164,19 +167,71 @@ final class EngineContext: Sendable {
           ZoneEvent(time: time, zoneID: zoneID, network: reward.network, event: .diagnostic(note)))
       }
       events.append(ZoneEvent(time: time, zoneID: zoneID, network: reward.network, event: .rewarded(reward)))
+      rememberOrigin(of: entry)
       hold.recorded(ticket, zoneID: zoneID, events: events)
       while let event = hold.nextReady(zoneID: zoneID) { hub.deliver(event) }
     }
   }
 
-  /// See ``Mediator/acknowledgeReward(transactionID:)``.
-  func acknowledgeReward(transactionID: String) throws(MediationError) -> Bool {
-    guard let ledger else { return false }
-    do {
-      return try ledger.acknowledge(transactionID: transactionID)
-    } catch {
-      throw MediationError(.ledgerFailure, "could not acknowledge reward \(transactionID): \(error)")
+  /// Submits the acknowledgement of `transactionID` to the ledger queue, behind every reward
+  /// recorded before it; see ``Mediator/acknowledgeReward(transactionID:)->()``. A failed write gives
+  /// the reward's zone a ``Diagnostic/Kind/ledgerWriteFailed`` diagnostic (every zone in
+  /// `zoneIDs` when this run never saw the reward).
+  func acknowledgeReward(transactionID: String, zoneIDs: [String]) {
+    guard let ledger, let ledgerIO else { return }
+    ledgerIO.perform(on: scheduler) { [self] in
+      writeAcknowledgement(transactionID, to: ledger)
+    } then: { [self] result in
+      guard case .failure(let error) = result else { return }
+      let note = Diagnostic(
+        .ledgerWriteFailed,
+        "acknowledgement of reward \(transactionID) not written: \(error); the reward stays pending "
+          + "and will be redelivered on a later start")
+      let origin = rewardOrigins.withLock { $0[transactionID] }
+      scheduler.runOnExecutor { [self] in
+        for zoneID in origin.map({ [$0.zoneID] }) ?? zoneIDs {
+          publish(zoneID, origin?.network, .diagnostic(note))
+        }
+      }
     }
+  }
+
+  /// See ``Mediator/acknowledgeReward(transactionID:)->Bool``.
+  func acknowledgeReward(transactionID: String) async throws(MediationError) -> Bool {
+    guard let ledger, let ledgerIO else { return false }
+    return try await ledgerIO.run { [self] in writeAcknowledgement(transactionID, to: ledger) }
+      .mapError { MediationError(.ledgerFailure, "could not acknowledge reward \(transactionID): \($0)") }
+      .get()
+  }
+
+  /// See ``Mediator/pendingRewards()``.
+  func pendingRewards() async throws(MediationError) -> [LedgerEntry] {
+    guard let ledger, let ledgerIO else { return [] }
+    return try await ledgerIO.run { [self] in
+      Result { () throws(LedgerError) in
+        let entries = try ledger.pending()
+        for entry in entries { rememberOrigin(of: entry) }
+        return entries
+      }
+    }
+    .mapError { MediationError(.ledgerFailure, "could not read the pending rewards: \($0)") }
+    .get()
+  }
+
+  /// Acknowledges `transactionID` in `ledger`, on the ledger queue.
+  private func writeAcknowledgement(_ transactionID: String, to ledger: any RewardLedger) -> Result<
+    Bool, LedgerError
+  > {
+    Result { () throws(LedgerError) in
+      let wasPending = try ledger.acknowledge(transactionID: transactionID)
+      _ = rewardOrigins.withLock { $0.removeValue(forKey: transactionID) }
+      return wasPending
+    }
+  }
+
+  /// Notes `entry`'s zone and network for the diagnostic of a failed acknowledgement.
+  private func rememberOrigin(of entry: LedgerEntry) {
+    rewardOrigins.withLock { $0[entry.reward.transactionID] = (entry.zoneID, entry.reward.network) }
   }
 
   /// Delivers every reward the ledger still holds from an earlier run, marked as a redelivery;
@@ -215,6 +270,7 @@ final class EngineContext: Sendable {
         for (entry, uncounted) in redeliveries {
           var reward = entry.reward
           reward.isRedelivery = true
+          rememberOrigin(of: entry)
           if let uncounted {
             let note = Diagnostic(
               .ledgerWriteFailed, "redelivery of \(reward.transactionID) not counted: \(uncounted)")

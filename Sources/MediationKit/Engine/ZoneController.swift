@@ -398,9 +398,14 @@ final class ZoneController: Sendable {
 
   // MARK: Showing
 
-  /// See ``RewardedAd/acknowledge(_:)``.
-  func acknowledge(_ reward: Reward) throws(MediationError) -> Bool {
-    try context.acknowledgeReward(transactionID: reward.transactionID)
+  /// See ``RewardedAd/acknowledge(_:)->()``.
+  func acknowledge(_ reward: Reward) {
+    context.acknowledgeReward(transactionID: reward.transactionID, zoneIDs: [zone.id])
+  }
+
+  /// See ``RewardedAd/acknowledge(_:)->Bool``.
+  func acknowledge(_ reward: Reward) async throws(MediationError) -> Bool {
+    try await context.acknowledgeReward(transactionID: reward.transactionID)
   }
 
   /// Shows the ready ad; see ``RewardedAd/show(from:customData:)`` for the rules.

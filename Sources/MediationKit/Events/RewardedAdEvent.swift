@@ -149,7 +149,8 @@ public struct Diagnostic: Sendable, Equatable {
     /// A load completed after its line item timed out or was cancelled; the ad was discarded.
     case lateLoad = "late_load"
     /// The reward could not be recorded in the ledger; it is delivered anyway, but will not be
-    /// redelivered if the app stops before crediting it.
+    /// redelivered if the app stops before crediting it. Or the app's acknowledgement of a reward
+    /// could not be written: the reward stays pending and will be redelivered on a later start.
     case ledgerWriteFailed = "ledger_write_failed"
     /// The rewards still pending from earlier runs could not be read at start, so none were
     /// redelivered; ``Mediator/pendingRewards()`` reads them again. Sent to every zone.

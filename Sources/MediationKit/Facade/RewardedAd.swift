@@ -174,13 +174,23 @@ public final class RewardedAd: Sendable {
   }
 
   /// Tells the mediator's ``RewardLedger`` that the app has credited `reward`, so it is never
-  /// delivered again; see ``Mediator/acknowledgeReward(transactionID:)``.
+  /// delivered again. Safe on the main actor: the write goes to the mediator's ledger queue and
+  /// the call returns at once; a failed write gives this zone a
+  /// ``Diagnostic/Kind/ledgerWriteFailed`` diagnostic and the reward will be redelivered. See
+  /// ``Mediator/acknowledgeReward(transactionID:)->()``.
+  public func acknowledge(_ reward: Reward) {
+    controller.acknowledge(reward)
+  }
+
+  /// Acknowledges `reward` like the synchronous form and returns once the ledger has it.
   ///
   /// - Returns: `true` if the reward was pending; `false` if it was already acknowledged, is
   ///   unknown, or the mediator has no ledger.
+  /// - Throws: ``MediationError`` `ledgerFailure` when the ledger cannot write; the reward stays
+  ///   pending and will be redelivered.
   @discardableResult
-  public func acknowledge(_ reward: Reward) throws(MediationError) -> Bool {
-    try controller.acknowledge(reward)
+  public func acknowledge(_ reward: Reward) async throws(MediationError) -> Bool {
+    try await controller.acknowledge(reward)
   }
 
   /// A new stream of this zone's events from now on. Each call makes an independent stream;

@@ -79,11 +79,18 @@ public final class RewardedAdModel {
     }
   }
 
-  /// Tells the mediator's ledger the app has credited `reward`; see
-  /// ``RewardedAd/acknowledge(_:)``. `false` for a model without an ad.
+  /// Tells the mediator's ledger the app has credited `reward`, without waiting for the disk;
+  /// see ``RewardedAd/acknowledge(_:)->()``. Does nothing for a model without an ad.
+  public func acknowledge(_ reward: Reward) {
+    ad?.acknowledge(reward)
+  }
+
+  /// Acknowledges `reward` and returns once the ledger has it; see
+  /// ``RewardedAd/acknowledge(_:)->Bool``. `false` for a model without an ad.
   @discardableResult
-  public func acknowledge(_ reward: Reward) throws(MediationError) -> Bool {
-    try ad?.acknowledge(reward) ?? false
+  public func acknowledge(_ reward: Reward) async throws(MediationError) -> Bool {
+    guard let ad else { return false }
+    return try await ad.acknowledge(reward)
   }
 
   /// Updates the model for one event.

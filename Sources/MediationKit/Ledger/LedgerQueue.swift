@@ -1,8 +1,8 @@
 import Dispatch
 
-/// Where a mediator does its ledger I/O — recording each reward, and reading and counting the
-/// pending rewards at start — so that the scheduler's executor (the main queue in an app) never
-/// waits on the disk.
+/// Where a mediator does its ledger I/O — recording each reward, reading and counting the
+/// pending rewards at start, and the app's acknowledgements and reads — so that neither the
+/// scheduler's executor nor the app's main thread ever waits on the disk.
 ///
 /// The contract holds wherever the I/O runs: a reward is recorded before its `rewarded` is
 /// published, and the zone's events stay in order. While a reward is being recorded, the zone's
@@ -83,6 +83,22 @@ enum LedgerIO: Sendable {
       submit {
         let result = work()
         scheduler.execute { completion(result) }
+      }
+    }
+  }
+
+  /// Runs `work` where ledger I/O goes and returns its result: in the calling task when inline,
+  /// else resumed from the ledger queue once the work is done (the scheduler's executor is not
+  /// involved, so an awaiting caller on the main actor never holds it up). The work is submitted
+  /// before the caller suspends, so it keeps its place behind the work submitted earlier; a
+  /// cancelled caller still waits for it.
+  func run<Value: Sendable>(_ work: @escaping @Sendable () -> Value) async -> Value {
+    switch self {
+    case .inline:
+      return work()
+    case .submit(let submit):
+      return await withCheckedContinuation { continuation in
+        submit { continuation.resume(returning: work()) }
       }
     }
   }

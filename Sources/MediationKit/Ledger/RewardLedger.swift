@@ -36,7 +36,7 @@ public struct LedgerError: Error, Sendable, Equatable, CustomStringConvertible {
 /// transaction id.
 ///
 /// The mediator records every reward **before** it publishes `rewarded`; the app calls
-/// ``Mediator/acknowledgeReward(transactionID:)`` once it has credited the user. A reward still
+/// ``Mediator/acknowledgeReward(transactionID:)->()`` once it has credited the user. A reward still
 /// pending when the app stops (or is killed) is delivered again on the next start, with
 /// ``Reward/isRedelivery`` set, until it is acknowledged. The app credits each transaction id once.
 ///
@@ -60,8 +60,14 @@ public struct LedgerError: Error, Sendable, Equatable, CustomStringConvertible {
 ///
 /// On a ``VirtualScheduler`` the default runs the I/O inside the action that earned the reward
 /// instead (``LedgerQueue/automatic``), so seeded runs stay byte-identical. Without a ledger
-/// nothing of this runs. ``Mediator/acknowledgeReward(transactionID:)`` and
-/// ``Mediator/pendingRewards()`` are the app's calls and run on the calling thread.
+/// nothing of this runs.
+///
+/// The app's calls use the same queue. ``Mediator/acknowledgeReward(transactionID:)->()`` (and
+/// ``RewardedAd/acknowledge(_:)->()``) submits ``acknowledge(transactionID:)`` behind the records
+/// submitted before it and returns at once — safe on the main actor; a failed write gives the
+/// reward's zone a ``Diagnostic/Kind/ledgerWriteFailed`` diagnostic and leaves the reward pending,
+/// to be redelivered. Their `async` forms, and ``Mediator/pendingRewards()``, run there too and
+/// resume the awaiting task with the result.
 public protocol RewardLedger: Sendable {
   /// Records a new reward as pending. Recording a transaction id that is already there is an
   /// error (ids are unique).

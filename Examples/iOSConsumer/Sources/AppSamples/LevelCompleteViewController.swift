@@ -33,7 +33,7 @@ final class LevelCompleteViewController: UIViewController, RewardedAdDelegate {
   func rewardedAd(_ ad: RewardedAd, didReceive event: RewardedAdEvent) {
     if case .rewarded(let reward) = event {
       wallet.credit(reward)
-      _ = try? ad.acknowledge(reward)  // with a reward ledger: never delivered again
+      ad.acknowledge(reward)  // with a reward ledger: never delivered again (written off the main thread)
     }
   }
 }

@@ -23,7 +23,9 @@ final class ShopViewController: UIViewController {
         switch try await ad.show(from: self) {
         case .rewarded(let reward):
           wallet.credit(reward)
-          try ad.acknowledge(reward)
+          // In async code, the awaiting form: the task waits for the ledger queue, the main thread
+          // does not. If the write fails, the reward is redelivered on a later start.
+          _ = try? await ad.acknowledge(reward)
         case .skipped:
           print("Closed early: no reward")
         case .failed(let error):

@@ -22,7 +22,7 @@ func makeStoreView(mediator: Mediator, wallet: Wallet) throws -> StoreView {
   let model = RewardedAdModel(ad: try mediator.rewardedAd(zone: "store"))
   model.onRewardEarned = { [weak model] reward in
     wallet.credit(reward)
-    _ = try? model?.acknowledge(reward)
+    model?.acknowledge(reward)
   }
   return StoreView(model: model)
 }
