@@ -1,9 +1,9 @@
 import Foundation
+@_spi(Atomics) import MediationKit
 import ReplayGuardPostgres
 import ReplayGuardSQLite
 import RewardCallbacks
 import RewardCrypto
-import Synchronization
 
 /// `mediate bench-callbacks`: how many server-to-server reward callbacks a publisher's server can
 /// verify and claim per second through the library — Google SSV (an ECDSA P-256 signature) and MAX
@@ -115,8 +115,8 @@ struct BenchCallbacksCommand {
     count: Int, concurrency: Int, verify: @escaping @Sendable (Int) throws(CallbackRejection) -> Void,
     name: String
   ) throws(CLIError) -> Double {
-    let next = Atomic<Int>(0)
-    let rejected = Atomic<Int>(0)
+    let next = AtomicInt(0)
+    let rejected = AtomicInt(0)
     let started = ContinuousClock.now
     // Threads of their own, not `concurrentPerform` (which runs at most one per core): a server
     // has more requests in flight than cores, most of them waiting on the disk or the database.
