@@ -15,6 +15,9 @@ public final class ScriptedAdapter: RewardedAdapter {
     case fail(after: Duration, AdapterError)
     /// Never answers.
     case never
+    /// Fills after `delay`, then withdraws the ad `withdrawnAfter` the fill (through the load's
+    /// ``AdapterLoadRequest/withdrawals``), like an SDK whose availability turns false.
+    case fillThenWithdraw(after: Duration, withdrawnAfter: Duration, AdapterWithdrawal)
   }
 
   /// How one bid request answers.
@@ -60,6 +63,8 @@ public final class ScriptedAdapter: RewardedAdapter {
     var shows = 0
     var showRequests: [AdapterShowRequest] = []
     var ignoresCancellation = false
+    /// The withdrawal sinks of the ads loaded and not yet discarded.
+    var liveAds: [ObjectIdentifier: AdapterWithdrawalSink] = [:]
   }
 
   public let info: AdapterInfo
@@ -188,8 +193,16 @@ public final class ScriptedAdapter: RewardedAdapter {
       timer = scheduler.schedule(after: delay) { [self] in deliver { completion(.failure(error)) } }
     case .fill(let delay, let ecpm, let lifetime):
       timer = scheduler.schedule(after: delay) { [self] in
-        let loaded = AdapterLoadedAd(ad: ScriptedAd(adapter: self), ecpm: ecpm, lifetime: lifetime)
+        let loaded = AdapterLoadedAd(ad: makeAd(request), ecpm: ecpm, lifetime: lifetime)
         deliver { completion(.success(loaded)) }
+      }
+    case .fillThenWithdraw(let delay, let withdrawnAfter, let reason):
+      timer = scheduler.schedule(after: delay) { [self] in
+        let loaded = AdapterLoadedAd(ad: makeAd(request))
+        deliver { completion(.success(loaded)) }
+        scheduler.schedule(after: withdrawnAfter) { [self] in
+          deliver { request.withdrawals.withdrawn(reason) }
+        }
       }
     }
     return Cancellable { [self] in
@@ -199,6 +212,20 @@ public final class ScriptedAdapter: RewardedAdapter {
       }
       if !ignores { timer.cancel() }
     }
+  }
+
+  /// Withdraws every ad loaded and not yet discarded (shown ones included, as an SDK might), like an
+  /// SDK whose availability turns false: each goes through its load's
+  /// ``AdapterLoadRequest/withdrawals``.
+  public func withdrawLoadedAds(_ reason: AdapterWithdrawal) {
+    let sinks = state.withLock { Array($0.liveAds.values) }
+    for sink in sinks { deliver { sink.withdrawn(reason) } }
+  }
+
+  private func makeAd(_ request: AdapterLoadRequest) -> ScriptedAd {
+    let ad = ScriptedAd(adapter: self)
+    state.withLock { $0.liveAds[ObjectIdentifier(ad)] = request.withdrawals }
+    return ad
   }
 
   fileprivate func play(_ request: AdapterShowRequest, signals: AdapterSignalSink) {
@@ -218,7 +245,12 @@ public final class ScriptedAdapter: RewardedAdapter {
     if let callbackQueue { callbackQueue.async(execute: callback) } else { callback() }
   }
 
-  fileprivate func noteDiscard() { state.withLock { $0.discardedAds += 1 } }
+  fileprivate func noteDiscard(_ ad: ScriptedAd) {
+    state.withLock { state in
+      state.discardedAds += 1
+      state.liveAds[ObjectIdentifier(ad)] = nil
+    }
+  }
 }
 
 private final class ScriptedAd: AdapterAd {
@@ -230,5 +262,5 @@ private final class ScriptedAd: AdapterAd {
     adapter.play(request, signals: signals)
   }
 
-  func discard() { adapter.noteDiscard() }
+  func discard() { adapter.noteDiscard(self) }
 }

@@ -138,6 +138,10 @@ public struct AdapterLoadRequest: Sendable {
   /// The line item's server-to-server reward callback (``LineItem/serverCallback``), for networks
   /// whose server calls the publisher's endpoint after a rewarded impression; `nil` for none.
   public var serverCallback: ServerCallbackConfig?
+  /// Where this load's ad tells the core, before it is shown, that the SDK no longer has it
+  /// (availability lost, expired or invalidated on the SDK's side). Keep it with the ad;
+  /// ``AdapterWithdrawalSink/ignored`` in bid requests.
+  public var withdrawals: AdapterWithdrawalSink = .ignored
 
   public init(
     zoneID: String, placementID: String, ecpm: Double, reward: NetworkReward, auctionID: UInt64 = 0,

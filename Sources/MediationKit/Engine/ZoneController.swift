@@ -13,17 +13,25 @@ final class ZoneController: Sendable {
     /// Whether the core reports the impression's revenue, from the winning price: the winning
     /// network does not report it itself.
     let estimatesRevenue: Bool
+    /// The load that made it, which its ``AdapterWithdrawalSink`` names.
+    let loadID: Int
 
-    init(info: AdInfo, loaded: AdapterLoadedAd, expiresAt: Duration, estimatesRevenue: Bool) {
+    init(info: AdInfo, loaded: AdapterLoadedAd, expiresAt: Duration, estimatesRevenue: Bool, loadID: Int = 0)
+    {
       self.info = info
       self.loaded = loaded
       self.expiresAt = expiresAt
       self.estimatesRevenue = estimatesRevenue
+      self.loadID = loadID
     }
   }
 
   /// Why the zone has no ad, for the error `show` throws.
-  private enum LastAd { case none, shown, expired }
+  private enum LastAd {
+    case none, shown, expired
+    /// The network withdrew it before it was shown.
+    case withdrawn(AdapterWithdrawal)
+  }
 
   /// The zone's deadlines, made once and armed again for every load, fill and show, so that none
   /// of them allocates per cycle and a disarmed one leaves nothing queued.
@@ -83,6 +91,11 @@ final class ZoneController: Sendable {
     /// The ad the last load filled with, to recognise an SDK reporting the same load twice. Held
     /// (not just its identifier, which a new ad could reuse) until the next fill.
     var acceptedAd: (any AdapterAd)?
+    /// A withdrawal that reached the core before the load it names was handled: applied when
+    /// that load fills, so the ad is never reported ready.
+    var earlyWithdrawal: (loadID: Int, entry: Int, reason: AdapterWithdrawal)?
+    /// Ads withdrawn in a row without a show in between, for the reload backoff.
+    var consecutiveWithdrawals = 0
 
     /// Disarms the load timer if it is armed for `entry`'s attempt (an answer for an attempt that
     /// already ended leaves the current attempt's timer alone).
@@ -261,7 +274,7 @@ final class ZoneController: Sendable {
     request: AdapterLoadRequest
   ) {
     guard let adapter = adapters[entry] else { return }
-    let request = request.for(item, bid: bid)
+    let request = request.for(item, bid: bid, withdrawals: withdrawalSink(loadID: loadID, entry: entry))
     let scheduler = context.scheduler
     state.withLock { state in
       state.attempt = LoadAttempt(loadID: loadID, entry: entry, request: request)
@@ -346,32 +359,109 @@ final class ZoneController: Sendable {
         return zone.autoReload ? Self.retryDelay(afterFailures: state.consecutiveFailures) : nil
       }
       context.publish(zone.id, nil, .failed(error))
-      if let retryDelay {
-        let timer = context.scheduler.schedule(after: retryDelay) { [self] in
-          state.withLock { _ = $0.retryTimer.take() }
-          beginLoad()
-        }
-        state.withLock { $0.retryTimer = timer }
-      }
+      if let retryDelay { scheduleRetry(after: retryDelay) }
     case .filled(let entry, let loaded, let price, let precision, let responses):
       let item = plan[entry].item
       var lifetime = adExpiry
       if let own = loaded.lifetime { lifetime = min(lifetime, own) }
-      let info = state.withLock { state -> AdInfo in
-        state.timers?.expiry.arm(after: lifetime)
+      let (info, ready, withdrawal) = state.withLock { state -> (AdInfo, ReadyAd, AdapterWithdrawal?) in
         let info = AdInfo(
           zoneID: zone.id, network: item.network, placementID: item.placementId, ecpm: price,
           responses: responses,
           latency: now - state.loadStartedAt, precision: precision, strategy: zone.strategy)
-        state.ready = ReadyAd(
+        let ready = ReadyAd(
           info: info, loaded: loaded, expiresAt: now + lifetime,
-          estimatesRevenue: !reportsRevenue[entry])
-        state.lastAd = .none
+          estimatesRevenue: !reportsRevenue[entry], loadID: loadID)
         state.consecutiveFailures = 0
         state.acceptedAd = loaded.ad
-        return info
+        // Withdrawn before its fill was handled: never ready, though the app hears `ready`
+        // and then `expired`, as for any ad that goes away.
+        if let early = state.earlyWithdrawal.take(), early.loadID == loadID, early.entry == entry {
+          state.lastAd = .withdrawn(early.reason)
+          return (info, ready, early.reason)
+        }
+        state.timers?.expiry.arm(after: lifetime)
+        state.ready = ready
+        state.lastAd = .none
+        return (info, ready, nil)
       }
       context.publish(zone.id, item.network, .ready(info))
+      if let withdrawal { publishWithdrawal(of: ready, reason: withdrawal) }
+    }
+  }
+
+  /// Loads again after `delay`, unless a load starts before.
+  private func scheduleRetry(after delay: Duration) {
+    let timer = context.scheduler.schedule(after: delay) { [self] in
+      state.withLock { _ = $0.retryTimer.take() }
+      beginLoad()
+    }
+    state.withLock { $0.retryTimer = timer }
+  }
+
+  // MARK: Withdrawn ads
+
+  /// The sink load `loadID`'s request to `entry` hands the adapter for its ad.
+  private func withdrawalSink(loadID: Int, entry: Int) -> AdapterWithdrawalSink {
+    AdapterWithdrawalSink { [weak self] reason in self?.withdraw(loadID: loadID, entry: entry, reason: reason)
+    }
+  }
+
+  /// Un-readies load `loadID`'s ad at once, on the caller's thread, so that ``isReady`` and
+  /// ``show(from:customData:)`` never see it again; publishes on the executor.
+  private func withdraw(loadID: Int, entry: Int, reason: AdapterWithdrawal) {
+    enum Found { case ready(ReadyAd), shown(ReadyAd), pending, gone }
+    let found = state.withLock { state -> Found in
+      if let ready = state.ready, ready.loadID == loadID {
+        state.ready = nil
+        state.timers?.expiry.disarm()
+        state.lastAd = .withdrawn(reason)
+        return .ready(ready)
+      }
+      if let session = state.session, session.ready.loadID == loadID { return .shown(session.ready) }
+      if let ended = state.lingering.first(where: { $0.session.ready.loadID == loadID }) {
+        return .shown(ended.session.ready)
+      }
+      // The load has not filled yet as far as the core knows (its completion is still hopping
+      // onto the executor): remember it for the fill.
+      if state.loadID == loadID, state.auction != nil {
+        state.earlyWithdrawal = (loadID, entry, reason)
+        return .pending
+      }
+      return .gone
+    }
+    switch found {
+    case .ready(let ready):
+      context.scheduler.runOnExecutor { [self] in publishWithdrawal(of: ready, reason: reason) }
+    case .shown(let ready):
+      let note = Diagnostic(
+        .adWithdrawn, "the network withdrew the ad after its show started (\(reason)); the show is unchanged")
+      context.scheduler.runOnExecutor { [self] in
+        context.publish(zone.id, ready.info.network, .diagnostic(note))
+      }
+    case .pending, .gone:
+      break
+    }
+  }
+
+  /// Discards a withdrawn ad, says why, publishes `expired` and, with auto-reload, loads again:
+  /// at once after the first withdrawal since the last show, then with the retry backoff, so an
+  /// SDK that withdraws every ad it fills does not make the zone load in a loop.
+  private func publishWithdrawal(of ready: ReadyAd, reason: AdapterWithdrawal) {
+    ready.loaded.ad.discard()
+    let network = ready.info.network
+    let note = Diagnostic(.adWithdrawn, "the network withdrew the ready ad (\(reason)); discarded")
+    context.publish(zone.id, network, .diagnostic(note))
+    context.publish(zone.id, network, .expired)
+    guard zone.autoReload else { return }
+    let withdrawals = state.withLock { state in
+      state.consecutiveWithdrawals += 1
+      return state.consecutiveWithdrawals
+    }
+    if withdrawals == 1 {
+      beginLoad()
+    } else {
+      scheduleRetry(after: Self.retryDelay(afterFailures: withdrawals - 1))
     }
   }
 
@@ -410,6 +500,10 @@ final class ZoneController: Sendable {
         case .shown:
           throw MediationError(.alreadyUsed, "zone '\(zone.id)': its ad was already shown; load a new one")
         case .expired: throw MediationError(.expired, "zone '\(zone.id)': its ad expired before it was shown")
+        case .withdrawn(let reason):
+          throw MediationError(
+            .expired,
+            "zone '\(zone.id)': the network withdrew its ad before it was shown (\(reason)); load a new one")
         case .none:
           let detail = state.auction != nil ? "still loading" : "no ad loaded"
           throw MediationError(.notReady, "zone '\(zone.id)': \(detail)")
@@ -434,6 +528,7 @@ final class ZoneController: Sendable {
       state.ready = nil
       state.timers?.expiry.disarm()
       state.lastAd = .shown
+      state.consecutiveWithdrawals = 0
       if zone.caps != nil { state.showTimes.append(now) }
       return ready
     }
@@ -592,12 +687,15 @@ enum FrequencyCapCheck {
 
 extension AdapterLoadRequest {
   /// This load's request, aimed at `item` (and its winning `bid`, if any).
-  fileprivate func `for`(_ item: LineItem, bid: AdapterBid? = nil) -> AdapterLoadRequest {
+  fileprivate func `for`(
+    _ item: LineItem, bid: AdapterBid? = nil, withdrawals: AdapterWithdrawalSink = .ignored
+  ) -> AdapterLoadRequest {
     var request = self
     request.placementID = item.placementId
     request.ecpm = item.ecpm
     request.bid = bid
     request.serverCallback = item.serverCallback
+    request.withdrawals = withdrawals
     return request
   }
 }
