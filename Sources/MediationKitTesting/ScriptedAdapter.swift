@@ -62,6 +62,7 @@ public final class ScriptedAdapter: RewardedAdapter {
     var discardedAds = 0
     var shows = 0
     var showRequests: [AdapterShowRequest] = []
+    var shownTo: [AdapterShowID] = []
     var ignoresCancellation = false
     /// The withdrawal sinks of the ads loaded and not yet discarded.
     var liveAds: [ObjectIdentifier: AdapterWithdrawalSink] = [:]
@@ -120,6 +121,8 @@ public final class ScriptedAdapter: RewardedAdapter {
   public var shows: Int { state.withLock { $0.shows } }
   /// Every show request received, in order.
   public var showRequests: [AdapterShowRequest] { state.withLock { $0.showRequests } }
+  /// The show each show call's sink belongs to (``AdapterSignalSink/show``), in order.
+  public var showIDs: [AdapterShowID] { state.withLock { $0.shownTo } }
 
   /// When set, cancelled loads still answer later, like an SDK that cannot stop a request.
   public var ignoresCancellation: Bool {
@@ -231,6 +234,7 @@ public final class ScriptedAdapter: RewardedAdapter {
   fileprivate func play(_ request: AdapterShowRequest, signals: AdapterSignalSink) {
     let script = state.withLock { state in
       state.showRequests.append(request)
+      state.shownTo.append(signals.show)
       state.shows += 1
       return state.showScript
     }

@@ -542,7 +542,7 @@ final class ZoneController: Sendable {
     }
     let scheduler = context.scheduler
     // Weak: the SDK may keep the sink after the ad is discarded.
-    let sink = AdapterSignalSink { [weak self] signal in
+    let sink = AdapterSignalSink(show: AdapterShowID(zoneID: zone.id, number: showID)) { [weak self] signal in
       guard let self else { return }
       // `runOnExecutor`, spelled out: a signal sent from a scheduled action (the usual case) is
       // handled at once, without allocating a closure for it.
