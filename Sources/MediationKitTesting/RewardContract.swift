@@ -24,6 +24,12 @@ public enum Invariant: String, Sendable, Equatable, CaseIterable, CustomStringCo
   case anotherAdShowingRefused = "another-ad-showing-refused"
   /// After a cycle, the next load and show still work.
   case nextCycleWorks = "next-cycle-works"
+  /// A late callback of a show reaches that show, never the next one (``AdapterSignalSink/show``).
+  case lateSignalsReachTheirShow = "late-signals-reach-their-show"
+  /// Two zones on one SDK ad: the zone not shown hears nothing of the other's show.
+  case sharedAdNeverDoubleGrants = "shared-ad-never-double-grants"
+  /// An ad the SDK no longer has is withdrawn, not left ready to fail at show time.
+  case goneAdsWithdrawn = "gone-ads-withdrawn"
 
   public var description: String { rawValue }
 }
