@@ -482,7 +482,14 @@ extension ScenarioRun {
       } catch {
         if error.code != .expired { fail(.goneAdsWithdrawn, name, "expected expired, got \(error.code)") }
       }
-      outcome(name, ran: true, "the network withdrew its ad \(after) after it was ready")
+      let withdrawn = recorder.events(zone: kept.id).contains {
+        if case .diagnostic(let note) = $0 { note.kind == .adWithdrawn } else { false }
+      }
+      outcome(
+        name, ran: true,
+        withdrawn
+          ? "the network withdrew its ad \(after) after it was ready"
+          : "the ad's own lifetime ended \(after) after it was ready; the zone expired it")
       return
     }
     guard (try? ad.show(from: HeadlessPresenter())) != nil else {

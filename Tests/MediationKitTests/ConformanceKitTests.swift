@@ -84,6 +84,17 @@ struct ConformanceKitTests {
     #expect(scenario?.note.contains("withdrew its ad") == true)
   }
 
+  @Test func anAdWhoseOwnLifetimeEndsIsExpiredByTheZoneNotWithdrawn() {
+    let report = check {
+      ScriptedAdapter(
+        id: "probe", scheduler: $0, loads: ["p": [.fill(after: .zero, lifetime: .seconds(3600))]])
+    }
+    #expect(report.passed, "\(report)")
+    let scenario = report.scenarios.first { $0.name == "ad withdrawn before show" }
+    #expect(
+      scenario?.note == "the ad's own lifetime ended 3600.0 seconds after it was ready; the zone expired it")
+  }
+
   @Test func aNetworkThatNeverFillsSaysWhichScenariosCouldNotRun() {
     let report = check { ScriptedAdapter(id: "probe", scheduler: $0, loads: [:]) }
     #expect(report.passed)
