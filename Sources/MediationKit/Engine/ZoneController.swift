@@ -16,8 +16,7 @@ final class ZoneController: Sendable {
     /// The load that made it, which its ``AdapterWithdrawalSink`` names.
     let loadID: Int
 
-    init(info: AdInfo, loaded: AdapterLoadedAd, expiresAt: Duration, estimatesRevenue: Bool, loadID: Int = 0)
-    {
+    init(info: AdInfo, loaded: AdapterLoadedAd, expiresAt: Duration, estimatesRevenue: Bool, loadID: Int) {
       self.info = info
       self.loaded = loaded
       self.expiresAt = expiresAt
