@@ -31,17 +31,51 @@ public struct AdapterWithdrawal: Sendable, Equatable, CustomStringConvertible {
 /// zone with auto-reload, load again. After the show started, a withdrawal changes nothing about
 /// the show: it is reported as a diagnostic. Safe to call from any thread, any number of times.
 public struct AdapterWithdrawalSink: Sendable {
-  private let deliver: @Sendable (AdapterWithdrawal) -> Void
+  private let deliver: (@Sendable (AdapterWithdrawal) -> Void)?
+  /// The core's receiver and the load it names: no closure is allocated per load.
+  private let receiver: (any AdapterWithdrawalReceiver)?
+  private let loadID: Int
+  private let entry: Int
 
   /// Creates a sink that hands each withdrawal to `deliver`.
   public init(_ deliver: @escaping @Sendable (AdapterWithdrawal) -> Void) {
     self.deliver = deliver
+    self.receiver = nil
+    self.loadID = 0
+    self.entry = 0
+  }
+
+  /// The core's sink for load `loadID`'s request to plan entry `entry`.
+  package init(receiver: any AdapterWithdrawalReceiver, loadID: Int, entry: Int) {
+    self.deliver = nil
+    self.receiver = receiver
+    self.loadID = loadID
+    self.entry = entry
+  }
+
+  private init() {
+    self.deliver = nil
+    self.receiver = nil
+    self.loadID = 0
+    self.entry = 0
   }
 
   /// A sink that ignores withdrawals: the default of a request built outside the core (a bid
   /// request, a test).
-  public static let ignored = AdapterWithdrawalSink { _ in }
+  public static var ignored: AdapterWithdrawalSink { AdapterWithdrawalSink() }
 
   /// Tells the core that the SDK no longer has the ad this load made, and why.
-  public func withdrawn(_ reason: AdapterWithdrawal) { deliver(reason) }
+  public func withdrawn(_ reason: AdapterWithdrawal) {
+    if let receiver {
+      receiver.withdrawn(reason, loadID: loadID, entry: entry)
+    } else {
+      deliver?(reason)
+    }
+  }
+}
+
+/// Where the core's ``AdapterWithdrawalSink``s deliver: a zone, held so that a sink an SDK keeps
+/// does not keep the zone alive.
+package protocol AdapterWithdrawalReceiver: AnyObject, Sendable {
+  func withdrawn(_ reason: AdapterWithdrawal, loadID: Int, entry: Int)
 }

@@ -119,6 +119,8 @@ final class ZoneController: Sendable {
   private let adExpiry: Duration
   private let rewardGrace: Duration
   private let state = Locked(State())
+  /// Where this zone's loads' withdrawal sinks deliver (one object per zone, not a closure per load).
+  private let withdrawals = ZoneWithdrawals()
 
   init(zone: ZoneConfig, context: EngineContext) {
     self.zone = zone
@@ -141,6 +143,7 @@ final class ZoneController: Sendable {
       grace: scheduler.makeTimer { [weak self] in self?.receive(.graceWindowEnded, show: nil) },
       linger: scheduler.makeTimer { [weak self] in self?.endLateSignalWindows() })
     state.withLock { $0.timers = timers }
+    withdrawals.attach(self)
   }
 
   var isReady: Bool {
@@ -402,13 +405,12 @@ final class ZoneController: Sendable {
 
   /// The sink load `loadID`'s request to `entry` hands the adapter for its ad.
   private func withdrawalSink(loadID: Int, entry: Int) -> AdapterWithdrawalSink {
-    AdapterWithdrawalSink { [weak self] reason in self?.withdraw(loadID: loadID, entry: entry, reason: reason)
-    }
+    AdapterWithdrawalSink(receiver: withdrawals, loadID: loadID, entry: entry)
   }
 
   /// Un-readies load `loadID`'s ad at once, on the caller's thread, so that ``isReady`` and
   /// ``show(from:customData:)`` never see it again; publishes on the executor.
-  private func withdraw(loadID: Int, entry: Int, reason: AdapterWithdrawal) {
+  fileprivate func withdraw(loadID: Int, entry: Int, reason: AdapterWithdrawal) {
     enum Found { case ready(ReadyAd), shown(ReadyAd), pending, gone }
     let found = state.withLock { state -> Found in
       if let ready = state.ready, ready.loadID == loadID {
@@ -645,6 +647,22 @@ final class ZoneController: Sendable {
     }) {
       ended.loaded.ad.discard()
     }
+  }
+}
+
+/// Hands a zone's withdrawals to the zone, held weakly: an SDK may keep a sink after the zone
+/// is gone.
+private final class ZoneWithdrawals: AdapterWithdrawalReceiver {
+  private struct Target {
+    weak var zone: ZoneController?
+  }
+
+  private let target = Locked(Target())
+
+  func attach(_ zone: ZoneController) { target.withLock { $0.zone = zone } }
+
+  func withdrawn(_ reason: AdapterWithdrawal, loadID: Int, entry: Int) {
+    target.withLock { $0.zone }?.withdraw(loadID: loadID, entry: entry, reason: reason)
   }
 }
 
