@@ -2,7 +2,10 @@ import MediationKit
 
 /// The conformance suite for adapter authors: one call runs an adapter through every scenario of
 /// the contract — full load-and-show cycles over many seeds through a real ``Mediator`` on virtual
-/// time, plus the refusal scenarios — and reports each violated invariant by name. It throws
+/// time, plus the refusal scenarios and those of availability-based SDKs (back-to-back shows with
+/// late callbacks, two zones on one SDK ad, an ad the SDK loses before the show) — and reports
+/// each violated invariant by name, and each scenario that could not run with the reason
+/// (``Report/notRun``). It throws
 /// instead of failing a test, so it works under Swift Testing, XCTest or a command line.
 ///
 /// ```swift
@@ -23,19 +26,51 @@ public enum AdapterConformance {
     public var diagnostics = 0
     /// Every broken invariant, in the order found.
     public var violations: [Violation] = []
-    /// The checks that could not run, and why (never skipped silently).
-    public var notChecked: [String] = []
+    /// Every scenario besides the cycles, whether it ran, and what it found or why it could not
+    /// run: a scenario is never skipped silently.
+    public var scenarios: [ScenarioOutcome] = []
 
     /// Whether no invariant was broken.
     public var passed: Bool { violations.isEmpty }
 
+    /// The scenarios that could not run, each with the reason.
+    public var notRun: [ScenarioOutcome] { scenarios.filter { !$0.ran } }
+
     public var description: String {
       let head =
         "\(cycles) cycles, \(fills) fills, \(rewards) rewards, \(skips) skips, \(showFailures) show failures"
-      let notRun = notChecked.map { "\n  not checked: \($0)" }.joined()
-      return violations.isEmpty
-        ? head + ": conforms" + notRun
-        : head + ":\n" + violations.map { "  - \($0)" }.joined(separator: "\n") + notRun
+      let outcomes = scenarios.map { "  \($0)" }
+      let verdict =
+        violations.isEmpty
+        ? [head + ": conforms"] : [head + ":"] + violations.map { "  - \($0)" }
+      return (verdict + outcomes).joined(separator: "\n")
+    }
+  }
+
+  /// Whether one scenario ran, and what it found or why it could not run.
+  public struct ScenarioOutcome: Sendable, Equatable, CustomStringConvertible {
+    /// The scenario's name, e.g. "back-to-back shows".
+    public var name: String
+    /// Whether it ran.
+    public var ran: Bool
+    /// What it found, or why it could not run.
+    public var note: String
+
+    public var description: String { "\(name): \(ran ? "ran" : "NOT RUN") — \(note)" }
+  }
+
+  /// A way to make the adapter's SDK deliver, now, the late callbacks of the show *before* the one
+  /// on screen — a reward and a second dismissal, as SDKs that reward after the close do — for the
+  /// back-to-back scenario. Without it that scenario cannot check where late callbacks go, and
+  /// says so in ``Report/scenarios``.
+  public struct LateCallbacks: Sendable {
+    let deliver: @Sendable (any RewardedAdapter) -> Void
+
+    /// - Parameter deliver: Given the adapter the mediator made (unwrapped from a
+    ///   ``FaultInjectingAdapter``), makes its SDK deliver the previous show's late callbacks
+    ///   before returning (or from an action it schedules at the current time).
+    public init(_ deliver: @escaping @Sendable (_ adapter: any RewardedAdapter) -> Void) {
+      self.deliver = deliver
     }
   }
 
@@ -66,10 +101,12 @@ public enum AdapterConformance {
   ///   - ecpm: The line items' eCPM.
   ///   - seeds: One load-and-show cycle (and a follow-up cycle) per seed.
   ///   - rewardGraceSeconds: The zones' grace window for late rewards.
+  ///   - lateCallbacks: How to make the SDK deliver a previous show's late callbacks, for the
+  ///     back-to-back scenario; `nil`: that check is reported as not run.
   public static func check(
     _ registration: AdapterRegistration, placementID: String, secondPlacementID: String? = nil,
     ecpm: Double = 10,
-    seeds: ClosedRange<UInt64> = 1...100, rewardGraceSeconds: Double = 5
+    seeds: ClosedRange<UInt64> = 1...100, rewardGraceSeconds: Double = 5, lateCallbacks: LateCallbacks? = nil
   ) -> Report {
     var report = Report()
     let second = secondPlacementID ?? placementID + "-b"
@@ -87,6 +124,9 @@ public enum AdapterConformance {
     var run = ScenarioRun(registration: registration, zones: zones, seed: seeds.lowerBound, report: report)
     run.refusals(seeds: seeds)
     run.consentForwarding()
+    run.backToBackShows(seeds: seeds, lateCallbacks: lateCallbacks)
+    run.twoZonesOneSDKAd(seeds: seeds)
+    run.adGoneBeforeShow(seeds: seeds)
     return run.report
   }
 
@@ -125,14 +165,20 @@ private struct ScenarioRun {
   let seed: UInt64
   var report: AdapterConformance.Report
 
-  private func makeMediator() -> (VirtualScheduler, Mediator, EventRecorder)? {
+  private func makeMediator(
+    zones: [ZoneConfig]? = nil, registration: AdapterRegistration? = nil, seed: UInt64? = nil
+  ) -> (VirtualScheduler, Mediator, EventRecorder)? {
     let scheduler = VirtualScheduler()
-    guard let registry = try? AdapterRegistry([registration]),
+    guard let registry = try? AdapterRegistry([registration ?? self.registration]),
       let mediator = try? Mediator(
-        config: MediationConfig(zones: zones), registry: registry, scheduler: scheduler,
-        options: MediatorOptions(seed: seed, transactionIDs: .seeded))
+        config: MediationConfig(zones: zones ?? self.zones), registry: registry, scheduler: scheduler,
+        options: MediatorOptions(seed: seed ?? self.seed, transactionIDs: .seeded))
     else { return nil }
     return (scheduler, mediator, EventRecorder(mediator))
+  }
+
+  private mutating func outcome(_ name: String, ran: Bool, _ note: String) {
+    report.scenarios.append(AdapterConformance.ScenarioOutcome(name: name, ran: ran, note: note))
   }
 
   private mutating func fail(_ invariant: Invariant, _ scenario: String, _ detail: String) {
@@ -205,7 +251,7 @@ private struct ScenarioRun {
   /// clear them and set them again, reading back what the SDK holds after each change, and again
   /// after a load under them.
   mutating func consentForwarding() {
-    let scenario = "consent"
+    let scenario = "consent forwarding"
     let adapter = Locked<(any RewardedAdapter)?>(nil)
     var capturing = registration
     capturing.makeAdapter = { [registration] environment in
@@ -224,7 +270,8 @@ private struct ScenarioRun {
       return
     }
     guard let readBack = adapter.withLock({ $0 }) as? any ConsentReadBack else {
-      report.notChecked.append(
+      outcome(
+        scenario, ran: false,
         "\(Invariant.consentForwarded): \(registration.info.id)'s adapter does not adopt ConsentReadBack, "
           + "so the consent strings its SDK holds cannot be read")
       return
@@ -247,6 +294,7 @@ private struct ScenarioRun {
     if ad.isReady, (try? ad.show(from: HeadlessPresenter())) != nil {
       scheduler.run(until: scheduler.now + .seconds(600))
     }
+    outcome(scenario, ran: true, "read back what the SDK holds after each privacy change and after a load")
   }
 
   /// Showing with nothing loaded, and showing while another zone's ad is up.
@@ -270,7 +318,18 @@ private struct ScenarioRun {
       scheduler.run(until: scheduler.now + .seconds(zones[0].loadTimeoutSeconds))
       if first.isReady && second.isReady { break }
     }
-    guard first.isReady && second.isReady, (try? first.show(from: HeadlessPresenter())) != nil else { return }
+    guard first.isReady && second.isReady else {
+      outcome(
+        "another ad showing", ran: false,
+        "the two zones were never ready together in \(seeds.count) load rounds, so showing one while the other is up could not be tried"
+      )
+      return
+    }
+    guard (try? first.show(from: HeadlessPresenter())) != nil else {
+      fail(.nextCycleWorks, "refusals", "a ready ad refused to show")
+      return
+    }
+    outcome("another ad showing", ran: true, "showed one zone, then asked the other to show")
     do throws(MediationError) {
       try second.show(from: HeadlessPresenter())
       fail(.anotherAdShowingRefused, "refusals", "a second ad showed while the first was up")
@@ -281,4 +340,351 @@ private struct ScenarioRun {
     }
     scheduler.run(until: scheduler.now + .seconds(600))
   }
+}
+
+// MARK: Scenarios of availability-based and global-listener SDKs
+
+extension ScenarioRun {
+  /// Advances `scheduler` by `step` until `done` holds or `limit` passed; whether it holds.
+  fileprivate func advance(
+    _ scheduler: VirtualScheduler, for limit: Duration, step: Duration = .milliseconds(100),
+    until done: () -> Bool
+  ) -> Bool {
+    let end = scheduler.now + limit
+    while scheduler.now < end {
+      if done() { return true }
+      scheduler.advance(by: step)
+    }
+    return done()
+  }
+
+  /// Loads `ad` until it is ready, at most `rounds` loads.
+  fileprivate func loadUntilReady(_ ad: RewardedAd, _ scheduler: VirtualScheduler, rounds: Int) -> Bool {
+    for _ in 0..<max(1, rounds) {
+      if ad.isReady { return true }
+      ad.load()
+      if advance(scheduler, for: .seconds(zones[0].loadTimeoutSeconds), until: { ad.isReady }) { return true }
+    }
+    return ad.isReady
+  }
+
+  /// Checks the reward contract on `zone`'s events.
+  fileprivate mutating func verifyContract(_ recorder: EventRecorder, zone: String, _ scenario: String) {
+    let events = recorder.events(zone: zone)
+    do {
+      try RewardContract.verify(events)
+    } catch {
+      fail(error.invariant, scenario, "\(error.rule) in \(events.map(\.name))")
+    }
+  }
+
+  /// A show started right after the previous show's terminal event, while that show's late
+  /// callbacks (a reward beyond the grace window, a second dismissal) still arrive: they must reach
+  /// the previous show's sink, never the new show's.
+  mutating func backToBackShows(seeds: ClosedRange<UInt64>, lateCallbacks: AdapterConformance.LateCallbacks?)
+  {
+    let name = "back-to-back shows"
+    let lateName = "late callbacks across back-to-back shows"
+    let probe = SignalProbe()
+    guard let (scheduler, mediator, recorder) = makeMediator(registration: probe.wrapping(registration)),
+      let ad = try? mediator.rewardedAd(zone: zones[0].id)
+    else {
+      outcome(name, ran: false, "could not build a mediator for \(registration.info.id)")
+      return
+    }
+    let rounds = min(seeds.count, 20)
+    let terminals = { recorder.events(zone: ad.zoneID).filter(\.isTerminal).count }
+    let shown = { recorder.names(zone: ad.zoneID).filter { $0 == "shown" }.count }
+    guard loadUntilReady(ad, scheduler, rounds: rounds), (try? ad.show(from: HeadlessPresenter())) != nil
+    else {
+      outcome(name, ran: false, "the network never filled in \(rounds) loads")
+      if lateCallbacks != nil { outcome(lateName, ran: false, "the network never filled") }
+      return
+    }
+    guard advance(scheduler, for: .seconds(600), until: { terminals() >= 1 }) else {
+      fail(.oneTerminalPerShow, name, "the first show never ended")
+      return
+    }
+    // The next show at once: no time passes unless the zone must load first.
+    guard loadUntilReady(ad, scheduler, rounds: rounds), (try? ad.show(from: HeadlessPresenter())) != nil
+    else {
+      outcome(name, ran: false, "the network never filled a second time in \(rounds) loads")
+      if lateCallbacks != nil { outcome(lateName, ran: false, "there was no second show") }
+      return
+    }
+    let displayed =
+      advance(scheduler, for: .seconds(60), until: { shown() >= 2 || terminals() >= 2 }) && shown() >= 2
+    if let lateCallbacks {
+      if displayed {
+        checkLateCallbacks(
+          lateCallbacks, probe: probe, mediator: mediator, scheduler: scheduler, name: lateName)
+      } else {
+        outcome(lateName, ran: false, "the second show never displayed (it failed or never answered)")
+      }
+    } else {
+      outcome(
+        lateName, ran: false,
+        "no lateCallbacks given: pass AdapterConformance.LateCallbacks to check where a show's late callbacks go"
+      )
+    }
+    scheduler.advance(by: .seconds(600))
+    verifyContract(recorder, zone: ad.zoneID, name)
+    outcome(name, ran: true, "showed again right after the first show's terminal event; contract checked")
+  }
+
+  private mutating func checkLateCallbacks(
+    _ lateCallbacks: AdapterConformance.LateCallbacks, probe: SignalProbe, mediator: Mediator,
+    scheduler: VirtualScheduler, name: String
+  ) {
+    guard let made = mediator.adapter(for: registration.info.id) as? ProbedAdapter else {
+      outcome(name, ran: false, "the mediator has no adapter for \(registration.info.id)")
+      return
+    }
+    let adapter = (made.wrapped as? FaultInjectingAdapter)?.wrapped ?? made.wrapped
+    let before = probe.count
+    lateCallbacks.deliver(adapter)
+    scheduler.runUntilIdle()
+    let delivered = probe.signals(since: before)
+    let toNext = delivered.filter { $0.show.number == 2 }.map(\.signal)
+    let toPrevious = delivered.filter { $0.show.number == 1 }.map(\.signal)
+    if !toNext.isEmpty {
+      fail(
+        .lateSignalsReachTheirShow, name,
+        "the first show's late callbacks went to the second show, on screen: \(toNext.map { "\($0)" })"
+      )
+    }
+    outcome(
+      name, ran: true,
+      "\(toPrevious.count) late callbacks reached the first show, \(toNext.count) the second, "
+        + "\(delivered.count - toPrevious.count - toNext.count) other shows")
+  }
+
+  /// Two zones served by one SDK placement: each load gets an ad object of its own (one object
+  /// shown by two zones would grant one SDK impression twice), and the second zone's show fails
+  /// cleanly, is withdrawn, or shows an impression of its own, within the contract.
+  mutating func twoZonesOneSDKAd(seeds: ClosedRange<UInt64>) {
+    let name = "two zones, one SDK ad"
+    var shared = zones[1]
+    shared.id = "conformance-shared"
+    shared.lineItems = zones[0].lineItems
+    let probe = SignalProbe()
+    guard
+      let (scheduler, mediator, recorder) = makeMediator(
+        zones: [zones[0], shared], registration: probe.wrapping(registration)),
+      let first = try? mediator.rewardedAd(zone: zones[0].id),
+      let second = try? mediator.rewardedAd(zone: shared.id)
+    else {
+      outcome(name, ran: false, "could not build a mediator for \(registration.info.id)")
+      return
+    }
+    for _ in 0..<min(seeds.count, 20) {
+      if !first.isReady { first.load() }
+      if !second.isReady { second.load() }
+      _ = advance(scheduler, for: .seconds(zones[0].loadTimeoutSeconds)) { first.isReady && second.isReady }
+      if first.isReady && second.isReady { break }
+    }
+    guard first.isReady && second.isReady else {
+      outcome(name, ran: false, "the two zones were never ready together on one placement")
+      return
+    }
+    if probe.reusedAds > 0 {
+      fail(
+        .sharedAdNeverDoubleGrants, name,
+        "\(probe.reusedAds) loads were answered with an ad object an earlier load already got: make one per load"
+      )
+    }
+    guard (try? first.show(from: HeadlessPresenter())) != nil else {
+      fail(.nextCycleWorks, name, "a ready ad refused to show")
+      return
+    }
+    _ = advance(scheduler, for: .seconds(600), step: .seconds(1)) {
+      recorder.events(zone: first.zoneID).contains(where: \.isTerminal)
+    }
+    scheduler.advance(by: .seconds(60))
+    var note = "the second zone's ad was withdrawn when the first showed"
+    if second.isReady {
+      do {
+        try second.show(from: HeadlessPresenter())
+        scheduler.advance(by: .seconds(600))
+        note =
+          "the second zone's show ended: \(recorder.events(zone: shared.id).last { $0.isTerminal }?.name ?? "no terminal event")"
+      } catch {
+        note = "the second zone refused to show: \(error)"
+      }
+    }
+    verifyContract(recorder, zone: first.zoneID, name)
+    verifyContract(recorder, zone: shared.id, name)
+    outcome(name, ran: true, note)
+  }
+
+  /// A ready ad kept for hours, as long as a zone may keep one: if the SDK loses it meanwhile, it
+  /// must withdraw it (the zone then expires it and refuses to show), not leave it ready to fail.
+  mutating func adGoneBeforeShow(seeds: ClosedRange<UInt64>) {
+    let name = "ad withdrawn before show"
+    var kept = zones[0]
+    kept.adExpirySeconds = ConfigLimits.maxAdExpiry
+    guard let (scheduler, mediator, recorder) = makeMediator(zones: [kept]),
+      let ad = try? mediator.rewardedAd(zone: kept.id)
+    else {
+      outcome(name, ran: false, "could not build a mediator for \(registration.info.id)")
+      return
+    }
+    guard loadUntilReady(ad, scheduler, rounds: min(seeds.count, 20)) else {
+      outcome(name, ran: false, "the network never filled")
+      return
+    }
+    let readyAt = scheduler.now
+    let hold = Duration.seconds(ConfigLimits.maxAdExpiry - 60)
+    if advance(scheduler, for: hold, step: .seconds(1), until: { !ad.isReady }) {
+      let after = scheduler.now - readyAt
+      if !recorder.names(zone: kept.id).contains("expired") {
+        fail(.goneAdsWithdrawn, name, "the ad stopped being ready after \(after) without an expired event")
+      }
+      do throws(MediationError) {
+        try ad.show(from: HeadlessPresenter())
+        fail(.goneAdsWithdrawn, name, "a withdrawn ad showed")
+      } catch {
+        if error.code != .expired { fail(.goneAdsWithdrawn, name, "expected expired, got \(error.code)") }
+      }
+      let withdrawn = recorder.events(zone: kept.id).contains {
+        if case .diagnostic(let note) = $0 { note.kind == .adWithdrawn } else { false }
+      }
+      outcome(
+        name, ran: true,
+        withdrawn
+          ? "the network withdrew its ad \(after) after it was ready"
+          : "the ad's own lifetime ended \(after) after it was ready; the zone expired it")
+      return
+    }
+    guard (try? ad.show(from: HeadlessPresenter())) != nil else {
+      fail(.nextCycleWorks, name, "a ready ad refused to show")
+      return
+    }
+    scheduler.advance(by: .seconds(600))
+    if case .showFailed(let error)? = recorder.events(zone: kept.id).last(where: \.isTerminal),
+      error.code == .expired || error.code == .notReady
+    {
+      fail(
+        .goneAdsWithdrawn, name,
+        "the ad was ready for \(hold) but the network no longer had it (\(error.message)): withdraw it through AdapterLoadRequest.withdrawals when the SDK loses it"
+      )
+    }
+    verifyContract(recorder, zone: kept.id, name)
+    outcome(name, ran: true, "the network kept its ad \(hold) and the show went on")
+  }
+}
+
+/// Records which show each signal reached, through the shows' ``AdapterSignalSink/show``.
+private final class SignalProbe: Sendable {
+  struct Entry: Sendable {
+    let show: AdapterShowID
+    let signal: AdapterSignal
+  }
+
+  private let entries = Locked<[Entry]>([])
+  /// Every ad object handed to the core with its wrapper and the load that got it (held, so that
+  /// no identifier is reused), and how many loads got an object another load already got.
+  private let handedOut = Locked<
+    (ads: [ObjectIdentifier: (load: UInt64, probed: ProbedAd)], reused: Int, loads: UInt64)
+  >(
+    ([:], 0, 0))
+
+  var reusedAds: Int { handedOut.withLock { $0.reused } }
+
+  /// A new load's number.
+  func nextLoad() -> UInt64 {
+    handedOut.withLock { state in
+      state.loads += 1
+      return state.loads
+    }
+  }
+
+  /// `ad`, wrapped: the same wrapper each time the same object comes back, so that the core
+  /// still recognises an SDK reporting one load twice.
+  func probed(_ ad: any AdapterAd, load: UInt64) -> ProbedAd {
+    handedOut.withLock { state in
+      if let earlier = state.ads[ObjectIdentifier(ad)] {
+        if earlier.load != load { state.reused += 1 }
+        return earlier.probed
+      }
+      let probed = ProbedAd(wrapped: ad, probe: self)
+      state.ads[ObjectIdentifier(ad)] = (load, probed)
+      return probed
+    }
+  }
+
+  var count: Int { entries.withLock { $0.count } }
+
+  func signals(since index: Int) -> [Entry] { entries.withLock { Array($0.dropFirst(index)) } }
+
+  func record(_ signal: AdapterSignal, show: AdapterShowID) {
+    entries.withLock { $0.append(Entry(show: show, signal: signal)) }
+  }
+
+  /// `registration`, with every show's sink recorded on its way to the core.
+  func wrapping(_ registration: AdapterRegistration) -> AdapterRegistration {
+    AdapterRegistration(info: registration.info) { [self] environment in
+      ProbedAdapter(wrapped: registration.makeAdapter(environment), probe: self)
+    }
+  }
+}
+
+/// An adapter passed through unchanged, except that its ads' sinks are recorded.
+private final class ProbedAdapter: RewardedAdapter {
+  let wrapped: any RewardedAdapter
+  let probe: SignalProbe
+
+  init(wrapped: any RewardedAdapter, probe: SignalProbe) {
+    self.wrapped = wrapped
+    self.probe = probe
+  }
+
+  var info: AdapterInfo { wrapped.info }
+
+  func start(
+    _ request: AdapterStartRequest, completion: @escaping @Sendable (Result<Void, AdapterError>) -> Void
+  ) {
+    wrapped.start(request, completion: completion)
+  }
+
+  func bid(
+    _ request: AdapterLoadRequest, completion: @escaping @Sendable (Result<AdapterBid, AdapterError>) -> Void
+  ) -> Cancellable {
+    wrapped.bid(request, completion: completion)
+  }
+
+  func load(
+    _ request: AdapterLoadRequest,
+    completion: @escaping @Sendable (Result<AdapterLoadedAd, AdapterError>) -> Void
+  ) -> Cancellable {
+    let load = probe.nextLoad()
+    return wrapped.load(request) { [probe] result in
+      completion(
+        result.map { loaded in
+          var probed = loaded
+          probed.ad = probe.probed(loaded.ad, load: load)
+          return probed
+        })
+    }
+  }
+}
+
+private final class ProbedAd: AdapterAd {
+  let wrapped: any AdapterAd
+  let probe: SignalProbe
+
+  init(wrapped: any AdapterAd, probe: SignalProbe) {
+    self.wrapped = wrapped
+    self.probe = probe
+  }
+
+  func show(_ request: AdapterShowRequest, from presenter: any AdPresenting, signals: AdapterSignalSink) {
+    let recorded = AdapterSignalSink(show: signals.show) { [probe] signal in
+      probe.record(signal, show: signals.show)
+      signals.send(signal)
+    }
+    wrapped.show(request, from: presenter, signals: recorded)
+  }
+
+  func discard() { wrapped.discard() }
 }

@@ -30,6 +30,12 @@ public enum Invariant: String, Sendable, Equatable, CaseIterable, CustomStringCo
   /// A privacy change's IAB consent strings reach the network SDK at once (read back through
   /// ``ConsentReadBack``), and stay there for the loads that follow.
   case consentForwarded = "consent-forwarded"
+  /// A late callback of a show reaches that show, never the next one (``AdapterSignalSink/show``).
+  case lateSignalsReachTheirShow = "late-signals-reach-their-show"
+  /// Two zones on one SDK ad: the zone not shown hears nothing of the other's show.
+  case sharedAdNeverDoubleGrants = "shared-ad-never-double-grants"
+  /// An ad the SDK no longer has is withdrawn, not left ready to fail at show time.
+  case goneAdsWithdrawn = "gone-ads-withdrawn"
 
   public var description: String { rawValue }
 }

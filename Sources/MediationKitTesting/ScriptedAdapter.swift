@@ -15,6 +15,9 @@ public final class ScriptedAdapter: RewardedAdapter, ConsentReadBack {
     case fail(after: Duration, AdapterError)
     /// Never answers.
     case never
+    /// Fills after `delay`, then withdraws the ad `withdrawnAfter` the fill (through the load's
+    /// ``AdapterLoadRequest/withdrawals``), like an SDK whose availability turns false.
+    case fillThenWithdraw(after: Duration, withdrawnAfter: Duration, AdapterWithdrawal)
   }
 
   /// How one bid request answers.
@@ -59,8 +62,11 @@ public final class ScriptedAdapter: RewardedAdapter, ConsentReadBack {
     var discardedAds = 0
     var shows = 0
     var showRequests: [AdapterShowRequest] = []
+    var shownTo: [AdapterShowID] = []
     var ignoresCancellation = false
     var privacyChanges: [PrivacySettings] = []
+    /// The withdrawal sinks of the ads loaded and not yet discarded.
+    var liveAds: [ObjectIdentifier: AdapterWithdrawalSink] = [:]
   }
 
   public let info: AdapterInfo
@@ -118,6 +124,8 @@ public final class ScriptedAdapter: RewardedAdapter, ConsentReadBack {
   public var shows: Int { state.withLock { $0.shows } }
   /// Every show request received, in order.
   public var showRequests: [AdapterShowRequest] { state.withLock { $0.showRequests } }
+  /// The show each show call's sink belongs to (``AdapterSignalSink/show``), in order.
+  public var showIDs: [AdapterShowID] { state.withLock { $0.shownTo } }
 
   /// When set, cancelled loads still answer later, like an SDK that cannot stop a request.
   public var ignoresCancellation: Bool {
@@ -202,8 +210,16 @@ public final class ScriptedAdapter: RewardedAdapter, ConsentReadBack {
       timer = scheduler.schedule(after: delay) { [self] in deliver { completion(.failure(error)) } }
     case .fill(let delay, let ecpm, let lifetime):
       timer = scheduler.schedule(after: delay) { [self] in
-        let loaded = AdapterLoadedAd(ad: ScriptedAd(adapter: self), ecpm: ecpm, lifetime: lifetime)
+        let loaded = AdapterLoadedAd(ad: makeAd(request), ecpm: ecpm, lifetime: lifetime)
         deliver { completion(.success(loaded)) }
+      }
+    case .fillThenWithdraw(let delay, let withdrawnAfter, let reason):
+      timer = scheduler.schedule(after: delay) { [self] in
+        let loaded = AdapterLoadedAd(ad: makeAd(request))
+        deliver { completion(.success(loaded)) }
+        scheduler.schedule(after: withdrawnAfter) { [self] in
+          deliver { request.withdrawals.withdrawn(reason) }
+        }
       }
     }
     return Cancellable { [self] in
@@ -215,9 +231,24 @@ public final class ScriptedAdapter: RewardedAdapter, ConsentReadBack {
     }
   }
 
+  /// Withdraws every ad loaded and not yet discarded (shown ones included, as an SDK might), like an
+  /// SDK whose availability turns false: each goes through its load's
+  /// ``AdapterLoadRequest/withdrawals``.
+  public func withdrawLoadedAds(_ reason: AdapterWithdrawal) {
+    let sinks = state.withLock { Array($0.liveAds.values) }
+    for sink in sinks { deliver { sink.withdrawn(reason) } }
+  }
+
+  private func makeAd(_ request: AdapterLoadRequest) -> ScriptedAd {
+    let ad = ScriptedAd(adapter: self)
+    state.withLock { $0.liveAds[ObjectIdentifier(ad)] = request.withdrawals }
+    return ad
+  }
+
   fileprivate func play(_ request: AdapterShowRequest, signals: AdapterSignalSink) {
     let script = state.withLock { state in
       state.showRequests.append(request)
+      state.shownTo.append(signals.show)
       state.shows += 1
       return state.showScript
     }
@@ -232,7 +263,12 @@ public final class ScriptedAdapter: RewardedAdapter, ConsentReadBack {
     if let callbackQueue { callbackQueue.async(execute: callback) } else { callback() }
   }
 
-  fileprivate func noteDiscard() { state.withLock { $0.discardedAds += 1 } }
+  fileprivate func noteDiscard(_ ad: ScriptedAd) {
+    state.withLock { state in
+      state.discardedAds += 1
+      state.liveAds[ObjectIdentifier(ad)] = nil
+    }
+  }
 }
 
 private final class ScriptedAd: AdapterAd {
@@ -244,5 +280,5 @@ private final class ScriptedAd: AdapterAd {
     adapter.play(request, signals: signals)
   }
 
-  func discard() { adapter.noteDiscard() }
+  func discard() { adapter.noteDiscard(self) }
 }

@@ -17,7 +17,9 @@ struct ConformanceTests {
     let placement = try #require(Self.placements[network])
     let report = AdapterConformance.check(registration, placementID: placement, seeds: 1...300)
     #expect(report.passed, "\(report)")
-    #expect(report.notChecked.isEmpty, "every built-in adapter reads back its SDK's consent strings")
+    #expect(
+      !report.notRun.contains { $0.name == "consent forwarding" },
+      "every built-in adapter reads back its SDK's consent strings")
     #expect(report.cycles == 600)  // a cycle and a follow-up cycle per seed
     #expect(report.fills > 200)
     #expect(report.rewards > 150)

@@ -60,14 +60,45 @@ public enum RevenuePrecision: String, Sendable, Equatable, Codable {
 }
 
 /// Where an adapter sends ``AdapterSignal``s. Safe to call from any thread, any number of times.
+///
+/// Each show has its own sink, named by ``show``: a signal sent to it belongs to that show and no
+/// other, even after the show ended (the core turns late signals into diagnostics for a while, and
+/// ignores them after). An adapter whose SDK has one process-wide listener keeps the sinks of the
+/// recent shows and sends each callback to the show it belongs to (``GlobalListenerRouter``),
+/// never to "the latest show".
 public struct AdapterSignalSink: Sendable {
   private let deliver: @Sendable (AdapterSignal) -> Void
+  /// The show this sink belongs to.
+  public let show: AdapterShowID
 
-  /// Creates a sink that hands each signal to `deliver`.
+  /// Creates a sink that hands each signal to `deliver`, for a show with no identity of its own
+  /// (a test's, or a sink an adapter makes).
   public init(_ deliver: @escaping @Sendable (AdapterSignal) -> Void) {
+    self.init(show: AdapterShowID(zoneID: "", number: 0), deliver)
+  }
+
+  /// Creates the sink of show `show`, which hands each signal to `deliver`.
+  public init(show: AdapterShowID, _ deliver: @escaping @Sendable (AdapterSignal) -> Void) {
+    self.show = show
     self.deliver = deliver
   }
 
   /// Reports `signal` to the core.
   public func send(_ signal: AdapterSignal) { deliver(signal) }
+}
+
+/// Which show a sink belongs to: the zone and the zone's show number (1, 2, … in show order).
+/// Unique within one ``Mediator``; for logs, and for adapters that route SDK callbacks to shows.
+public struct AdapterShowID: Hashable, Sendable, CustomStringConvertible {
+  /// The MediationKit zone shown.
+  public var zoneID: String
+  /// The zone's show number, counting from 1 (0: a sink made outside the core).
+  public var number: Int
+
+  public init(zoneID: String, number: Int) {
+    self.zoneID = zoneID
+    self.number = number
+  }
+
+  public var description: String { "\(zoneID)#\(number)" }
 }

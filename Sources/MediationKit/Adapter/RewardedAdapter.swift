@@ -18,6 +18,11 @@
 ///    that arrives after cancellation is ignored and its ad discarded, so it does no harm.
 /// 5. **No global state.** Everything an adapter needs comes from the ``AdapterEnvironment`` it
 ///    was made with; two mediators in one process must not see each other's ads.
+///    When the vendor SDK itself *is* a process-wide singleton (one listener, one availability
+///    flag), keep the one piece of global state next to it and nowhere else: set the SDK's
+///    listener once per process, to one ``GlobalListenerRouter``, and have every adapter instance
+///    load and show through that router. Each load still gets its own ad object and each show its
+///    own ``AdapterSignalSink``, so callbacks reach the mediator and show they belong to.
 ///
 /// A test to copy into an adapter's own test target (`MediationKitTesting` runs full cycles
 /// through a real mediator on virtual time and checks the reward contract on each):
@@ -160,6 +165,10 @@ public struct AdapterLoadRequest: Sendable {
   /// The line item's server-to-server reward callback (``LineItem/serverCallback``), for networks
   /// whose server calls the publisher's endpoint after a rewarded impression; `nil` for none.
   public var serverCallback: ServerCallbackConfig?
+  /// Where this load's ad tells the core, before it is shown, that the SDK no longer has it
+  /// (availability lost, expired or invalidated on the SDK's side). Keep it with the ad;
+  /// ``AdapterWithdrawalSink/ignored`` in bid requests.
+  public var withdrawals: AdapterWithdrawalSink = .ignored
 
   public init(
     zoneID: String, placementID: String, ecpm: Double, reward: NetworkReward, auctionID: UInt64 = 0,

@@ -7,8 +7,10 @@
 public enum AdapterAPI {
   /// The adapter API this MediationKit provides.
   ///
-  /// 1.1 added ``RewardedAdapter/privacyDidChange(_:)`` (with a default) and ``ConsentReadBack``.
-  public static let version = SemanticVersion(1, 1, 0)
+  /// 1.1 added ``RewardedAdapter/privacyDidChange(_:)`` (with a default) and ``ConsentReadBack``;
+  /// 1.2 added ``AdapterLoadRequest/withdrawals`` (an ad that goes away before its show),
+  /// ``AdapterSignalSink/show`` (a show's identity) and ``GlobalListenerRouter``.
+  public static let version = SemanticVersion(1, 2, 0)
 }
 
 /// Whether an adapter fits this MediationKit and the network SDK it is linked with; checked by

@@ -13,19 +13,27 @@ final class ZoneController: Sendable {
     /// How the impression's one revenue is chosen: the network's figure, else the core's
     /// estimate from the winning price.
     let revenue: ShowStateMachine.RevenueRule
+    /// The load that made it, which its ``AdapterWithdrawalSink`` names.
+    let loadID: Int
 
-    init(info: AdInfo, loaded: AdapterLoadedAd, expiresAt: Duration, networkReportsRevenue: Bool) {
+    init(info: AdInfo, loaded: AdapterLoadedAd, expiresAt: Duration, networkReportsRevenue: Bool, loadID: Int)
+    {
       self.info = info
       self.loaded = loaded
       self.expiresAt = expiresAt
       self.revenue = ShowStateMachine.RevenueRule(
         estimate: ImpressionRevenue(usd: info.ecpm / 1000, precision: info.precision),
         networkReportsRevenue: networkReportsRevenue)
+      self.loadID = loadID
     }
   }
 
   /// Why the zone has no ad, for the error `show` throws.
-  private enum LastAd { case none, shown, expired }
+  private enum LastAd {
+    case none, shown, expired
+    /// The network withdrew it before it was shown.
+    case withdrawn(AdapterWithdrawal)
+  }
 
   /// The zone's deadlines, made once and armed again for every load, fill and show, so that none
   /// of them allocates per cycle and a disarmed one leaves nothing queued.
@@ -85,6 +93,11 @@ final class ZoneController: Sendable {
     /// The ad the last load filled with, to recognise an SDK reporting the same load twice. Held
     /// (not just its identifier, which a new ad could reuse) until the next fill.
     var acceptedAd: (any AdapterAd)?
+    /// A withdrawal that reached the core before the load it names was handled: applied when
+    /// that load fills, so the ad is never reported ready.
+    var earlyWithdrawal: (loadID: Int, entry: Int, reason: AdapterWithdrawal)?
+    /// Ads withdrawn in a row without a show in between, for the reload backoff.
+    var consecutiveWithdrawals = 0
 
     /// Disarms the load timer if it is armed for `entry`'s attempt (an answer for an attempt that
     /// already ended leaves the current attempt's timer alone).
@@ -109,6 +122,8 @@ final class ZoneController: Sendable {
   private let adExpiry: Duration
   private let rewardGrace: Duration
   private let state = Locked(State())
+  /// Where this zone's loads' withdrawal sinks deliver (one object per zone, not a closure per load).
+  private let withdrawals = ZoneWithdrawals()
 
   init(zone: ZoneConfig, context: EngineContext) {
     self.zone = zone
@@ -131,6 +146,7 @@ final class ZoneController: Sendable {
       grace: scheduler.makeTimer { [weak self] in self?.receive(.graceWindowEnded, show: nil) },
       linger: scheduler.makeTimer { [weak self] in self?.endLateSignalWindows() })
     state.withLock { $0.timers = timers }
+    withdrawals.attach(self)
   }
 
   var isReady: Bool {
@@ -263,7 +279,7 @@ final class ZoneController: Sendable {
     request: AdapterLoadRequest
   ) {
     guard let adapter = adapters[entry] else { return }
-    let request = request.for(item, bid: bid)
+    let request = request.for(item, bid: bid, withdrawals: withdrawalSink(loadID: loadID, entry: entry))
     let scheduler = context.scheduler
     state.withLock { state in
       state.attempt = LoadAttempt(loadID: loadID, entry: entry, request: request)
@@ -348,32 +364,108 @@ final class ZoneController: Sendable {
         return zone.autoReload ? Self.retryDelay(afterFailures: state.consecutiveFailures) : nil
       }
       context.publish(zone.id, nil, .failed(error))
-      if let retryDelay {
-        let timer = context.scheduler.schedule(after: retryDelay) { [self] in
-          state.withLock { _ = $0.retryTimer.take() }
-          beginLoad()
-        }
-        state.withLock { $0.retryTimer = timer }
-      }
+      if let retryDelay { scheduleRetry(after: retryDelay) }
     case .filled(let entry, let loaded, let price, let precision, let responses):
       let item = plan[entry].item
       var lifetime = adExpiry
       if let own = loaded.lifetime { lifetime = min(lifetime, own) }
-      let info = state.withLock { state -> AdInfo in
-        state.timers?.expiry.arm(after: lifetime)
+      let (info, ready, withdrawal) = state.withLock { state -> (AdInfo, ReadyAd, AdapterWithdrawal?) in
         let info = AdInfo(
           zoneID: zone.id, network: item.network, placementID: item.placementId, ecpm: price,
           responses: responses,
           latency: now - state.loadStartedAt, precision: precision, strategy: zone.strategy)
-        state.ready = ReadyAd(
+        let ready = ReadyAd(
           info: info, loaded: loaded, expiresAt: now + lifetime,
-          networkReportsRevenue: reportsRevenue[entry])
-        state.lastAd = .none
+          networkReportsRevenue: reportsRevenue[entry], loadID: loadID)
         state.consecutiveFailures = 0
         state.acceptedAd = loaded.ad
-        return info
+        // Withdrawn before its fill was handled: never ready, though the app hears `ready`
+        // and then `expired`, as for any ad that goes away.
+        if let early = state.earlyWithdrawal.take(), early.loadID == loadID, early.entry == entry {
+          state.lastAd = .withdrawn(early.reason)
+          return (info, ready, early.reason)
+        }
+        state.timers?.expiry.arm(after: lifetime)
+        state.ready = ready
+        state.lastAd = .none
+        return (info, ready, nil)
       }
       context.publish(zone.id, item.network, .ready(info))
+      if let withdrawal { publishWithdrawal(of: ready, reason: withdrawal) }
+    }
+  }
+
+  /// Loads again after `delay`, unless a load starts before.
+  private func scheduleRetry(after delay: Duration) {
+    let timer = context.scheduler.schedule(after: delay) { [self] in
+      state.withLock { _ = $0.retryTimer.take() }
+      beginLoad()
+    }
+    state.withLock { $0.retryTimer = timer }
+  }
+
+  // MARK: Withdrawn ads
+
+  /// The sink load `loadID`'s request to `entry` hands the adapter for its ad.
+  private func withdrawalSink(loadID: Int, entry: Int) -> AdapterWithdrawalSink {
+    AdapterWithdrawalSink(receiver: withdrawals, loadID: loadID, entry: entry)
+  }
+
+  /// Un-readies load `loadID`'s ad at once, on the caller's thread, so that ``isReady`` and
+  /// ``show(from:customData:)`` never see it again; publishes on the executor.
+  fileprivate func withdraw(loadID: Int, entry: Int, reason: AdapterWithdrawal) {
+    enum Found { case ready(ReadyAd), shown(ReadyAd), pending, gone }
+    let found = state.withLock { state -> Found in
+      if let ready = state.ready, ready.loadID == loadID {
+        state.ready = nil
+        state.timers?.expiry.disarm()
+        state.lastAd = .withdrawn(reason)
+        return .ready(ready)
+      }
+      if let session = state.session, session.ready.loadID == loadID { return .shown(session.ready) }
+      if let ended = state.lingering.first(where: { $0.session.ready.loadID == loadID }) {
+        return .shown(ended.session.ready)
+      }
+      // The load has not filled yet as far as the core knows (its completion is still hopping
+      // onto the executor): remember it for the fill.
+      if state.loadID == loadID, state.auction != nil {
+        state.earlyWithdrawal = (loadID, entry, reason)
+        return .pending
+      }
+      return .gone
+    }
+    switch found {
+    case .ready(let ready):
+      context.scheduler.runOnExecutor { [self] in publishWithdrawal(of: ready, reason: reason) }
+    case .shown(let ready):
+      let note = Diagnostic(
+        .adWithdrawn, "the network withdrew the ad after its show started (\(reason)); the show is unchanged")
+      context.scheduler.runOnExecutor { [self] in
+        context.publish(zone.id, ready.info.network, .diagnostic(note))
+      }
+    case .pending, .gone:
+      break
+    }
+  }
+
+  /// Discards a withdrawn ad, says why, publishes `expired` and, with auto-reload, loads again:
+  /// at once after the first withdrawal since the last show, then with the retry backoff, so an
+  /// SDK that withdraws every ad it fills does not make the zone load in a loop.
+  private func publishWithdrawal(of ready: ReadyAd, reason: AdapterWithdrawal) {
+    ready.loaded.ad.discard()
+    let network = ready.info.network
+    let note = Diagnostic(.adWithdrawn, "the network withdrew the ready ad (\(reason)); discarded")
+    context.publish(zone.id, network, .diagnostic(note))
+    context.publish(zone.id, network, .expired)
+    guard zone.autoReload else { return }
+    let withdrawals = state.withLock { state in
+      state.consecutiveWithdrawals += 1
+      return state.consecutiveWithdrawals
+    }
+    if withdrawals == 1 {
+      beginLoad()
+    } else {
+      scheduleRetry(after: Self.retryDelay(afterFailures: withdrawals - 1))
     }
   }
 
@@ -417,6 +509,10 @@ final class ZoneController: Sendable {
         case .shown:
           throw MediationError(.alreadyUsed, "zone '\(zone.id)': its ad was already shown; load a new one")
         case .expired: throw MediationError(.expired, "zone '\(zone.id)': its ad expired before it was shown")
+        case .withdrawn(let reason):
+          throw MediationError(
+            .expired,
+            "zone '\(zone.id)': the network withdrew its ad before it was shown (\(reason)); load a new one")
         case .none:
           let detail = state.auction != nil ? "still loading" : "no ad loaded"
           throw MediationError(.notReady, "zone '\(zone.id)': \(detail)")
@@ -441,6 +537,7 @@ final class ZoneController: Sendable {
       state.ready = nil
       state.timers?.expiry.disarm()
       state.lastAd = .shown
+      state.consecutiveWithdrawals = 0
       if zone.caps != nil { state.showTimes.append(now) }
       return ready
     }
@@ -455,7 +552,7 @@ final class ZoneController: Sendable {
     }
     let scheduler = context.scheduler
     // Weak: the SDK may keep the sink after the ad is discarded.
-    let sink = AdapterSignalSink { [weak self] signal in
+    let sink = AdapterSignalSink(show: AdapterShowID(zoneID: zone.id, number: showID)) { [weak self] signal in
       guard let self else { return }
       // `runOnExecutor`, spelled out: a signal sent from a scheduled action (the usual case) is
       // handled at once, without allocating a closure for it.
@@ -553,6 +650,22 @@ final class ZoneController: Sendable {
   }
 }
 
+/// Hands a zone's withdrawals to the zone, held weakly: an SDK may keep a sink after the zone
+/// is gone.
+private final class ZoneWithdrawals: AdapterWithdrawalReceiver {
+  private struct Target {
+    weak var zone: ZoneController?
+  }
+
+  private let target = Locked(Target())
+
+  func attach(_ zone: ZoneController) { target.withLock { $0.zone = zone } }
+
+  func withdrawn(_ reason: AdapterWithdrawal, loadID: Int, entry: Int) {
+    target.withLock { $0.zone }?.withdraw(loadID: loadID, entry: entry, reason: reason)
+  }
+}
+
 /// Frequency caps and pacing, as a pure function of the recent show times.
 enum FrequencyCapCheck {
   struct Wait: Equatable {
@@ -591,12 +704,15 @@ enum FrequencyCapCheck {
 
 extension AdapterLoadRequest {
   /// This load's request, aimed at `item` (and its winning `bid`, if any).
-  fileprivate func `for`(_ item: LineItem, bid: AdapterBid? = nil) -> AdapterLoadRequest {
+  fileprivate func `for`(
+    _ item: LineItem, bid: AdapterBid? = nil, withdrawals: AdapterWithdrawalSink = .ignored
+  ) -> AdapterLoadRequest {
     var request = self
     request.placementID = item.placementId
     request.ecpm = item.ecpm
     request.bid = bid
     request.serverCallback = item.serverCallback
+    request.withdrawals = withdrawals
     return request
   }
 }

@@ -3,7 +3,7 @@
 /// ```
 /// load → loading → ready(AdInfo) ─ show → shown → [clicked] [revenuePaid] → rewarded(Reward) → closed
 ///            └─→ failed(error)              └─→ showFailed(error)          └──────────────→ skipped
-/// ready ─(expiry)→ expired
+/// ready ─(expiry, or the network withdrew it)→ expired
 /// ```
 /// Per show: at most one `rewarded`, always before `closed`; `skipped` never follows `rewarded`;
 /// exactly one terminal event (`closed`, `skipped` or `showFailed`), after which only
@@ -29,7 +29,8 @@ public enum RewardedAdEvent: Sendable, Equatable {
   case skipped
   /// The ad could not be shown (terminal).
   case showFailed(MediationError)
-  /// The ready ad expired before it was shown; load again.
+  /// The ready ad expired, or the network withdrew it (an `ad_withdrawn` diagnostic says why),
+  /// before it was shown; load again.
   case expired
   /// Something the network did that the core corrected or ignored (a duplicate or late reward,
   /// a callback after the terminal event). Informational; never grant on it.
@@ -161,6 +162,9 @@ public struct Diagnostic: Sendable, Equatable {
     /// A consent string a CMP stored (TCF, GPP, US Privacy) is malformed; the message names the
     /// key. It was left out of the privacy signals.
     case malformedConsent = "malformed_consent"
+    /// The network withdrew a loaded ad (``AdapterWithdrawalSink``): before the show it was
+    /// discarded and `expired` follows; after the show started it changed nothing.
+    case adWithdrawn = "ad_withdrawn"
   }
 
   public var kind: Kind

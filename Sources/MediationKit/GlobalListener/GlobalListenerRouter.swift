@@ -1,0 +1,156 @@
+/// The stock plumbing for an adapter whose SDK has one listener for everything — an availability
+/// flag per placement, loads without a completion, show callbacks that name a placement, not a
+/// show (ironSource/LevelPlay's classic rewarded video, and SDKs like it).
+///
+/// It keeps the loads waiting for availability and the recent shows, and tells the adapter which
+/// show each callback belongs to:
+/// - **Fan-out:** one availability callback fills every load waiting for that placement, each with
+///   an ad object of its own (several ad objects for one SDK ad; the SDK's flag turning false
+///   withdraws them all through their loads' ``AdapterLoadRequest/withdrawals``).
+/// - **Synchronous completion:** a placement already available fills inside ``load(_:completion:)``,
+///   and an SDK that reports availability from inside its own load call finds the load waiting.
+/// - **Cancel = stop waiting:** a cancelled load is forgotten; the SDK's load goes on.
+/// - **Loads during start:** they wait until ``started()``; ``startFailed(_:)`` fails them.
+/// - **Late callbacks:** each callback goes to the show it belongs to (``send(_:placementID:impressionID:)``),
+///   so a reward that arrives after show N closed reaches show N's sink — where the core reports
+///   it as a `late_reward` diagnostic — and never show N+1's.
+///
+/// Make one per SDK instance and forward the SDK's listener to it. For a vendor SDK that is a
+/// process-wide singleton, that means one router per process, made where the SDK's listener is
+/// set (see ``RewardedAdapter`` rule 5). The logic is the pure value ``GlobalListenerRoutes``;
+/// this class only adds a lock and the closures.
+public final class GlobalListenerRouter: Sendable {
+  private struct State {
+    var routes: GlobalListenerRoutes
+    var completions: [UInt64: @Sendable (Result<UInt64, AdapterError>) -> Void] = [:]
+    var withdrawals: [UInt64: AdapterWithdrawalSink] = [:]
+    var sinks: [UInt64: AdapterSignalSink] = [:]
+  }
+
+  private let state: Locked<State>
+  private let requestLoad: @Sendable (String) -> Void
+
+  /// - Parameters:
+  ///   - recentShows: How many ended shows still receive their late callbacks.
+  ///   - requestLoad: Asks the SDK to load a placement (called outside the router's lock, so the
+  ///     SDK may report availability from inside it).
+  public init(recentShows: Int = 8, requestLoad: @escaping @Sendable (_ placementID: String) -> Void) {
+    self.state = Locked(State(routes: GlobalListenerRoutes(capacity: recentShows)))
+    self.requestLoad = requestLoad
+  }
+
+  /// The bookkeeping as it stands, for tests and diagnostics.
+  public var routes: GlobalListenerRoutes { state.withLock { $0.routes } }
+
+  // MARK: Start
+
+  /// Call when the SDK's start succeeded: waiting loads go to the SDK.
+  public func started() {
+    perform(state.withLock { $0.routes.started() })
+  }
+
+  /// Call when the SDK's start failed: waiting and later loads fail `not_initialized`.
+  public func startFailed(_ error: AdapterError) {
+    perform(state.withLock { $0.routes.startFailed(error) })
+  }
+
+  // MARK: Loads
+
+  /// Waits for `request`'s placement to be available, then completes with the ticket of a new
+  /// ad object: build the ``AdapterAd`` around it, and pass the ticket to
+  /// ``showStarted(_:placementID:signals:)`` and ``discarded(_:)``.
+  /// - Returns: The handle that stops the waiting.
+  public func load(
+    _ request: AdapterLoadRequest, completion: @escaping @Sendable (Result<UInt64, AdapterError>) -> Void
+  ) -> Cancellable {
+    let (ticket, effects) = state.withLock { state in
+      let (ticket, effects) = state.routes.addLoad(placementID: request.placementID)
+      state.completions[ticket] = completion
+      state.withdrawals[ticket] = request.withdrawals
+      return (ticket, effects)
+    }
+    perform(effects)
+    return Cancellable { [weak self] in
+      self?.state.withLock { state in
+        state.routes.cancelLoad(ticket)
+        if state.completions.removeValue(forKey: ticket) != nil { state.withdrawals[ticket] = nil }
+      }
+    }
+  }
+
+  /// Forward the SDK's availability callback here.
+  public func availabilityChanged(placementID: String, available: Bool) {
+    perform(state.withLock { $0.routes.availabilityChanged(placementID: placementID, available: available) })
+  }
+
+  /// Forward the SDK's load-failed callback here: the loads waiting for the placement fail.
+  public func loadFailed(placementID: String, _ error: AdapterError) {
+    perform(state.withLock { $0.routes.loadFailed(placementID: placementID, error) })
+  }
+
+  /// Call from ``AdapterAd/discard()`` of an ad object that was not shown.
+  public func discarded(_ ticket: UInt64) {
+    state.withLock { state in
+      state.routes.discarded(ticket)
+      state.withdrawals[ticket] = nil
+    }
+  }
+
+  // MARK: Shows
+
+  /// Call from ``AdapterAd/show(_:from:signals:)`` before asking the SDK to show.
+  public func showStarted(_ ticket: UInt64, placementID: String, signals: AdapterSignalSink) {
+    state.withLock { state in
+      state.routes.showStarted(ticket, placementID: placementID)
+      state.withdrawals[ticket] = nil
+      state.sinks[ticket] = signals
+      let recent = Set(state.routes.shows.map(\.ticket))
+      state.sinks = state.sinks.filter { recent.contains($0.key) }
+    }
+  }
+
+  /// Sends an SDK show callback, translated, to the show it belongs to.
+  ///
+  /// - Parameters:
+  ///   - signal: The callback, translated.
+  ///   - placementID: The placement the callback names, `nil` if it names none.
+  ///   - impressionID: The SDK's id for the impression, if its callbacks carry one: then a late
+  ///     callback finds its show even after a newer show of the same placement opened.
+  /// - Returns: The show it was sent to; `nil` (and nothing sent) when no recent show matches.
+  @discardableResult
+  public func send(_ signal: AdapterSignal, placementID: String?, impressionID: String? = nil)
+    -> AdapterShowID?
+  {
+    let callback: GlobalListenerRoutes.Callback =
+      switch signal {
+      case .displayed: .opened
+      case .showFailed: .showFailed
+      default: .afterOpening
+      }
+    let sink = state.withLock { state in
+      state.routes.route(callback, placementID: placementID, impressionID: impressionID).flatMap {
+        state.sinks[$0]
+      }
+    }
+    sink?.send(signal)
+    return sink?.show
+  }
+
+  private func perform(_ effects: [GlobalListenerRoutes.Effect]) {
+    for effect in effects {
+      switch effect {
+      case .requestLoad(let placementID):
+        requestLoad(placementID)
+      case .fill(let ticket):
+        state.withLock { $0.completions.removeValue(forKey: ticket) }?(.success(ticket))
+      case .fail(let ticket, let error):
+        state.withLock { state in
+          state.withdrawals[ticket] = nil
+          return state.completions.removeValue(forKey: ticket)
+        }?(.failure(error))
+      case .withdraw(let ticket, let reason):
+        state.withLock { $0.withdrawals.removeValue(forKey: ticket) }?.withdrawn(reason)
+      }
+    }
+  }
+}

@@ -1,0 +1,195 @@
+/// The bookkeeping of ``GlobalListenerRouter`` as a pure value: which loads wait for which
+/// placement's availability, which ad objects are loaded, which shows are recent, and where each
+/// SDK callback goes. Every change returns the ``Effect``s to carry out; nothing here calls out.
+///
+/// Loads and ad objects are named by tickets (one per ``addLoad(placementID:)``); shows by the
+/// ticket of the ad object shown.
+public struct GlobalListenerRoutes: Sendable, Equatable {
+  /// What the router must do after a change.
+  public enum Effect: Sendable, Equatable {
+    /// Ask the SDK to load `placementID` (once while loads wait for it).
+    case requestLoad(placementID: String)
+    /// Complete load `ticket` with a new ad object.
+    case fill(ticket: UInt64)
+    /// Fail load `ticket`.
+    case fail(ticket: UInt64, AdapterError)
+    /// Withdraw the loaded ad object `ticket`: the SDK no longer has its ad.
+    case withdraw(ticket: UInt64, AdapterWithdrawal)
+  }
+
+  /// An SDK callback, as far as routing cares.
+  public enum Callback: Sendable, Equatable {
+    /// The ad opened (the impression).
+    case opened
+    /// The show failed before opening.
+    case showFailed
+    /// Anything after opening: click, revenue, reward, close.
+    case afterOpening
+  }
+
+  /// Where the SDK's start stands.
+  public enum StartState: Sendable, Equatable {
+    case pending
+    case started
+    case failed(AdapterError)
+  }
+
+  /// A recent show.
+  public struct Show: Sendable, Equatable {
+    /// The ticket of the ad object shown.
+    public var ticket: UInt64
+    public var placementID: String
+    /// The SDK's id for the impression, once a callback named it.
+    public var impressionID: String?
+    /// Whether the SDK reported it opened (or failed).
+    public var opened = false
+  }
+
+  public private(set) var start = StartState.pending
+  /// Loads waiting for availability, by placement, in arrival order.
+  public private(set) var waiting: [String: [UInt64]] = [:]
+  /// Placements with an SDK load asked for and not yet answered.
+  public private(set) var requested: Set<String> = []
+  /// The SDK's availability flag, by placement, as last reported.
+  public private(set) var available: [String: Bool] = [:]
+  /// Ad objects handed to the core and not yet shown or discarded, by placement.
+  public private(set) var loaded: [String: [UInt64]] = [:]
+  /// The recent shows, oldest first, at most ``capacity``.
+  public private(set) var shows: [Show] = []
+  /// How many recent shows are kept for late callbacks.
+  public let capacity: Int
+  private var nextTicket: UInt64 = 0
+
+  /// - Parameter capacity: How many recent shows to keep routing late callbacks to (at least 2).
+  public init(capacity: Int = 8) { self.capacity = max(2, capacity) }
+
+  // MARK: Start
+
+  /// The SDK started: ask for the placements loads wait for, fill those already available.
+  public mutating func started() -> [Effect] {
+    start = .started
+    return waiting.keys.sorted().flatMap { placementAwaited($0) }
+  }
+
+  /// The SDK failed to start: every waiting load fails, and so will later ones.
+  public mutating func startFailed(_ error: AdapterError) -> [Effect] {
+    start = .failed(error)
+    let failed = waiting.keys.sorted().flatMap { waiting[$0] ?? [] }
+    waiting.removeAll()
+    requested.removeAll()
+    return failed.map { .fail(ticket: $0, Self.notStarted(error)) }
+  }
+
+  private static func notStarted(_ error: AdapterError) -> AdapterError {
+    AdapterError(
+      .notInitialized, vendorCode: error.vendorCode, message: "the SDK failed to start: \(error.message)")
+  }
+
+  // MARK: Loads
+
+  /// A load for `placementID` arrives: it waits for availability, or fills at once when the
+  /// placement is available (the completion then comes inside the adapter's `load`).
+  public mutating func addLoad(placementID: String) -> (ticket: UInt64, effects: [Effect]) {
+    nextTicket += 1
+    let ticket = nextTicket
+    if case .failed(let error) = start { return (ticket, [.fail(ticket: ticket, Self.notStarted(error))]) }
+    waiting[placementID, default: []].append(ticket)
+    guard start == .started else { return (ticket, []) }
+    return (ticket, placementAwaited(placementID))
+  }
+
+  /// What a started SDK does for a placement loads wait for.
+  private mutating func placementAwaited(_ placementID: String) -> [Effect] {
+    if available[placementID] == true { return fillWaiting(placementID) }
+    if requested.contains(placementID) { return [] }
+    requested.insert(placementID)
+    return [.requestLoad(placementID: placementID)]
+  }
+
+  /// Every load waiting for `placementID` gets an ad object of its own: one SDK ad, many objects.
+  private mutating func fillWaiting(_ placementID: String) -> [Effect] {
+    let tickets = waiting.removeValue(forKey: placementID) ?? []
+    loaded[placementID, default: []].append(contentsOf: tickets)
+    return tickets.map { .fill(ticket: $0) }
+  }
+
+  /// The core cancelled load `ticket`: it stops waiting (the SDK's own load goes on; its
+  /// availability serves the next load).
+  public mutating func cancelLoad(_ ticket: UInt64) {
+    for placementID in waiting.keys { waiting[placementID]?.removeAll { $0 == ticket } }
+    waiting = waiting.filter { !$0.value.isEmpty }
+  }
+
+  /// The SDK's availability flag for `placementID` changed: on `true` every waiting load fills;
+  /// on `false` every loaded ad object of the placement is withdrawn, and waiting loads ask again.
+  public mutating func availabilityChanged(placementID: String, available isAvailable: Bool) -> [Effect] {
+    available[placementID] = isAvailable
+    requested.remove(placementID)
+    if isAvailable { return fillWaiting(placementID) }
+    let lost = loaded.removeValue(forKey: placementID) ?? []
+    var effects = lost.map {
+      Effect.withdraw(
+        ticket: $0, AdapterWithdrawal(.availabilityLost, message: "\(placementID) is no longer available"))
+    }
+    if start == .started, waiting[placementID] != nil { effects += placementAwaited(placementID) }
+    return effects
+  }
+
+  /// The SDK's load of `placementID` failed: every load waiting for it fails.
+  public mutating func loadFailed(placementID: String, _ error: AdapterError) -> [Effect] {
+    requested.remove(placementID)
+    return (waiting.removeValue(forKey: placementID) ?? []).map { .fail(ticket: $0, error) }
+  }
+
+  /// The core discarded ad object `ticket` without showing it.
+  public mutating func discarded(_ ticket: UInt64) {
+    forgetLoaded(ticket)
+  }
+
+  private mutating func forgetLoaded(_ ticket: UInt64) {
+    for (placementID, tickets) in loaded where tickets.contains(ticket) {
+      loaded[placementID]?.removeAll { $0 == ticket }
+      if loaded[placementID]?.isEmpty == true { loaded[placementID] = nil }
+      return
+    }
+  }
+
+  // MARK: Shows
+
+  /// Ad object `ticket` is being shown on `placementID`: it becomes the newest recent show.
+  public mutating func showStarted(_ ticket: UInt64, placementID: String) {
+    forgetLoaded(ticket)
+    shows.append(Show(ticket: ticket, placementID: placementID))
+    if shows.count > capacity { shows.removeFirst(shows.count - capacity) }
+  }
+
+  /// The show an SDK callback belongs to, by ticket; `nil` when no recent show matches.
+  ///
+  /// - An `impressionID` the SDK reported before names its show exactly; a new one is bound to
+  ///   the show the callback is routed to.
+  /// - Otherwise, among the recent shows of `placementID` (all recent shows when `nil`): `opened`
+  ///   and `showFailed` go to the newest show not yet opened; every other callback to the newest
+  ///   show that opened — never to a show that has not opened yet, so a late callback of show N
+  ///   that arrives after show N+1 was asked for, but before it opened, still reaches show N.
+  public mutating func route(_ callback: Callback, placementID: String?, impressionID: String? = nil)
+    -> UInt64?
+  {
+    if let impressionID, let index = shows.lastIndex(where: { $0.impressionID == impressionID }) {
+      if callback != .afterOpening { shows[index].opened = true }
+      return shows[index].ticket
+    }
+    let candidates = shows.indices.filter { placementID == nil || shows[$0].placementID == placementID }
+      .filter { impressionID == nil || shows[$0].impressionID == nil }
+    let index: Int?
+    switch callback {
+    case .opened, .showFailed:
+      index = candidates.last { !shows[$0].opened } ?? candidates.last
+    case .afterOpening:
+      index = candidates.last { shows[$0].opened } ?? candidates.last
+    }
+    guard let index else { return nil }
+    if callback != .afterOpening { shows[index].opened = true }
+    if let impressionID { shows[index].impressionID = impressionID }
+    return shows[index].ticket
+  }
+}

@@ -1,0 +1,202 @@
+import MediationKit
+import MediationKitTesting
+import Testing
+
+/// The conformance kit fails the adapters it exists to catch, and says which scenarios ran.
+@Suite("Conformance kit scenarios")
+struct ConformanceKitTests {
+  private func check(
+    _ make: @escaping @Sendable (any Scheduler) -> any RewardedAdapter, id: NetworkID = "probe",
+    lateCallbacks: AdapterConformance.LateCallbacks? = nil
+  ) -> AdapterConformance.Report {
+    let info = AdapterInfo(
+      id: id, displayName: "Probe", adapterVersion: "1", sdkVersion: "1.0.0",
+      adapterAPIVersion: AdapterAPI.version,
+      supportedSDKVersions: SemanticVersion(1, 0)..<SemanticVersion(2, 0))
+    let registration = AdapterRegistration(info: info) { make($0.scheduler) }
+    return AdapterConformance.check(
+      registration, placementID: "p", seeds: 1...3, lateCallbacks: lateCallbacks)
+  }
+
+  private let deliverLate = AdapterConformance.LateCallbacks { adapter in
+    (adapter as? InstantAdapter)?.log?.deliverLateCallbacksOfPreviousShow()
+  }
+
+  /// A global-listener adapter whose late callbacks go to the previous show, or the latest.
+  private func oneListener(_ scheduler: any Scheduler, misroutes: Bool) -> InstantAdapter {
+    let log = ShowLog(misroutes: misroutes)
+    return InstantAdapter(log: log) { PlayedAd(scheduler: scheduler, log: log) }
+  }
+
+  @Test func aLateRewardHandedToTheNextShowFailsTheKit() {
+    let report = check({ oneListener($0, misroutes: true) }, lateCallbacks: deliverLate)
+    #expect(report.violations.map(\.invariant) == [.lateSignalsReachTheirShow], "\(report)")
+    #expect(report.violations.first?.detail.contains("went to the second show") == true)
+  }
+
+  @Test func aLateRewardRoutedToItsOwnShowPasses() {
+    let report = check({ oneListener($0, misroutes: false) }, lateCallbacks: deliverLate)
+    #expect(report.passed, "\(report)")
+    let late = report.scenarios.first { $0.name == "late callbacks across back-to-back shows" }
+    #expect(late?.ran == true)
+    #expect(late?.note.hasPrefix("2 late callbacks reached the first show, 0 the second") == true)
+  }
+
+  @Test func withoutLateCallbacksTheCheckIsReportedNotRun() {
+    let report = check { oneListener($0, misroutes: true) }
+    #expect(report.passed)
+    // The probe does not adopt ConsentReadBack either, so consent forwarding is not run.
+    #expect(report.notRun.map(\.name) == ["consent forwarding", "late callbacks across back-to-back shows"])
+    #expect(
+      report.description.contains(
+        "late callbacks across back-to-back shows: NOT RUN — no lateCallbacks given"))
+    #expect(report.scenarios.first { $0.name == "back-to-back shows" }?.ran == true)
+  }
+
+  @Test func oneAdObjectForTwoLoadsFailsTheKit() {
+    // One object for every load, as a naive availability adapter might.
+    let report = check { scheduler in
+      let shared = CompletingAd(scheduler: scheduler)
+      return InstantAdapter { shared }
+    }
+    #expect(report.violations.map(\.invariant).contains(.sharedAdNeverDoubleGrants), "\(report)")
+  }
+
+  @Test func anAdTheSDKLostSilentlyFailsTheKit() {
+    // Its SDK forgets each ad after an hour without telling anyone; a later show fails `expired`.
+    let report = check { scheduler in
+      InstantAdapter { CompletingAd(scheduler: scheduler, forgottenAfter: .seconds(3600)) }
+    }
+    #expect(report.violations.map(\.invariant) == [.goneAdsWithdrawn], "\(report)")
+  }
+
+  @Test func anAdTheSDKWithdrawsPasses() {
+    let report = check {
+      ScriptedAdapter(
+        id: "probe", scheduler: $0,
+        loads: [
+          "p": [
+            .fillThenWithdraw(
+              after: .zero, withdrawnAfter: .seconds(3600), AdapterWithdrawal(.expired, message: "1 h passed")
+            )
+          ]
+        ])
+    }
+    #expect(report.passed, "\(report)")
+    let scenario = report.scenarios.first { $0.name == "ad withdrawn before show" }
+    #expect(scenario?.ran == true)
+    #expect(scenario?.note.contains("withdrew its ad") == true)
+  }
+
+  @Test func anAdWhoseOwnLifetimeEndsIsExpiredByTheZoneNotWithdrawn() {
+    let report = check {
+      ScriptedAdapter(
+        id: "probe", scheduler: $0, loads: ["p": [.fill(after: .zero, lifetime: .seconds(3600))]])
+    }
+    #expect(report.passed, "\(report)")
+    let scenario = report.scenarios.first { $0.name == "ad withdrawn before show" }
+    #expect(
+      scenario?.note == "the ad's own lifetime ended 3600.0 seconds after it was ready; the zone expired it")
+  }
+
+  @Test func aNetworkThatNeverFillsSaysWhichScenariosCouldNotRun() {
+    let report = check { ScriptedAdapter(id: "probe", scheduler: $0, loads: [:]) }
+    #expect(report.passed)
+    #expect(
+      report.notRun.map(\.name) == [
+        "another ad showing", "back-to-back shows", "two zones, one SDK ad", "ad withdrawn before show",
+      ])
+    #expect(report.notRun.allSatisfy { !$0.note.isEmpty })
+  }
+}
+
+/// Answers every load at once with `makeAd()`.
+private final class InstantAdapter: RewardedAdapter {
+  let info = AdapterInfo(
+    id: "probe", displayName: "Probe", adapterVersion: "1", sdkVersion: "1.0.0",
+    adapterAPIVersion: AdapterAPI.version, supportedSDKVersions: SemanticVersion(1, 0)..<SemanticVersion(2, 0)
+  )
+  /// The shows' sinks, when its ads are ``PlayedAd``s.
+  let log: ShowLog?
+  private let makeAd: @Sendable () -> any AdapterAd
+
+  init(log: ShowLog? = nil, makeAd: @escaping @Sendable () -> any AdapterAd) {
+    self.log = log
+    self.makeAd = makeAd
+  }
+
+  func start(
+    _ request: AdapterStartRequest, completion: @escaping @Sendable (Result<Void, AdapterError>) -> Void
+  ) {
+    completion(.success(()))
+  }
+
+  func load(
+    _ request: AdapterLoadRequest,
+    completion: @escaping @Sendable (Result<AdapterLoadedAd, AdapterError>) -> Void
+  ) -> Cancellable {
+    completion(.success(AdapterLoadedAd(ad: makeAd())))
+    return .none
+  }
+}
+
+/// Like an SDK with one listener, remembers the shows' sinks: its late callbacks go to the show
+/// before the last — or, when it `misroutes`, to the latest show.
+private final class ShowLog: Sendable {
+  private let misroutes: Bool
+  private let sinks = Locked<[AdapterSignalSink]>([])
+
+  init(misroutes: Bool) { self.misroutes = misroutes }
+
+  func showStarted(_ sink: AdapterSignalSink) { sinks.withLock { $0.append(sink) } }
+
+  func deliverLateCallbacksOfPreviousShow() {
+    let target = sinks.withLock { sinks in misroutes ? sinks.last : sinks.dropLast().last }
+    target?.send(.rewarded(nil))
+    target?.send(.dismissed)
+  }
+}
+
+/// Displays, then is dismissed after 5 s without a reward.
+private final class PlayedAd: AdapterAd {
+  let scheduler: any Scheduler
+  let log: ShowLog
+
+  init(scheduler: any Scheduler, log: ShowLog) {
+    self.scheduler = scheduler
+    self.log = log
+  }
+
+  func show(_ request: AdapterShowRequest, from presenter: any AdPresenting, signals: AdapterSignalSink) {
+    log.showStarted(signals)
+    signals.send(.displayed)
+    scheduler.schedule(after: .seconds(5)) { signals.send(.dismissed) }
+  }
+
+  func discard() {}
+}
+
+/// Displays, rewards after 30 s and is dismissed after 31 s — unless its SDK forgot it, then the
+/// show fails `expired`.
+private final class CompletingAd: AdapterAd {
+  let scheduler: any Scheduler
+  let forgottenAt: Duration?
+
+  init(scheduler: any Scheduler, forgottenAfter: Duration? = nil) {
+    self.scheduler = scheduler
+    self.forgottenAt = forgottenAfter.map { scheduler.now + $0 }
+  }
+
+  func show(_ request: AdapterShowRequest, from presenter: any AdPresenting, signals: AdapterSignalSink) {
+    if let forgottenAt, scheduler.now >= forgottenAt {
+      signals.send(
+        .showFailed(AdapterError(.expired, vendorCode: 4, message: "the ad is no longer available")))
+      return
+    }
+    signals.send(.displayed)
+    scheduler.schedule(after: .seconds(30)) { signals.send(.rewarded(nil)) }
+    scheduler.schedule(after: .seconds(31)) { signals.send(.dismissed) }
+  }
+
+  func discard() {}
+}

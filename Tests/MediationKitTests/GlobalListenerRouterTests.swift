@@ -1,0 +1,216 @@
+import MediationKit
+import MediationKitTesting
+import Testing
+
+@Suite("Global-listener routes, as a pure value")
+struct GlobalListenerRoutesTests {
+  let noFillError = AdapterError(.noFill, message: "no fill")
+
+  @Test func oneAvailabilityCallbackFillsEveryWaitingLoadWithAnObjectOfItsOwn() {
+    var routes = GlobalListenerRoutes()
+    _ = routes.started()
+    let first = routes.addLoad(placementID: "p")
+    let second = routes.addLoad(placementID: "p")
+    #expect(first.effects == [.requestLoad(placementID: "p")])
+    #expect(second.effects == [])
+    #expect(
+      routes.availabilityChanged(placementID: "p", available: true)
+        == [.fill(ticket: first.ticket), .fill(ticket: second.ticket)])
+    #expect(routes.loaded == ["p": [first.ticket, second.ticket]])
+    #expect(routes.waiting.isEmpty)
+  }
+
+  @Test func anAvailablePlacementFillsInsideTheLoad() {
+    var routes = GlobalListenerRoutes()
+    _ = routes.started()
+    _ = routes.availabilityChanged(placementID: "p", available: true)
+    let load = routes.addLoad(placementID: "p")
+    #expect(load.effects == [.fill(ticket: load.ticket)])
+  }
+
+  @Test func loadsDuringStartWaitForItAndFailWhenItFails() {
+    var routes = GlobalListenerRoutes()
+    let early = routes.addLoad(placementID: "p")
+    #expect(early.effects == [])
+    #expect(routes.started() == [.requestLoad(placementID: "p")])
+
+    var failing = GlobalListenerRoutes()
+    let waiting = failing.addLoad(placementID: "p")
+    let error = AdapterError(.notInitialized, vendorCode: 508, message: "bad app key")
+    let failed = failing.startFailed(error)
+    #expect(failed.count == 1)
+    guard case .fail(let ticket, let reason) = failed.first else {
+      Issue.record("expected a failure, got \(failed)")
+      return
+    }
+    #expect(ticket == waiting.ticket)
+    #expect(reason.kind == .notInitialized)
+    #expect(reason.message == "the SDK failed to start: bad app key")
+    let later = failing.addLoad(placementID: "p")
+    #expect(later.effects == [.fail(ticket: later.ticket, reason)])
+  }
+
+  @Test func aCancelledLoadStopsWaiting() {
+    var routes = GlobalListenerRoutes()
+    _ = routes.started()
+    let cancelled = routes.addLoad(placementID: "p")
+    let kept = routes.addLoad(placementID: "p")
+    routes.cancelLoad(cancelled.ticket)
+    #expect(routes.availabilityChanged(placementID: "p", available: true) == [.fill(ticket: kept.ticket)])
+  }
+
+  @Test func availabilityTurningFalseWithdrawsEveryLoadedObjectAndWaitingLoadsAskAgain() {
+    var routes = GlobalListenerRoutes()
+    _ = routes.started()
+    let first = routes.addLoad(placementID: "p")
+    _ = routes.availabilityChanged(placementID: "p", available: true)
+    let waiting = routes.addLoad(placementID: "q")
+    _ = waiting
+    let lost = AdapterWithdrawal(.availabilityLost, message: "p is no longer available")
+    #expect(
+      routes.availabilityChanged(placementID: "p", available: false) == [
+        .withdraw(ticket: first.ticket, lost)
+      ])
+    let third = routes.addLoad(placementID: "p")
+    #expect(third.effects == [.requestLoad(placementID: "p")])
+    #expect(routes.loaded.isEmpty)
+  }
+
+  @Test func anSDKLoadFailureFailsTheLoadsWaitingForThatPlacement() {
+    var routes = GlobalListenerRoutes()
+    _ = routes.started()
+    let load = routes.addLoad(placementID: "p")
+    let other = routes.addLoad(placementID: "q")
+    #expect(routes.loadFailed(placementID: "p", noFillError) == [.fail(ticket: load.ticket, noFillError)])
+    #expect(routes.waiting == ["q": [other.ticket]])
+    #expect(routes.requested == ["q"])
+  }
+
+  @Test func aShownOrDiscardedObjectIsNoLongerWithdrawn() {
+    var routes = GlobalListenerRoutes()
+    _ = routes.started()
+    let shown = routes.addLoad(placementID: "p")
+    let discarded = routes.addLoad(placementID: "p")
+    _ = routes.availabilityChanged(placementID: "p", available: true)
+    routes.showStarted(shown.ticket, placementID: "p")
+    routes.discarded(discarded.ticket)
+    #expect(routes.availabilityChanged(placementID: "p", available: false) == [])
+  }
+
+  @Test func aCallbackBeforeTheNextShowOpenedGoesToThePreviousShow() {
+    var routes = GlobalListenerRoutes()
+    routes.showStarted(1, placementID: "p")
+    #expect(routes.route(.opened, placementID: "p") == 1)
+    #expect(routes.route(.afterOpening, placementID: "p") == 1)
+    routes.showStarted(2, placementID: "p")
+    // Show 1's late reward, while show 2 is asked for but not open yet.
+    #expect(routes.route(.afterOpening, placementID: "p") == 1)
+    #expect(routes.route(.opened, placementID: "p") == 2)
+    #expect(routes.route(.afterOpening, placementID: "p") == 2)
+  }
+
+  @Test func anImpressionIDNamesItsShowEvenAfterANewerShowOpened() {
+    var routes = GlobalListenerRoutes()
+    routes.showStarted(1, placementID: "p")
+    #expect(routes.route(.opened, placementID: "p", impressionID: "imp-1") == 1)
+    routes.showStarted(2, placementID: "p")
+    #expect(routes.route(.opened, placementID: "p", impressionID: "imp-2") == 2)
+    #expect(routes.route(.afterOpening, placementID: "p", impressionID: "imp-1") == 1)
+    #expect(routes.route(.afterOpening, placementID: "p", impressionID: "imp-2") == 2)
+  }
+
+  @Test func callbacksAreRoutedByPlacementAndOnlyToRecentShows() {
+    var routes = GlobalListenerRoutes(capacity: 2)
+    routes.showStarted(1, placementID: "p")
+    _ = routes.route(.opened, placementID: "p")
+    routes.showStarted(2, placementID: "q")
+    _ = routes.route(.opened, placementID: "q")
+    #expect(routes.route(.afterOpening, placementID: "p") == 1)
+    routes.showStarted(3, placementID: "q")
+    #expect(routes.shows.map(\.ticket) == [2, 3])
+    #expect(routes.route(.afterOpening, placementID: "p") == nil)
+  }
+}
+
+@Suite("Global-listener router")
+struct GlobalListenerRouterTests {
+  @Test func completesInsideLoadWhenTheSDKAnswersFromItsOwnLoadCall() {
+    let router = Locked<GlobalListenerRouter?>(nil)
+    let made = GlobalListenerRouter { placementID in
+      // An SDK that reports availability from inside its load call.
+      router.get()?.availabilityChanged(placementID: placementID, available: true)
+    }
+    router.set(made)
+    made.started()
+    let result = Locked<Result<UInt64, AdapterError>?>(nil)
+    _ = made.load(
+      AdapterLoadRequest(zoneID: "z", placementID: "p", ecpm: 1, reward: NetworkReward(type: "c", amount: 1))
+    ) {
+      result.set($0)
+    }
+    #expect(result.get().map { (try? $0.get()) != nil } == true)
+  }
+
+  @Test func withdrawsThroughTheLoadsSinkAndRoutesEachCallbackToItsShowsSink() throws {
+    let router = GlobalListenerRouter { _ in }
+    router.started()
+    let withdrawn = Locked<[AdapterWithdrawal]>([])
+    var request = AdapterLoadRequest(
+      zoneID: "z", placementID: "p", ecpm: 1, reward: NetworkReward(type: "c", amount: 1))
+    request.withdrawals = AdapterWithdrawalSink { reason in withdrawn.withLock { $0.append(reason) } }
+    let tickets = Locked<[UInt64]>([])
+    for _ in 1...3 {
+      _ = router.load(request) { result in tickets.withLock { $0.append(try! result.get()) } }
+    }
+    router.availabilityChanged(placementID: "p", available: true)
+    #expect(tickets.get().count == 3)
+
+    let received = Locked<[String]>([])
+    func sink(_ number: Int) -> AdapterSignalSink {
+      AdapterSignalSink(show: AdapterShowID(zoneID: "z", number: number)) { signal in
+        received.withLock { $0.append("\(number):\(signal)") }
+      }
+    }
+    router.showStarted(tickets.get()[0], placementID: "p", signals: sink(1))
+    router.discarded(tickets.get()[1])
+    router.availabilityChanged(placementID: "p", available: false)
+    // Only the object neither shown nor discarded is withdrawn.
+    #expect(withdrawn.get().map(\.kind) == [.availabilityLost])
+
+    #expect(
+      router.send(.displayed, placementID: "p", impressionID: "i1") == AdapterShowID(zoneID: "z", number: 1))
+    router.send(.dismissed, placementID: "p", impressionID: "i1")
+    router.showStarted(tickets.get()[2], placementID: "p", signals: sink(2))
+    router.send(.displayed, placementID: "p", impressionID: "i2")
+    // Show 1's reward arrives after show 2 opened: it still goes to show 1.
+    #expect(
+      router.send(.rewarded(nil), placementID: "p", impressionID: "i1")
+        == AdapterShowID(zoneID: "z", number: 1))
+    #expect(received.get() == ["1:displayed", "1:dismissed", "2:displayed", "1:rewarded(nil)"])
+    #expect(router.send(.clicked, placementID: "elsewhere") == nil)
+  }
+}
+
+@Suite("Show identity")
+struct ShowIdentityTests {
+  @Test func eachShowsSinkNamesItsZoneAndShowNumber() throws {
+    let harness = try Harness(
+      zones: [zone([item("a", "a1", ecpm: 1)]), zone([item("a", "a1", ecpm: 1)], id: "y")],
+      scripts: ["a": ["a1": [.fill(after: .zero)]]])
+    for (zoneID, shows) in [("z", 2), ("y", 1)] {
+      let ad = try harness.mediator.rewardedAd(zone: zoneID)
+      for _ in 1...shows {
+        ad.load()
+        harness.settle()
+        try ad.show(from: HeadlessPresenter())
+        harness.settle()
+      }
+    }
+    #expect(
+      harness.adapters["a"]?.showIDs == [
+        AdapterShowID(zoneID: "z", number: 1), AdapterShowID(zoneID: "z", number: 2),
+        AdapterShowID(zoneID: "y", number: 1),
+      ])
+    #expect(harness.adapters["a"]?.showIDs.map(\.description) == ["z#1", "z#2", "y#1"])
+  }
+}
