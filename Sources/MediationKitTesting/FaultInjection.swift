@@ -4,8 +4,9 @@ import MediationKit
 /// A way a network SDK misbehaves, injected between an adapter and the core by
 /// ``FaultInjectingAdapter``.
 ///
-/// Each case is one of the faults DESIGN.md §8 says the core must survive: it never hangs a load,
-/// never double-grants and never loses an earned reward, whatever the SDK does.
+/// Each case is one of the faults the core must survive (the fault list of MediationKit's "The
+/// reward contract" article): it never hangs a load, never double-grants and never loses an earned
+/// reward, whatever the SDK does.
 public enum Fault: Sendable, Equatable, CustomStringConvertible {
   /// No fault: everything passes through unchanged.
   case none

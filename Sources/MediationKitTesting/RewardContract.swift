@@ -1,6 +1,7 @@
 import MediationKit
 
-/// The invariants of the reward contract (DESIGN.md §4) and of the facade, by name.
+/// The invariants of the reward contract (MediationKit's "The reward contract" article) and of the
+/// facade, by name.
 public enum Invariant: String, Sendable, Equatable, CaseIterable, CustomStringConvertible {
   /// At most one `rewarded` per show.
   case atMostOneReward = "at-most-one-reward"
@@ -40,7 +41,7 @@ public enum Invariant: String, Sendable, Equatable, CaseIterable, CustomStringCo
   public var description: String { rawValue }
 }
 
-/// A broken rule of the reward contract (DESIGN.md §4), with the offending event's position.
+/// A broken rule of the reward contract, with the offending event's position.
 public struct RewardContractViolation: Error, Sendable, Equatable, CustomStringConvertible {
   /// The invariant that was broken.
   public var invariant: Invariant

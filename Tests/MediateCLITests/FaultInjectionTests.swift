@@ -328,7 +328,7 @@ struct Harness {
     case skipped(lateReward: Bool)
   }
 
-  /// Predicts a show's outcome from the signals handed to the core, mirroring DESIGN.md §4; `nil`
+  /// Predicts a show's outcome from the signals handed to the core, mirroring the reward contract (rules 3 and 4); `nil`
   /// when a signal lands exactly on a timer's deadline (order decides) or the show never ends.
   static func predict(_ delivered: [FaultInjectingAdapter.TimedSignal], showAt: Duration) -> Prediction? {
     let displayTimeout = FaultInjectionTests.displayTimeout

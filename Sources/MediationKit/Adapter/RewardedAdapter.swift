@@ -27,8 +27,9 @@
 /// A test to copy into an adapter's own test target (`MediationKitTesting` runs full cycles
 /// through a real mediator on virtual time and checks the reward contract on each):
 /// ```swift
-/// @Test func keepsTheRewardContract() throws {
-///   let report = try AdapterConformance.run(MyNetwork.registration(), placementID: "my-placement")
+/// @Test func conforms() {
+///   let report = AdapterConformance.check(MyNetwork.registration(), placementID: "my-placement")
+///   #expect(report.passed, "\(report)")
 ///   #expect(report.fills > 0)
 /// }
 /// ```

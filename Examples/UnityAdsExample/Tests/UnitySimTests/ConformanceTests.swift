@@ -7,9 +7,10 @@ import UnitySim
 /// fills, rewards and skips all exercised.
 @Suite("Unity conformance")
 struct UnityConformanceTests {
-  @Test func keepsTheRewardContractOverManySeeds() throws {
-    let report = try AdapterConformance.run(
+  @Test func keepsTheRewardContractOverManySeeds() {
+    let report = AdapterConformance.check(
       UnityNetwork.registration(), placementID: "Rewarded_iOS", seeds: 1...300)
+    #expect(report.passed, "\(report)")
     #expect(report.cycles >= 300)  // newer suites add a follow-up cycle per seed
     #expect(report.fills > 200)
     #expect(report.rewards > 150)
@@ -20,12 +21,13 @@ struct UnityConformanceTests {
     #expect(report.notRun.contains { $0.name == "consent forwarding" })
   }
 
-  @Test func keepsItWithAQuirkyProfile() throws {
+  @Test func keepsItWithAQuirkyProfile() {
     // Frequent player errors, skips and clicks, instant skips.
     let profile = UnityBehaviorProfile(
       fillRate: 0.9, videoPlayerErrorRate: 0.2, skipRate: 0.5, earliestSkip: .zero, clickRate: 0.5)
-    let report = try AdapterConformance.run(
+    let report = AdapterConformance.check(
       UnityNetwork.registration(profile: profile), placementID: "Rewarded_iOS", seeds: 1...300)
+    #expect(report.passed, "\(report)")
     #expect(report.showFailures > 0)
     #expect(report.rewards > 0)
     #expect(report.skips > 0)
