@@ -22,8 +22,9 @@ struct Simulator {
     var seed: UInt64
     var requests: Int
     var privacy = PrivacySettings()
-    /// Whether to record every line item's fate in every auction (``SimulationStats/funnel``), for
-    /// reports; off by default, as it costs time per request.
+    /// Whether to record every line item's fate in every auction (``SimulationStats/funnel``) and
+    /// earnings (``SimulationStats/lineItems``), for reports and the optimizer; off by default, as
+    /// it costs time per request.
     var keepsFunnel = false
   }
 
@@ -162,7 +163,10 @@ private final class SessionDriver: Sendable {
         state.stats.fills += 1
         state.stats.readyLatency.record(event.time - state.requestStartedAt)
         state.stats.wins[info.network, default: 0] += 1
-        if keepsFunnel { state.stats.funnel.record(info.responses) }
+        if keepsFunnel {
+          state.stats.funnel.record(info.responses)
+          state.stats.lineItems.recordFill(info)
+        }
       }
       do throws(MediationError) {
         try ad.show(from: presenter)
@@ -179,11 +183,13 @@ private final class SessionDriver: Sendable {
       state.withLock { state in
         state.stats.shows += 1
         state.stats.shownECPMSum += info.ecpm
+        if keepsFunnel { state.stats.lineItems.recordImpression(info) }
       }
     case .revenuePaid(let revenue):
       state.withLock { state in
         state.stats.revenueUSD += revenue.usd
         state.stats.revenueByNetwork[revenue.network, default: 0] += revenue.usd
+        if keepsFunnel { state.stats.lineItems.recordRevenue(revenue) }
       }
     case .rewarded:
       state.withLock { $0.stats.rewards += 1 }
