@@ -152,6 +152,8 @@ struct LearnedZone {
 
   let lineItems: [LineItemFigures]
 
+  init(lineItems: [LineItemFigures]) { self.lineItems = lineItems }
+
   init(zone: ZoneConfig, stats: SimulationStats) {
     lineItems = zone.lineItems.map { item in
       let earned = stats.lineItems[item.network, item.placementId]
