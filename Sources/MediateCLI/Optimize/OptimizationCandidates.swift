@@ -69,7 +69,7 @@ struct OptimizationCandidates {
       guard let value = figures.learnedECPM,
         abs(value - figures.item.ecpm) > Self.materialECPMChange * figures.item.ecpm
       else { return figures.item.ecpm }
-      return SafeValues.ecpm(value)
+      return SafeValues.learnedECPM(value)
     }
     return learnedECPMs == configured ? [configured] : [configured, learnedECPMs]
   }
@@ -79,21 +79,12 @@ struct OptimizationCandidates {
   /// ``timeoutStep``, never below ``minimumTimeout`` nor above the configured timeout or the
   /// zone's load budget.
   func tuned(_ zone: ZoneConfig) -> ZoneConfig {
-    var zone = zone
-    zone.auctionTimeoutSeconds = SafeValues.timeout(
-      zone.auctionTimeoutSeconds, budget: zone.loadTimeoutSeconds)
+    var zone = SafeValues.clamped(zone)
     for index in zone.lineItems.indices {
-      var item = zone.lineItems[index]
-      var timeout = item.timeoutSeconds
-      if let milliseconds = learned.lineItems[index].loadQuantileMilliseconds {
-        let stepped = (Double(milliseconds) / 1000 / Self.timeoutStep).rounded(.up) * Self.timeoutStep
-        timeout = min(timeout, max(Self.minimumTimeout, stepped))
-      }
-      item.timeoutSeconds = SafeValues.timeout(timeout, budget: zone.loadTimeoutSeconds)
-      item.bidFloor = SafeValues.floor(item.bidFloor)
-      item.ecpm = SafeValues.ecpm(item.ecpm)
-      item.priority = SafeValues.priority(item.priority)
-      zone.lineItems[index] = item
+      guard let milliseconds = learned.lineItems[index].loadQuantileMilliseconds else { continue }
+      let stepped = (Double(milliseconds) / 1000 / Self.timeoutStep).rounded(.up) * Self.timeoutStep
+      zone.lineItems[index].timeoutSeconds = min(
+        zone.lineItems[index].timeoutSeconds, max(Self.minimumTimeout, stepped))
     }
     return zone
   }
@@ -154,14 +145,14 @@ struct OptimizationCandidates {
 /// Clamps every value the optimizer writes into the validator's range, so a proposal is valid
 /// whatever the input: the limits are `ConfigLimits`' and the zone's own load budget.
 enum SafeValues {
-  /// Within 0.01…``ConfigLimits/maxECPM``, rounded to the cent.
-  static func ecpm(_ value: Double) -> Double {
+  /// A learned eCPM to write: within 0.01…``ConfigLimits/maxECPM``, rounded to the cent.
+  static func learnedECPM(_ value: Double) -> Double {
     guard value.isFinite else { return 0.01 }
     return min(ConfigLimits.maxECPM, max(0.01, (value * 100).rounded() / 100))
   }
 
-  /// Within 0…``ConfigLimits/maxECPM``.
-  static func floor(_ value: Double) -> Double {
+  /// Within 0…``ConfigLimits/maxECPM``: for bid floors and configured eCPMs.
+  static func price(_ value: Double) -> Double {
     guard value.isFinite else { return 0 }
     return min(ConfigLimits.maxECPM, max(0, value))
   }
@@ -175,4 +166,21 @@ enum SafeValues {
 
   /// Within 0…1000.
   static func priority(_ value: Int) -> Int { min(1000, max(0, value)) }
+
+  /// `zone` with every value the optimizer may write brought into range: a valid configuration
+  /// may still hold a line item timeout or an auction timeout beyond the zone's load budget,
+  /// which the proposal never keeps.
+  static func clamped(_ zone: ZoneConfig) -> ZoneConfig {
+    var zone = zone
+    zone.auctionTimeoutSeconds = timeout(zone.auctionTimeoutSeconds, budget: zone.loadTimeoutSeconds)
+    for index in zone.lineItems.indices {
+      var item = zone.lineItems[index]
+      item.timeoutSeconds = timeout(item.timeoutSeconds, budget: zone.loadTimeoutSeconds)
+      item.bidFloor = price(item.bidFloor)
+      item.ecpm = price(item.ecpm)
+      item.priority = priority(item.priority)
+      zone.lineItems[index] = item
+    }
+    return zone
+  }
 }

@@ -12,8 +12,9 @@ import MediationKit
 ///    timeouts from the learned load times, eCPMs that are materially wrong, bidding where the
 ///    adapter bids, for each allowed strategy.
 /// 3. **Choose** the candidate that earns the most on the training seeds, among those whose
-///    time-to-ready p99 is no worse than the original's; the original itself is a candidate, so
-///    the proposal never earns less than it on the training seeds.
+///    time-to-ready p99 is no worse than the original's; the original itself (its values brought
+///    into the safe range, ``SafeValues/clamped(_:)``) is a candidate, so the proposal never
+///    earns less than it on the training seeds.
 /// 4. **Measure** the original against the proposal on the held-out seeds
 ///    (`seed + heldOutSeedOffset` onwards) with the paired ``Comparison``.
 struct Optimizer {
@@ -67,8 +68,13 @@ struct Optimizer {
       zone: settings.zone, learned: learned, strategies: settings.strategies,
       biddingNetworks: settings.biddingNetworks
     ).all
-    var evaluated: [(zone: ZoneConfig, stats: SimulationStats)] = [(settings.zone, original)]
-    for candidate in candidates where candidate != settings.zone {
+    // The original, with any value beyond the validator's range or the zone's budget brought
+    // into it, is the first candidate: the proposal keeps it unless something earns more.
+    let baseline = SafeValues.clamped(settings.zone)
+    var evaluated = [
+      (zone: baseline, stats: baseline == settings.zone ? original : try simulate(baseline, learning: false))
+    ]
+    for candidate in candidates where candidate != baseline {
       evaluated.append((candidate, try simulate(candidate, learning: false)))
     }
     let best = Self.choose(
