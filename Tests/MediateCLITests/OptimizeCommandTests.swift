@@ -101,6 +101,10 @@ struct OptimizeCommandTests {
     let training = try #require(report["training"] as? [String: Any])
     let best = try #require(training["best_by_strategy"] as? [String: Any])
     #expect(Set(best.keys) == ["waterfall"])
+    let hybrid = try Self.optimize(["--zone", "level_complete", "--requests", "300", "--strategy", "hybrid"])
+    let hybridTraining = try #require(hybrid.report["training"] as? [String: Any])
+    #expect(Set(try #require(hybridTraining["best_by_strategy"] as? [String: Any]).keys) == ["hybrid"])
+    #expect(try Self.loadZone(hybrid.out, "level_complete").strategy == .hybrid)
     // Every order of the four line items (24) was tried, with and without the tuned timeouts.
     #expect(try #require(training["candidates"] as? Int) >= 24)
   }

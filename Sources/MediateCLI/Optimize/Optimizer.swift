@@ -81,7 +81,10 @@ struct Optimizer {
       evaluated, strategies: settings.strategies,
       p99Limit: original.readyLatency.quantile(0.99))
     var bestByStrategy: [AuctionStrategy: SimulationStats] = [:]
-    for (zone, stats) in evaluated where stats.revenueUSD > bestByStrategy[zone.strategy]?.revenueUSD ?? -1 {
+    for (zone, stats) in evaluated
+    where settings.strategies.contains(zone.strategy)
+      && stats.revenueUSD > bestByStrategy[zone.strategy]?.revenueUSD ?? -1
+    {
       bestByStrategy[zone.strategy] = stats
     }
     let comparison = Comparison(
@@ -126,7 +129,7 @@ struct Optimization {
   let candidatesEvaluated: Int
   /// Revenue on the training seeds, original and proposal.
   let trainingRevenue: (original: Double, proposed: Double)
-  /// Per strategy tried, the figures of the configuration that earned the most on the training
+  /// Per allowed strategy, the figures of the configuration that earned the most on the training
   /// seeds, whatever its p99 (the original included): what each strategy can reach.
   let bestByStrategy: [AuctionStrategy: SimulationStats]
   /// A = the original, B = the proposal, on the held-out seeds.
