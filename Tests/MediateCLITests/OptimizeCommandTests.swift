@@ -155,6 +155,26 @@ struct OptimizeCommandTests {
     #expect(text.contains("Efficiency against the oracle: original "))
   }
 
+  /// Keeping the line items' earnings changes no figure of the run, and they add up to the run's.
+  @Test func keepingEarningsChangesNoFigure() throws {
+    let zone = try ConfigLoader.load(Data(DefaultConfig.json.utf8), source: "t").zone("level_complete")
+    func run(_ keeps: Bool) throws -> SimulationStats {
+      try Simulator(
+        settings: Simulator.Settings(
+          zone: zone, networks: BuiltInNetworks.allIDs, seed: 3, requests: 3000, keepsLineItemEarnings: keeps),
+        registry: BuiltInNetworks.registry()
+      ).run()
+    }
+    var with = try run(true)
+    let without = try run(false)
+    let items = zone.lineItems.map { with.lineItems[$0.network, $0.placementId] }
+    #expect(items.map(\.fills).reduce(0, +) == with.fills)
+    #expect(items.map(\.impressions).reduce(0, +) == with.shows)
+    #expect(abs(items.map(\.revenueUSD).reduce(0, +) - with.revenueUSD) < 1e-9)
+    with.lineItems = LineItemEarnings()
+    #expect(with == without)
+  }
+
   // MARK: - Never an unsafe value
 
   static let oddZones: [(name: String, json: String)] = [

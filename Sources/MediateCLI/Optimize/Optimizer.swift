@@ -54,7 +54,8 @@ struct Optimizer {
         let simulator = Simulator(
           settings: Simulator.Settings(
             zone: ServerCallbackChecks.withoutCallbacks(zone), networks: settings.networks, seed: seed,
-            requests: settings.requests, privacy: settings.privacy, keepsFunnel: learning),
+            requests: settings.requests, privacy: settings.privacy, keepsFunnel: learning,
+            keepsLineItemEarnings: learning),
           registry: registry)
         merged.merge(try simulator.run())
         done += settings.requests

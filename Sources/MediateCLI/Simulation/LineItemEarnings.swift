@@ -3,8 +3,8 @@ import MediationKit
 /// What each line item really earned in a run, the way AdMob's automatic eCPM learns it: per
 /// line item (network and placement), how often it filled, how often it was shown, the revenue
 /// its `revenue_paid` events reported, and how long its successful loads took. Streaming and
-/// mergeable like the rest of ``SimulationStats``; recorded with the funnel
-/// (``Simulator/Settings/keepsFunnel``).
+/// mergeable like the rest of ``SimulationStats``; recorded when asked
+/// (``Simulator/Settings/keepsLineItemEarnings``).
 struct LineItemEarnings: Equatable {
   /// A line item as the events name it.
   struct Key: Hashable {
