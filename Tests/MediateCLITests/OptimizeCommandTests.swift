@@ -155,6 +155,22 @@ struct OptimizeCommandTests {
     #expect(text.contains("Efficiency against the oracle: original "))
   }
 
+  /// `--report` writes the held-out comparison as the HTML report, with the verdict printed.
+  @Test func reportShowsTheHeldOutComparison() throws {
+    let out = Self.outPath()
+    let html = NSTemporaryDirectory() + "mediate-optimize-\(UUID().uuidString).html"
+    let result = mediate(
+      ["optimize", "--zone", "level_complete", "--requests", "500", "--out", out, "--report", html],
+      registry: BuiltInNetworks.registry())
+    #expect(result.code == 0)
+    #expect(result.err == ["report: \(html)"])
+    let page = try String(contentsOfFile: html, encoding: .utf8)
+    #expect(page.contains(HTMLReport.Title.deltas) && page.contains(HTMLReport.Title.funnel))
+    let verdict = try #require(result.out.first { $0.hasPrefix("B earns") })
+    #expect(page.contains(SVG.escape(verdict)))
+    #expect(page.contains("1000001…1000005"))
+  }
+
   /// Keeping the line items' earnings changes no figure of the run, and they add up to the run's.
   @Test func keepingEarningsChangesNoFigure() throws {
     let zone = try ConfigLoader.load(Data(DefaultConfig.json.utf8), source: "t").zone("level_complete")
