@@ -141,11 +141,13 @@ struct OptimizeCommandTests {
     #expect(Set(try #require(heldOut["a"] as? [String: Any]).keys) == SimulatorTests.keys)
   }
 
-  /// The text names each change as `lineItems[i] field from → to` and gives the held-out verdict.
-  @Test func textListsChangesLineByLine() throws {
+  /// The text names each change as `lineItems[i] field from → to` and gives the held-out verdict;
+  /// `--report` draws the same held-out comparison, original against optimized.
+  @Test func textListsChangesLineByLineAndTheReportShowsTheHeldOutRun() throws {
     let out = Self.outPath()
+    let html = NSTemporaryDirectory() + "mediate-optimize-\(UUID().uuidString).html"
     let result = mediate(
-      ["optimize", "--zone", "level_complete", "--requests", "500", "--out", out],
+      ["optimize", "--zone", "level_complete", "--requests", "500", "--out", out, "--report", html],
       registry: BuiltInNetworks.registry())
     #expect(result.code == 0)
     let text = result.out.joined(separator: "\n")
@@ -153,22 +155,15 @@ struct OptimizeCommandTests {
     #expect(text.contains("  lineItems[0] timeoutSeconds 8 → "))
     #expect(text.contains("Held out (seeds 1000001…1000005, never trained on)"))
     #expect(text.contains("Efficiency against the oracle: original "))
-  }
-
-  /// `--report` writes the held-out comparison as the HTML report, with the verdict printed.
-  @Test func reportShowsTheHeldOutComparison() throws {
-    let out = Self.outPath()
-    let html = NSTemporaryDirectory() + "mediate-optimize-\(UUID().uuidString).html"
-    let result = mediate(
-      ["optimize", "--zone", "level_complete", "--requests", "500", "--out", out, "--report", html],
-      registry: BuiltInNetworks.registry())
-    #expect(result.code == 0)
     #expect(result.err == ["report: \(html)"])
     let page = try String(contentsOfFile: html, encoding: .utf8)
-    #expect(page.contains(HTMLReport.Title.deltas) && page.contains(HTMLReport.Title.funnel))
     let verdict = try #require(result.out.first { $0.hasPrefix("B earns") })
-    #expect(page.contains(SVG.escape(verdict)))
-    #expect(page.contains("1000001…1000005"))
+    for expected in [
+      SVG.escape(verdict), "paired seeds 1000001…1000005", "original (built-in default)",
+      "optimized (\(out))",
+    ] {
+      #expect(page.contains(expected), "\(expected)")
+    }
   }
 
   /// Keeping the line items' earnings changes no figure of the run, and they add up to the run's.
