@@ -1,6 +1,6 @@
 /// The commands `mediate` has.
 enum Command: String, CaseIterable, Equatable {
-  case run, networks, zones, validate, bench, rewards, config, compare
+  case run, networks, zones, validate, bench, rewards, config, compare, optimize
   case verifyCallback = "verify-callback"
   case verifierKeys = "verifier-keys"
   case benchCallbacks = "bench-callbacks"
@@ -14,6 +14,8 @@ enum Command: String, CaseIterable, Equatable {
     case .config: "Print the configuration in use (the built-in one by default) as a configuration file."
     case .compare:
       "Compare a zone of two configurations on the simulator, on paired seeds, with 95% confidence intervals."
+    case .optimize:
+      "Propose a better configuration for a zone from simulated traffic, measured on held-out seeds."
     case .bench:
       "Measure MediationKit's overhead: the Empower SDK driven directly, through its adapter alone, and through mediation."
     case .rewards: "List the rewards pending in a reward ledger (oldest first), or acknowledge one."
@@ -39,6 +41,9 @@ enum Command: String, CaseIterable, Equatable {
     case .compare:
       "mediate compare A.json B.json [--zone ZONE] [--requests N] [--replications K] [--networks LIST] "
         + "[--strategy S] [--seed N] [--no-consent] [--do-not-sell] [--child-directed] [--report FILE.html] [--json]"
+    case .optimize:
+      "mediate optimize [--config FILE] [--zone ZONE] --out FILE [--requests N] [--strategy S] [--networks LIST] "
+        + "[--seed N] [--no-consent] [--do-not-sell] [--child-directed] [--report FILE.html] [--json]"
     case .bench: "mediate bench [--cycles N] [--seed N] [--json]"
     case .rewards: "mediate rewards --ledger FILE [--all] [--ack ID] [--json]"
     case .benchCallbacks:
@@ -79,6 +84,22 @@ struct OptionSpec {
   static let compareReport = OptionSpec(
     name: "--report", valueName: "FILE",
     help: "Also write a self-contained HTML report with charts and the CIs (no script) to FILE.")
+  static let optimizeZone = OptionSpec(
+    name: "--zone", valueName: "ZONE", help: "The zone to optimize (default: the config's first).")
+  static let out = OptionSpec(
+    name: "--out", valueName: "FILE", help: "Where to write the optimized configuration (every zone).")
+  static let optimizeRequests = OptionSpec(
+    name: "--requests", valueName: "N",
+    help: "Simulated sessions per seed, training and held out (default: 20000).")
+  static let optimizeStrategy = OptionSpec(
+    name: "--strategy", valueName: "S",
+    help: "waterfall, bidding or hybrid: propose only this strategy (default: the one that earns most).")
+  static let optimizeSeed = OptionSpec(
+    name: "--seed", valueName: "N",
+    help: "Trains on seeds N and N + 1, measures on held-out seeds N + 1000000… (default: 1).")
+  static let optimizeReport = OptionSpec(
+    name: "--report", valueName: "FILE",
+    help: "Also write a self-contained HTML report of the held-out comparison to FILE.")
   static let networks = OptionSpec(
     name: "--networks", valueName: "LIST",
     help: "Comma-separated network ids taking part (default: all registered).")
@@ -181,6 +202,12 @@ struct OptionSpec {
         .compareZone, .compareRequests, .replications, .networks, .strategy, .compareSeed, .noConsent,
         .doNotSell,
         .childDirected, .compareReport, .json, .help,
+      ]
+    case .optimize:
+      [
+        .config, .optimizeZone, .out, .optimizeRequests, .optimizeStrategy, .networks, .optimizeSeed,
+        .noConsent,
+        .doNotSell, .childDirected, .optimizeReport, .json, .help,
       ]
     case .bench: [.cycles, .seed, .json, .help]
     case .rewards: [.ledger, .all, .ack, .json, .help]

@@ -65,6 +65,7 @@ public enum MediateCLI {
       case .validate: return try ValidateCommand(context).run()
       case .config: return try ConfigCommand(context).run()
       case .compare: return try CompareCommand(context).run()
+      case .optimize: return try OptimizeCommand(context).run()
       case .bench: return try BenchCommand(context).run()
       case .rewards: return try RewardsCommand(context).run()
       case .benchCallbacks: return try BenchCallbacksCommand(context).run()

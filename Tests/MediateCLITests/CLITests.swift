@@ -137,7 +137,7 @@ struct CLITests {
       (
         ["launch"],
         "Error: unknown command 'launch'; commands: run, networks, zones, validate, bench, rewards, "
-          + "config, compare, verify-callback, verifier-keys, bench-callbacks"
+          + "config, compare, optimize, verify-callback, verifier-keys, bench-callbacks"
       ),
       (
         ["--networks", "max,,google"],

@@ -21,6 +21,9 @@ struct SimulationStats: Equatable {
   var revenueByNetwork: [NetworkID: Double] = [:]
   /// Every line item's fates, when the run was asked to keep them (``Simulator/Settings/keepsFunnel``).
   var funnel = WaterfallFunnel()
+  /// Every line item's fills, impressions, revenue and load times, when the run was asked to keep
+  /// them (``Simulator/Settings/keepsLineItemEarnings``).
+  var lineItems = LineItemEarnings()
   /// Participating networks the oracle could not ask (their adapters are not `SimulatedNetwork`).
   var unquotedNetworks: Set<NetworkID> = []
 
@@ -39,6 +42,7 @@ struct SimulationStats: Equatable {
     wins.merge(other.wins, uniquingKeysWith: +)
     revenueByNetwork.merge(other.revenueByNetwork, uniquingKeysWith: +)
     funnel.merge(other.funnel)
+    lineItems.merge(other.lineItems)
     unquotedNetworks.formUnion(other.unquotedNetworks)
   }
 

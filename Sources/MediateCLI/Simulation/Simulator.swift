@@ -25,6 +25,9 @@ struct Simulator {
     /// Whether to record every line item's fate in every auction (``SimulationStats/funnel``), for
     /// reports; off by default, as it costs time per request.
     var keepsFunnel = false
+    /// Whether to record every line item's fills, impressions, revenue and load times
+    /// (``SimulationStats/lineItems``), for the optimizer; off by default, as it costs time too.
+    var keepsLineItemEarnings = false
   }
 
   static let shardSize = 5_000
@@ -83,7 +86,7 @@ struct Simulator {
     mediator.privacy = settings.privacy
     let session = SessionDriver(
       mediator: mediator, ad: ad, zone: zone, privacy: settings.privacy, requests: requests,
-      keepsFunnel: settings.keepsFunnel)
+      keepsFunnel: settings.keepsFunnel, keepsEarnings: settings.keepsLineItemEarnings)
     let subscription = mediator.observeEvents { event in session.handle(event) }
     // Let the adapters start, then run the sessions back to back.
     scheduler.schedule(after: .seconds(1)) { session.startNext() }
@@ -109,12 +112,14 @@ private final class SessionDriver: Sendable {
   private let state: Locked<State>
   private let presenter = HeadlessPresenter()
   private let keepsFunnel: Bool
+  private let keepsEarnings: Bool
 
   init(
     mediator: Mediator, ad: RewardedAd, zone: ZoneConfig, privacy: PrivacySettings, requests: Int,
-    keepsFunnel: Bool
+    keepsFunnel: Bool, keepsEarnings: Bool
   ) {
     self.keepsFunnel = keepsFunnel
+    self.keepsEarnings = keepsEarnings
     self.mediator = mediator
     self.ad = ad
     self.zone = zone
@@ -163,6 +168,7 @@ private final class SessionDriver: Sendable {
         state.stats.readyLatency.record(event.time - state.requestStartedAt)
         state.stats.wins[info.network, default: 0] += 1
         if keepsFunnel { state.stats.funnel.record(info.responses) }
+        if keepsEarnings { state.stats.lineItems.recordFill(info) }
       }
       do throws(MediationError) {
         try ad.show(from: presenter)
@@ -179,11 +185,13 @@ private final class SessionDriver: Sendable {
       state.withLock { state in
         state.stats.shows += 1
         state.stats.shownECPMSum += info.ecpm
+        if keepsEarnings { state.stats.lineItems.recordImpression(info) }
       }
     case .revenuePaid(let revenue):
       state.withLock { state in
         state.stats.revenueUSD += revenue.usd
         state.stats.revenueByNetwork[revenue.network, default: 0] += revenue.usd
+        if keepsEarnings { state.stats.lineItems.recordRevenue(revenue) }
       }
     case .rewarded:
       state.withLock { $0.stats.rewards += 1 }
