@@ -33,6 +33,10 @@ package final class PostgresConnection {
       PQfinish(connection)
       throw PostgresFailure(sqlState: nil, message: message, connectionLost: true)
     }
+    // libpq prints the server's notices (e.g. "relation … already exists, skipping" from the
+    // schema's CREATE … IF NOT EXISTS) to stderr by default; a library must not write to its
+    // host's stderr, and errors reach the caller as PostgresFailure anyway.
+    PQsetNoticeProcessor(connection, { _, _ in }, nil)
     handle = connection
   }
 
