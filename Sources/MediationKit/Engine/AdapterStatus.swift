@@ -6,13 +6,13 @@ public struct AdapterStatus: Sendable, Equatable {
     /// `start` was not called: the network starts on first use, or never
     /// (``AdapterStatus/start``).
     case notStarted = "not_started"
-    /// `start` was called; no answer yet.
+    /// `start` was called; no answer yet. Loads and bids for it wait, within their timeouts.
     case initializing
-    /// Started; loads go to it.
+    /// Started; loads and bids go to it (never before).
     case ready
-    /// The adapter reported a failure; its line items are skipped.
+    /// The adapter reported a failure; its line items end `not_started` with the error.
     case failed
-    /// No answer within the start timeout; its line items are skipped until it answers.
+    /// No answer within the start timeout; its line items end `not_started` until it answers.
     case timedOut = "timed_out"
   }
 

@@ -288,11 +288,13 @@ final class ZoneController: Sendable {
         auction.notStarted(entry: entry, reason: reason, now: now)
       }
     case .wait(let handle):
-      state.withLock { state in
-        guard state.loadID == loadID else { return }
+      let current = state.withLock { state -> Bool in
+        guard state.loadID == loadID else { return false }
         state.inFlight.insert(handle, for: entry)
         state.auction?.awaitingStart(entry: entry)
+        return true
       }
+      if !current { handle.cancel() }
     }
     return false
   }
