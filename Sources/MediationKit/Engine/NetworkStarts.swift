@@ -97,6 +97,15 @@ final class NetworkStarts: Sendable {
     for waiter in release.waiters { waiter(release.refusal) }
   }
 
+  /// Whether each of `networks` has started (a start never reverts, so a `true` stays true).
+  func started(_ networks: [NetworkID]) -> [Bool] {
+    gates.withLock { gates in
+      networks.map { network in
+        if case .started = gates[network]?.phase { true } else { false }
+      }
+    }
+  }
+
   /// Every network's start-up, by network id.
   var statuses: [AdapterStatus] {
     gates.withLock { gates in gates.keys.sorted().map { gates[$0]!.status } }

@@ -72,6 +72,9 @@ final class ZoneController: Sendable {
     var inFlight = InFlightRequests()
     /// The networks loads cannot ask, and the adapter-status version it was computed at.
     var unavailable: (version: Int, networks: [NetworkID: Auction.Unavailable]) = (-1, [:])
+    /// For each plan entry, whether its network had started at that version: a start never
+    /// reverts, so `true` lets a request skip the start gate and its lock.
+    var started: [Bool] = []
     var auctionTimer: Cancellable?
     var ready: ReadyAd?
     var lastAd = LastAd.none
@@ -180,8 +183,10 @@ final class ZoneController: Sendable {
     let version = context.adapterStatusVersion
     let cached = state.withLock { $0.unavailable.version == version ? $0.unavailable.networks : nil }
     let unavailable = cached ?? context.unavailableNetworks(for: zone.lineItems)
+    let started = cached == nil ? context.starts.started(plan.map(\.item.network)) : nil
     let start = state.withLock { state -> Start in
       state.unavailable = (version, unavailable)
+      if let started { state.started = started }
       if state.auction != nil { return .alreadyLoading }
       if let ready = state.ready, ready.expiresAt > now { return .alreadyReady(ready.info) }
       state.loadID += 1
@@ -274,6 +279,7 @@ final class ZoneController: Sendable {
   /// running, so the wait counts against it) and is sent or skipped when the start ends; when the
   /// network did not start, the auction is told at once and moves on.
   private func admitted(_ kind: RequestKind, entry: Int, loadID: Int, request: AdapterLoadRequest) -> Bool {
+    if state.withLock({ $0.started.indices.contains(entry) && $0.started[entry] }) { return true }
     let admission = context.starts.admit(plan[entry].item.network) {
       { [weak self] refusal in
         self?.startEnded(refusal, kind, entry: entry, loadID: loadID, request: request)
