@@ -34,7 +34,8 @@ enum Command: String, CaseIterable, Equatable {
       "mediate [run] [--zone ZONE] [--networks LIST] [--strategy S] [--requests N] [--seed N] [--config FILE] "
         + "[--user-id ID] [--no-consent] [--do-not-sell] [--child-directed] [--ledger FILE [--pause-before-ack]] "
         + "[--report FILE.html] [--json]"
-    case .networks: "mediate networks [--seed N] [--config FILE] [--json]"
+    case .networks:
+      "mediate networks [--seed N] [--config FILE] [--start-on-first-use LIST] [--never-start LIST] [--json]"
     case .zones: "mediate zones [--config FILE] [--json]"
     case .validate: "mediate validate FILE [--json]"
     case .config: "mediate config [--config FILE] [--zone ZONE]"
@@ -105,6 +106,12 @@ struct OptionSpec {
     help: "Comma-separated network ids taking part (default: all registered).")
   static let seed = OptionSpec(
     name: "--seed", valueName: "N", help: "Seed of every random draw; same seed, same output (default: 1).")
+  static let startOnFirstUse = OptionSpec(
+    name: "--start-on-first-use", valueName: "LIST",
+    help: "Comma-separated network ids started by their first load, not at launch.")
+  static let neverStart = OptionSpec(
+    name: "--never-start", valueName: "LIST",
+    help: "Comma-separated network ids never started: their line items are skipped, not_started.")
   static let config = OptionSpec(
     name: "--config", valueName: "FILE", help: "A JSON zone configuration (default: the built-in one).")
   static let strategy = OptionSpec(
@@ -193,7 +200,7 @@ struct OptionSpec {
         .zone, .networks, .strategy, .requests, .seed, .config, .userID, .noConsent, .doNotSell,
         .childDirected, .ledger, .pauseBeforeAck, .report, .json, .help,
       ]
-    case .networks: [.seed, .config, .json, .help]
+    case .networks: [.seed, .config, .startOnFirstUse, .neverStart, .json, .help]
     case .zones: [.config, .json, .help]
     case .validate: [.json, .help]
     case .config: [.config, .zoneFilter, .help]

@@ -88,7 +88,8 @@ struct FaultInjectionTests {
     }
     let context = "\(network) · \(scenario)"
     switch scenario.fault {
-    case .loadNeverAnswers, .loadFails: #expect(firstFills == 0, "\(context)")
+    // A network whose start never completes never gets a load: no seed fills.
+    case .loadNeverAnswers, .loadFails, .startNeverAnswers: #expect(firstFills == 0, "\(context)")
     default: #expect(firstFills > 0, "\(context): no seed filled; the fault was never exercised")
     }
     if scenario.fault != .startNeverAnswers {
@@ -109,8 +110,18 @@ struct FaultInjectionTests {
       return nil
     }
     switch fault {
-    case .none, .startNeverAnswers, .callbacksFromAnotherThread:
+    case .none, .callbacksFromAnotherThread:
       break
+    case .startNeverAnswers:
+      // The load waited for the start, never reached the SDK, and says so: the start timed out
+      // (or the line item's timeout ended first).
+      guard case .failed(let error)? = cycle.outcome else {
+        Issue.record("\(context): the load did not fail: \(String(describing: cycle.outcome))")
+        return
+      }
+      #expect(error.waterfall.map(\.state) == [.notStarted], "\(context): \(error)")
+      #expect(
+        error.waterfall.first?.error?.hasPrefix("adapter start ") == true, "\(context): \(error)")
     case .loadNeverAnswers, .loadFails:
       guard case .failed? = cycle.outcome else {
         Issue.record("\(context): the load did not fail: \(String(describing: cycle.outcome))")

@@ -31,10 +31,10 @@ struct StartupTests {
     harness.settle()
     let info = try #require(harness.recorder.events(zone: "z").compactMap(\.adInfo).first)
     #expect(info.network == "ok")
-    #expect(info.responses.map(\.state) == [.skipped, .skipped, .loaded])
+    #expect(info.responses.map(\.state) == [.notStarted, .notStarted, .loaded])
     #expect(
       info.responses.map(\.error) == [
-        "adapter failed to start: not_initialized: bad app key", "adapter start timed out", nil,
+        "adapter failed to start: not_initialized: bad app key", "adapter start timed out after 10 s", nil,
       ])
   }
 }

@@ -27,6 +27,7 @@ struct NetworksCommand {
           object["status"] = status.state.rawValue
           object["status_description"] = status.description
           object["start_latency_ms"] = status.latency.map { $0.milliseconds as Any } ?? NSNull()
+          object["starts"] = status.start.rawValue
         }
         return object
       }
@@ -34,7 +35,7 @@ struct NetworksCommand {
         JSONLine.encode(["adapter_api_version": AdapterAPI.version.description, "networks": objects]))
     } else {
       context.output.out(
-        "id        name               adapter   sdk          supports SDK     api     status       start     capabilities"
+        "id        name               adapter   sdk          supports SDK     api     status       start     starts        capabilities"
       )
       for info in infos {
         let status = statuses[info.id]
@@ -51,6 +52,7 @@ struct NetworksCommand {
             (status?.state.rawValue ?? "-").padding(toLength: 12, withPad: " ", startingAt: 0),
             (status?.latency.map { "\($0.milliseconds) ms" } ?? "-").padding(
               toLength: 9, withPad: " ", startingAt: 0),
+            (status?.start.rawValue ?? "-").padding(toLength: 13, withPad: " ", startingAt: 0),
             info.capabilities.map(\.rawValue).sorted().joined(separator: ", "),
           ].joined(separator: " "))
       }
@@ -61,17 +63,36 @@ struct NetworksCommand {
           + "\(AdapterAPI.version.minor) (api), linked with an SDK in its range (supports SDK); one that does not fit "
           + "is refused then, with what to upgrade.")
       context.output.out(
-        "Start-up: every adapter starts in parallel, each within \(MediatorOptions().startTimeout.seconds.formatted()) s (virtual time, seed \(try RunCommand(context).seed()))."
+        "Start-up: every adapter starting at launch starts in parallel, each within \(MediatorOptions().startTimeout.seconds.formatted()) s (virtual time, seed \(try RunCommand(context).seed())); "
+          + "one started on first use starts with the first load that needs it, which waits for it; one never "
+          + "started is skipped, not_started. No load reaches an adapter before its start completed."
       )
     }
     return ExitCode.success
+  }
+
+  /// `--start-on-first-use` and `--never-start`, as ``MediatorOptions/networkStarts``.
+  private func networkStarts() throws(CLIError) -> [NetworkID: NetworkStart] {
+    var starts: [NetworkID: NetworkStart] = [:]
+    for (option, start) in [(OptionSpec.startOnFirstUse, NetworkStart.onFirstUse), (.neverStart, .never)]
+    where context.arguments.value(option) != nil {
+      for id in try context.networks(option) {
+        if let other = starts[id], other != start {
+          throw .usage(
+            "'\(id)' is in both --start-on-first-use and --never-start; name it in one",
+            context.arguments.command)
+        }
+        starts[id] = start
+      }
+    }
+    return starts
   }
 
   /// Starts every registered adapter on virtual time, as a mediator does, and reports the outcome.
   private func startStatuses() throws(CLIError) -> [NetworkID: AdapterStatus] {
     let (config, _) = try context.loadConfig()
     let scheduler = VirtualScheduler()
-    let options = MediatorOptions(seed: try RunCommand(context).seed())
+    let options = MediatorOptions(seed: try RunCommand(context).seed(), networkStarts: try networkStarts())
     let mediator: Mediator
     do {
       mediator = try Mediator(

@@ -4,9 +4,9 @@ import MediationKit
 /// The run options the single cycle, the simulator and `compare` share: `--networks`,
 /// `--strategy`, `--requests` and the privacy flags, each checked the same way for every command.
 extension CommandContext {
-  /// `--networks LIST`; every registered network when left out.
-  func networks() throws(CLIError) -> [NetworkID] {
-    guard let list = arguments.value(.networks) else { return registry.networkIDs }
+  /// `--networks LIST` (or another option naming networks); every registered network when left out.
+  func networks(_ option: OptionSpec = .networks) throws(CLIError) -> [NetworkID] {
+    guard let list = arguments.value(option) else { return registry.networkIDs }
     let networks = list.split(separator: ",", omittingEmptySubsequences: false).map {
       NetworkID($0.trimmingCharacters(in: .whitespaces).lowercased())
     }
@@ -14,7 +14,7 @@ extension CommandContext {
     for id in networks where !registered.contains(id) {
       throw .usage(
         id.rawValue.isEmpty
-          ? "--networks has an empty entry; registered: \(registered.map(\.rawValue).joined(separator: ", "))"
+          ? "\(option.name) has an empty entry; registered: \(registered.map(\.rawValue).joined(separator: ", "))"
           : MediationError.unknownNetwork(id, known: registered).message, arguments.command)
     }
     return networks

@@ -320,6 +320,7 @@ enum Palette {
   static let states: [(state: String, color: String)] = [
     ("loaded", "#54A24B"), ("bid", "#72B7B2"), ("outbid", "#B279A2"), ("below_floor", "#FF9DA6"),
     ("no_bid", "#EECA3B"), ("failed", "#E45756"), ("timed_out", "#F58518"), ("skipped", "#9D755D"),
+    ("not_started", "#79706E"),
     ("not_attempted", "#D5D5D5"),
   ]
 }

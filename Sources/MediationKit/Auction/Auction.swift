@@ -8,7 +8,10 @@
 ///   the best bid, in waterfall order, then the bids. Items priced below the best bid are skipped.
 ///
 /// Each load gets its line item's timeout, capped by what is left of the zone's budget; the
-/// auction round is capped the same way. Answers for an attempt that already ended are stale: a
+/// auction round is capped the same way. A network that has not started is never asked: the owner
+/// says when a bid or load waits for its network's start (``awaitingStart(entry:)``), which counts
+/// against the same timeouts, and when the start refuses it (``notStarted(entry:reason:now:)``);
+/// either way an entry that never reached its network ends `not_started`. Answers for an attempt that already ended are stale: a
 /// stale ad is handed back to be discarded. When the budget runs out the load fails with
 /// `loadTimeout`.
 struct Auction {
@@ -21,9 +24,10 @@ struct Auction {
     case startAuctionTimer(Duration)
     /// Cancel the bid requests still open.
     case cancelBids([Int])
-    /// Load entry `entry` (with its bid, if any); feed the answer back tagged with `entry`.
+    /// Load entry `entry` (with its bid, if any); feed the answer back tagged with `entry`. The
+    /// timeout includes any wait for the network's start.
     case load(entry: Int, bid: AdapterBid?, timeout: Duration)
-    /// Cancel the network request of `entry`.
+    /// Cancel the network request of `entry` (or its wait for the network's start).
     case cancel(entry: Int)
     /// Release an ad that arrived too late to be used.
     case discard(AdapterLoadedAd, Diagnostic)
@@ -54,6 +58,13 @@ struct Auction {
     }
   }
 
+  /// Why a network cannot be asked, and the fate its line items get.
+  struct Unavailable: Sendable {
+    /// ``NetworkResponse/State/skipped`` (not registered) or ``NetworkResponse/State/notStarted``.
+    let fate: NetworkResponse.State
+    let reason: String
+  }
+
   /// The zone's entries for its strategy; the same for every load, so computed once per zone.
   static func plan(for zone: ZoneConfig) -> [Entry] {
     let strategy = zone.strategy
@@ -77,7 +88,7 @@ struct Auction {
   private let entries: [Entry]
   /// ``waterfallEntries(of:)`` of `entries`.
   private let waterfall: [Int]
-  private let unavailable: [NetworkID: String]
+  private let unavailable: [NetworkID: Unavailable]
   private let deadline: Duration
   private let startedAt: Duration
   private let auctionTimeout: Duration
@@ -89,6 +100,8 @@ struct Auction {
   private var candidates: [Int] = []
   private var nextCandidate = 0
   private var current: (entry: Int, startedAt: Duration)?
+  /// The bids and the load waiting for their network's start.
+  private var awaiting: Set<Int> = []
 
   /// - Parameters:
   ///   - strategy: The zone's strategy.
@@ -101,7 +114,7 @@ struct Auction {
   ///   - now: The current time.
   init(
     strategy: AuctionStrategy, loadTimeout: Duration, auctionTimeout: Duration, plan: [Entry],
-    waterfall: [Int], unavailable: [NetworkID: String], now: Duration
+    waterfall: [Int], unavailable: [NetworkID: Unavailable], now: Duration
   ) {
     self.strategy = strategy
     entries = plan
@@ -123,8 +136,8 @@ struct Auction {
   mutating func start(now: Duration) -> [Action] {
     var actions: [Action] = []
     for (index, entry) in entries.enumerated() where entry.isBidder {
-      if let reason = unavailable[entry.item.network] {
-        responses[index] = response(index, .skipped, error: reason)
+      if let unavailable = unavailable[entry.item.network] {
+        responses[index] = response(index, unavailable.fate, error: unavailable.reason)
       } else {
         pendingBids[index] = now
         actions.append(.requestBid(entry: index))
@@ -153,8 +166,13 @@ struct Auction {
     guard phase == .bidding else { return [] }
     let late = pendingBids.keys.sorted()
     for entry in late {
-      responses[entry] = response(
-        entry, .timedOut, latency: now - pendingBids[entry]!, error: "no bid within the auction timeout")
+      responses[entry] =
+        awaiting.remove(entry) != nil
+        ? response(
+          entry, .notStarted, latency: now - pendingBids[entry]!,
+          error: "adapter start not complete within the auction timeout")
+        : response(
+          entry, .timedOut, latency: now - pendingBids[entry]!, error: "no bid within the auction timeout")
     }
     pendingBids.removeAll()
     return [.cancelBids(late)] + closeAuction(now: now)
@@ -234,9 +252,14 @@ struct Auction {
     guard phase == .loading, let current, current.entry == entry else { return [] }
     if now >= deadline { return budgetEnded(now: now) }
     let latency = now - current.startedAt
-    responses[entry] = response(
-      entry, .timedOut, latency: latency, bid: bids[entry]?.price,
-      error: "no answer within \(Self.format(latency))")
+    responses[entry] =
+      awaiting.remove(entry) != nil
+      ? response(
+        entry, .notStarted, latency: latency, bid: bids[entry]?.price,
+        error: "adapter start not complete within the line item's \(Self.format(latency)) timeout")
+      : response(
+        entry, .timedOut, latency: latency, bid: bids[entry]?.price,
+        error: "no answer within \(Self.format(latency))")
     self.current = nil
     return [.cancel(entry: entry)] + advance(now: now)
   }
@@ -247,16 +270,13 @@ struct Auction {
     if phase == .bidding {
       let late = pendingBids.keys.sorted()
       for entry in late {
-        responses[entry] = response(
-          entry, .timedOut, latency: now - pendingBids[entry]!, error: "zone load budget ran out")
+        responses[entry] = budgetResponse(entry, latency: now - pendingBids[entry]!)
       }
       pendingBids.removeAll()
       actions.append(.cancelBids(late))
     }
     if let current {
-      responses[current.entry] = response(
-        current.entry, .timedOut, latency: now - current.startedAt, bid: bids[current.entry]?.price,
-        error: "zone load budget ran out")
+      responses[current.entry] = budgetResponse(current.entry, latency: now - current.startedAt)
       actions.append(.cancel(entry: current.entry))
       self.current = nil
     }
@@ -265,14 +285,50 @@ struct Auction {
         MediationError(.loadTimeout, "no fill within the zone's \(Self.format(deadline - startedAt)) budget"))
   }
 
+  /// The fate of `entry`'s bid or load still open when the zone's budget ran out.
+  private mutating func budgetResponse(_ entry: Int, latency: Duration) -> NetworkResponse {
+    awaiting.remove(entry) != nil
+      ? response(
+        entry, .notStarted, latency: latency, bid: bids[entry]?.price,
+        error: "adapter start not complete when the zone load budget ran out")
+      : response(
+        entry, .timedOut, latency: latency, bid: bids[entry]?.price, error: "zone load budget ran out")
+  }
+
+  /// `entry`'s bid or load waits for its network's start (the owner has not sent it).
+  mutating func awaitingStart(entry: Int) {
+    guard pendingBids[entry] != nil || current?.entry == entry else { return }
+    awaiting.insert(entry)
+  }
+
+  /// `entry`'s network has started; its bid or load is sent now.
+  mutating func startCompleted(entry: Int) {
+    awaiting.remove(entry)
+  }
+
+  /// `entry`'s network did not start (or never will), for `reason`: its bid or load ends
+  /// `not_started` and the auction goes on at once.
+  mutating func notStarted(entry: Int, reason: String, now: Duration) -> [Action] {
+    awaiting.remove(entry)
+    if phase == .bidding, let askedAt = pendingBids.removeValue(forKey: entry) {
+      responses[entry] = response(entry, .notStarted, latency: now - askedAt, error: reason)
+      return pendingBids.isEmpty ? closeAuction(now: now) : []
+    }
+    guard phase == .loading, let current, current.entry == entry else { return [] }
+    responses[entry] = response(
+      entry, .notStarted, latency: now - current.startedAt, bid: bids[entry]?.price, error: reason)
+    self.current = nil
+    return advance(now: now)
+  }
+
   private mutating func advance(now: Duration) -> [Action] {
     while nextCandidate < candidates.count {
       let entry = candidates[nextCandidate]
       nextCandidate += 1
       let item = entries[entry].item
       let timeout = entries[entry].timeout
-      if let reason = unavailable[item.network] {
-        responses[entry] = response(entry, .skipped, error: reason)
+      if let unavailable = unavailable[item.network] {
+        responses[entry] = response(entry, unavailable.fate, error: unavailable.reason)
         continue
       }
       let remaining = deadline - now
@@ -283,8 +339,10 @@ struct Auction {
           entry: entry, bid: bids[entry], timeout: min(timeout, remaining))
       ]
     }
-    let tried = responses.compactMap { $0 }.filter { ![.skipped, .noBid, .belowFloor].contains($0.state) }
-      .count
+    let tried = responses.compactMap { $0 }.filter {
+      ![.skipped, .notStarted, .noBid, .belowFloor].contains($0.state)
+    }
+    .count
     return fail(MediationError(.noFill, "no fill from \(tried) of \(entries.count) line items"))
   }
 

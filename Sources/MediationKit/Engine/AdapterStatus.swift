@@ -3,15 +3,16 @@
 public struct AdapterStatus: Sendable, Equatable {
   /// The start-up state.
   public enum State: String, Sendable, Equatable, Codable {
-    /// `start` was not called yet.
+    /// `start` was not called: the network starts on first use, or never
+    /// (``AdapterStatus/start``).
     case notStarted = "not_started"
-    /// `start` was called; no answer yet.
+    /// `start` was called; no answer yet. Loads and bids for it wait, within their timeouts.
     case initializing
-    /// Started; loads go to it.
+    /// Started; loads and bids go to it (never before).
     case ready
-    /// The adapter reported a failure; its line items are skipped.
+    /// The adapter reported a failure; its line items end `not_started` with the error.
     case failed
-    /// No answer within the start timeout; its line items are skipped until it answers.
+    /// No answer within the start timeout; its line items end `not_started` until it answers.
     case timedOut = "timed_out"
   }
 
@@ -23,11 +24,17 @@ public struct AdapterStatus: Sendable, Equatable {
   public var description: String
   /// How long start-up took (or has taken, when it timed out); `nil` before it ended.
   public var latency: Duration?
+  /// When the mediator starts the network (``MediatorOptions/networkStarts``).
+  public var start: NetworkStart
 
-  public init(network: NetworkID, state: State, description: String, latency: Duration? = nil) {
+  public init(
+    network: NetworkID, state: State, description: String, latency: Duration? = nil,
+    start: NetworkStart = .atLaunch
+  ) {
     self.network = network
     self.state = state
     self.description = description
     self.latency = latency
+    self.start = start
   }
 }

@@ -20,9 +20,8 @@ final class EngineContext: Sendable {
   let fullScreen = FullScreenGate()
   private let random: Locked<SeededRandom>
   private let auctionCounter = AtomicInt(0)
-  private let statuses: Locked<[NetworkID: AdapterStatus]>
-  /// Bumped whenever a status changes, so zones can cache which networks are unavailable.
-  private let statusVersion = AtomicInt(0)
+  /// Each network's start-up, and the requests waiting for it.
+  let starts: NetworkStarts
   private let privacySettings = Locked(PrivacySettings())
   private let userIDStorage = Locked<String?>(nil)
 
@@ -39,10 +38,8 @@ final class EngineContext: Sendable {
     self.options = options
     self.adapters = adapters
     self.random = Locked(SeededRandom(seed: options.seed).derived("mediator"))
-    self.statuses = Locked(
-      adapters.mapValues {
-        AdapterStatus(network: $0.info.id, state: .notStarted, description: "not started")
-      })
+    self.starts = NetworkStarts(
+      adapters: adapters, modes: options.networkStarts, timeout: options.startTimeout, scheduler: scheduler)
   }
 
   /// A new unique reward transaction id, from ``MediatorOptions/transactionIDs``.
@@ -74,68 +71,19 @@ final class EngineContext: Sendable {
 
   // MARK: Adapter start-up
 
-  var adapterStatuses: [AdapterStatus] {
-    statuses.withLock { $0.values.sorted { $0.network < $1.network } }
-  }
+  var adapterStatuses: [AdapterStatus] { starts.statuses }
 
-  /// Starts every adapter at once, each with the start timeout.
+  /// Starts every adapter that starts at launch, at once, each with the start timeout.
   func startAdapters(placements: [NetworkID: [String]]) {
-    for (id, adapter) in adapters.sorted(by: { $0.key < $1.key }) {
-      let startedAt = scheduler.now
-      setStatus(id, .initializing, "initializing")
-      let timeout = options.startTimeout
-      scheduler.schedule(after: timeout) { [self] in
-        statuses.withLock { statuses in
-          guard statuses[id]?.state == .initializing else { return }
-          statuses[id] = AdapterStatus(
-            network: id, state: .timedOut, description: "no answer within \(Auction.format(timeout))",
-            latency: timeout)
-        }
-        statusVersion.add(1, ordering: .releasing)
-      }
-      // Weak: an SDK that keeps its completion handler must not keep the mediator alive.
-      adapter.start(AdapterStartRequest(placementIDs: placements[id] ?? [])) { [weak self] result in
-        guard let self else { return }
-        scheduler.runOnExecutor { [self] in
-          let latency = scheduler.now - startedAt
-          switch result {
-          case .success: setStatus(id, .ready, "ready", latency: latency)
-          case .failure(let error): setStatus(id, .failed, "\(error)", latency: latency)
-          }
-        }
-      }
-    }
+    starts.launch(placements: placements)
   }
 
-  private func setStatus(
-    _ id: NetworkID, _ state: AdapterStatus.State, _ description: String, latency: Duration? = nil
-  ) {
-    statuses.withLock {
-      $0[id] = AdapterStatus(network: id, state: state, description: description, latency: latency)
-    }
-    statusVersion.add(1, ordering: .releasing)
-  }
-
-  /// Changes whenever an adapter's status changes.
-  var adapterStatusVersion: Int { statusVersion.load(ordering: .acquiring) }
+  /// Changes whenever an adapter's start-up changes.
+  var adapterStatusVersion: Int { starts.version }
 
   /// The networks an auction cannot ask, with why.
-  func unavailableNetworks(for items: [LineItem]) -> [NetworkID: String] {
-    statuses.withLock { statuses in
-      var unavailable: [NetworkID: String] = [:]
-      for item in items {
-        guard let status = statuses[item.network] else {
-          unavailable[item.network] = "no adapter registered for '\(item.network)'"
-          continue
-        }
-        switch status.state {
-        case .failed: unavailable[item.network] = "adapter failed to start: \(status.description)"
-        case .timedOut: unavailable[item.network] = "adapter start timed out"
-        case .notStarted, .initializing, .ready: break
-        }
-      }
-      return unavailable
-    }
+  func unavailableNetworks(for items: [LineItem]) -> [NetworkID: Auction.Unavailable] {
+    starts.unavailable(for: items)
   }
 
   /// Records `reward` in the ledger, then publishes it: the app is told only once it is durable.

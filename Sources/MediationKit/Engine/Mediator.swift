@@ -31,7 +31,8 @@ public final class Mediator: Sendable {
   ///     executor once it yields: subscribe before yielding the executor. The initializer does not
   ///     touch the ledger: it is read on ``MediatorOptions/ledgerQueue``, and a ledger that cannot
   ///     be read gives every zone a ``Diagnostic/Kind/ledgerReadFailed`` diagnostic.
-  /// - Throws: ``MediationError`` `invalidConfiguration` listing the problems in `config`.
+  /// - Throws: ``MediationError`` `invalidConfiguration` listing the problems in `config`, or naming
+  ///   a network in ``MediatorOptions/networkStarts`` that is not registered.
   public init(
     config: MediationConfig, registry: AdapterRegistry, scheduler: any Scheduler,
     options: MediatorOptions = MediatorOptions(), ledger: (any RewardLedger)? = nil
@@ -39,6 +40,13 @@ public final class Mediator: Sendable {
     let issues = config.validate()
     guard issues.isEmpty else {
       throw MediationError(.invalidConfiguration, issues.map(\.description).joined(separator: "; "))
+    }
+    let registered = Set(registry.all.map(\.info.id))
+    if let unknown = options.networkStarts.keys.sorted().first(where: { !registered.contains($0) }) {
+      throw MediationError(
+        .invalidConfiguration,
+        "MediatorOptions.networkStarts names '\(unknown)', which is not registered; registered: "
+          + registered.sorted().map(\.rawValue).joined(separator: ", "))
     }
     let random = SeededRandom(seed: options.seed)
     var adapters: [NetworkID: any RewardedAdapter] = [:]

@@ -12,6 +12,14 @@ public struct MediatorOptions: Sendable {
   public var seed: UInt64
   /// How long each adapter has to start before it is marked timed out and skipped.
   public var startTimeout: Duration
+  /// When each network is started; a network not named here starts at launch.
+  ///
+  /// No load or bid reaches a network before its start has completed: requests that come
+  /// meanwhile wait, within their line item's timeout. Name a network ``NetworkStart/onFirstUse``
+  /// to start it with the first load that needs it (that load waits for the start), or
+  /// ``NetworkStart/never`` for an SDK the app does not start in this session: its line items are
+  /// skipped, `not_started`. Naming a network that is not registered is an error.
+  public var networkStarts: [NetworkID: NetworkStart]
   /// How long after a show ends its ad is kept, so the network's late callbacks still arrive and
   /// are reported as diagnostics; then the ad is discarded.
   public var lateSignalWindow: Duration
@@ -36,6 +44,7 @@ public struct MediatorOptions: Sendable {
 
   public init(
     displayTimeout: Duration = .seconds(45), seed: UInt64 = 0, startTimeout: Duration = .seconds(10),
+    networkStarts: [NetworkID: NetworkStart] = [:],
     lateSignalWindow: Duration = .seconds(60), maxShowDuration: Duration = .seconds(300),
     wallClockMilliseconds: @escaping @Sendable () -> Int64 = MediatorOptions.systemWallClock,
     transactionIDs: TransactionIDSource = .systemRandom,
@@ -49,6 +58,7 @@ public struct MediatorOptions: Sendable {
     self.displayTimeout = displayTimeout
     self.seed = seed
     self.startTimeout = startTimeout
+    self.networkStarts = networkStarts
     self.lateSignalWindow = lateSignalWindow
   }
 }
@@ -58,6 +68,16 @@ extension MediatorOptions {
   public static let systemWallClock: @Sendable () -> Int64 = {
     Int64((Date().timeIntervalSince1970 * 1000).rounded())
   }
+}
+
+/// When a mediator starts a network's adapter (``MediatorOptions/networkStarts``).
+public enum NetworkStart: String, Sendable, Equatable, Codable {
+  /// With the mediator, in parallel with the others (the default).
+  case atLaunch = "at_launch"
+  /// With the first load or bid that needs it, which waits for the start.
+  case onFirstUse = "on_first_use"
+  /// Never: its line items are skipped, `not_started` (an SDK the app leaves off).
+  case never
 }
 
 /// Where a mediator's reward transaction ids come from.

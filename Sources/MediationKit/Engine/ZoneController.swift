@@ -71,7 +71,10 @@ final class ZoneController: Sendable {
     /// Open network requests of the current load (bids and loads), by auction entry.
     var inFlight = InFlightRequests()
     /// The networks loads cannot ask, and the adapter-status version it was computed at.
-    var unavailable: (version: Int, networks: [NetworkID: String]) = (-1, [:])
+    var unavailable: (version: Int, networks: [NetworkID: Auction.Unavailable]) = (-1, [:])
+    /// For each plan entry, whether its network had started at that version: a start never
+    /// reverts, so `true` lets a request skip the start gate and its lock.
+    var started: [Bool] = []
     var auctionTimer: Cancellable?
     var ready: ReadyAd?
     var lastAd = LastAd.none
@@ -180,8 +183,10 @@ final class ZoneController: Sendable {
     let version = context.adapterStatusVersion
     let cached = state.withLock { $0.unavailable.version == version ? $0.unavailable.networks : nil }
     let unavailable = cached ?? context.unavailableNetworks(for: zone.lineItems)
+    let started = cached == nil ? context.starts.started(plan.map(\.item.network)) : nil
     let start = state.withLock { state -> Start in
       state.unavailable = (version, unavailable)
+      if let started { state.started = started }
       if state.auction != nil { return .alreadyLoading }
       if let ready = state.ready, ready.expiresAt > now { return .alreadyReady(ready.info) }
       state.loadID += 1
@@ -258,9 +263,77 @@ final class ZoneController: Sendable {
     }
   }
 
+  /// A network request that may have to wait for its network's start.
+  private enum RequestKind { case bid, load }
+
   private func requestBid(_ entry: Int, item: LineItem, loadID: Int, request: AdapterLoadRequest) {
-    guard let adapter = adapters[entry] else { return }
+    guard adapters[entry] != nil else { return }
     let request = request.for(item)
+    if admitted(.bid, entry: entry, loadID: loadID, request: request) {
+      sendBid(entry, loadID: loadID, request: request)
+    }
+  }
+
+  /// Whether `entry`'s bid or load may go to its network now. No request reaches an adapter whose
+  /// start has not completed: while the start is under way the request waits (its timeout keeps
+  /// running, so the wait counts against it) and is sent or skipped when the start ends; when the
+  /// network did not start, the auction is told at once and moves on.
+  private func admitted(_ kind: RequestKind, entry: Int, loadID: Int, request: AdapterLoadRequest) -> Bool {
+    if state.withLock({ $0.started.indices.contains(entry) && $0.started[entry] }) { return true }
+    let admission = context.starts.admit(plan[entry].item.network) {
+      { [weak self] refusal in
+        self?.startEnded(refusal, kind, entry: entry, loadID: loadID, request: request)
+      }
+    }
+    switch admission {
+    case .proceed:
+      return true
+    case .refuse(let reason):
+      if kind == .load { state.withLock { $0.stopLoadTimer(entry: entry) } }
+      withAuction(loadID, request: request) { auction, now in
+        auction.notStarted(entry: entry, reason: reason, now: now)
+      }
+    case .wait(let handle):
+      let current = state.withLock { state -> Bool in
+        guard state.loadID == loadID else { return false }
+        state.inFlight.insert(handle, for: entry)
+        state.auction?.awaitingStart(entry: entry)
+        return true
+      }
+      if !current { handle.cancel() }
+    }
+    return false
+  }
+
+  /// The start `entry`'s request waited for ended: send the request, or skip it with `refusal`.
+  /// A request whose wait already ended (its timeout, or its load) is left alone.
+  private func startEnded(
+    _ refusal: String?, _ kind: RequestKind, entry: Int, loadID: Int, request: AdapterLoadRequest
+  ) {
+    let waiting = state.withLock { state -> Bool in
+      guard state.loadID == loadID, state.inFlight.remove(entry) != nil else { return false }
+      if refusal == nil {
+        state.auction?.startCompleted(entry: entry)
+      } else if kind == .load {
+        state.stopLoadTimer(entry: entry)
+      }
+      return true
+    }
+    guard waiting else { return }
+    if let refusal {
+      withAuction(loadID, request: request) { auction, now in
+        auction.notStarted(entry: entry, reason: refusal, now: now)
+      }
+      return
+    }
+    switch kind {
+    case .bid: sendBid(entry, loadID: loadID, request: request)
+    case .load: sendLoad(entry, loadID: loadID, request: request)
+    }
+  }
+
+  private func sendBid(_ entry: Int, loadID: Int, request: AdapterLoadRequest) {
+    guard let adapter = adapters[entry] else { return }
     let scheduler = context.scheduler
     let handle = adapter.bid(request) { [weak self] result in
       guard let self else { return }
@@ -278,13 +351,20 @@ final class ZoneController: Sendable {
     _ entry: Int, item: LineItem, bid: AdapterBid?, timeout: Duration, loadID: Int,
     request: AdapterLoadRequest
   ) {
-    guard let adapter = adapters[entry] else { return }
+    guard adapters[entry] != nil else { return }
     let request = request.for(item, bid: bid, withdrawals: withdrawalSink(loadID: loadID, entry: entry))
-    let scheduler = context.scheduler
     state.withLock { state in
       state.attempt = LoadAttempt(loadID: loadID, entry: entry, request: request)
       state.timers?.load.arm(after: timeout)
     }
+    if admitted(.load, entry: entry, loadID: loadID, request: request) {
+      sendLoad(entry, loadID: loadID, request: request)
+    }
+  }
+
+  private func sendLoad(_ entry: Int, loadID: Int, request: AdapterLoadRequest) {
+    guard let adapter = adapters[entry] else { return }
+    let scheduler = context.scheduler
     let handle = adapter.load(request) { [weak self] result in
       guard let self else { return }
       // `runOnExecutor`, spelled out: an SDK answering from a scheduled action is handled at once,

@@ -45,6 +45,11 @@ public struct NetworkResponse: Sendable, Equatable {
     case timedOut = "timed_out"
     /// Not tried, for the reason in ``NetworkResponse/error``.
     case skipped
+    /// Never reached the network because its adapter had not started: its start failed or timed
+    /// out, did not complete within the line item's timeout, or the app chose not to start it
+    /// (``MediatorOptions/networkStarts``). ``NetworkResponse/error`` says which, with the start
+    /// error.
+    case notStarted = "not_started"
     /// Not reached: an earlier line item won, or the zone's budget ran out.
     case notAttempted = "not_attempted"
     /// A bid that was received; the auction has not finished with it yet.

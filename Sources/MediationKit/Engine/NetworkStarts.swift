@@ -1,0 +1,136 @@
+/// The start-up of every network of one mediator: calls each adapter's `start` (at launch, or on
+/// first use, as ``MediatorOptions/networkStarts`` says), runs the start timeout, and holds the
+/// loads and bids that wait for a start. The thin locking layer around one ``StartGate`` per
+/// network, which makes every decision.
+final class NetworkStarts: Sendable {
+  /// Told on the executor how a waited-for start ended: `nil` to go on, else why the request is
+  /// skipped.
+  typealias Waiter = @Sendable (_ refusal: String?) -> Void
+
+  /// What a request does now.
+  enum Admission {
+    case proceed
+    case refuse(String)
+    /// Wait; the handle withdraws the request from the gate.
+    case wait(Cancellable)
+  }
+
+  private let scheduler: any Scheduler
+  private let adapters: [NetworkID: any RewardedAdapter]
+  private let timeout: Duration
+  private let gates: Locked<[NetworkID: StartGate<Waiter>]>
+  /// Each network's placements, for its `start`; set by ``launch(placements:)``.
+  private let placements = Locked<[NetworkID: [String]]>([:])
+  /// Bumped whenever a start-up changes, so zones can cache which networks are unavailable.
+  private let changes = AtomicInt(0)
+
+  init(
+    adapters: [NetworkID: any RewardedAdapter], modes: [NetworkID: NetworkStart], timeout: Duration,
+    scheduler: any Scheduler
+  ) {
+    self.scheduler = scheduler
+    self.adapters = adapters
+    self.timeout = timeout
+    gates = Locked(
+      Dictionary(
+        uniqueKeysWithValues: adapters.keys.map { id in
+          (id, StartGate(network: id, mode: modes[id] ?? .atLaunch))
+        }))
+  }
+
+  /// Starts every network marked ``NetworkStart/atLaunch``, each with the start timeout.
+  func launch(placements: [NetworkID: [String]]) {
+    self.placements.withLock { $0 = placements }
+    let now = scheduler.now
+    let launching = gates.withLock { gates in
+      gates.keys.sorted().filter { gates[$0]!.mode == .atLaunch && gates[$0]!.beginStart(now: now) }
+    }
+    changes.add(1, ordering: .releasing)
+    for id in launching { callStart(id) }
+  }
+
+  /// Admits a request to `network`: straight through once it has started, refused once its start
+  /// failed or timed out (or it is never started), else waiting — starting a lazy network. `waiter`
+  /// is made only when the request waits.
+  func admit(_ network: NetworkID, waiter: () -> Waiter) -> Admission {
+    let now = scheduler.now
+    let admission = gates.withLock { gates -> StartGate<Waiter>.Admission? in
+      gates[network]?.admit(waiter, now: now)
+    }
+    switch admission {
+    case nil: return .refuse("no adapter registered for '\(network)'")
+    case .proceed: return .proceed
+    case .refuse(let reason): return .refuse(reason)
+    case .wait(let ticket, let callStart):
+      if callStart {
+        changes.add(1, ordering: .releasing)
+        // Not from inside this call: an adapter that answers `start` synchronously would release
+        // the waiter before its owner has noted that it waits.
+        scheduler.execute { [self] in self.callStart(network) }
+      }
+      return .wait(
+        Cancellable { [self] in _ = gates.withLock { $0[network]?.cancel(ticket) } })
+    }
+  }
+
+  /// Calls `network`'s `start` and arms its timeout.
+  private func callStart(_ network: NetworkID) {
+    guard let adapter = adapters[network] else { return }
+    let timeout = self.timeout
+    scheduler.schedule(after: timeout) { [self] in
+      release(gates.withLock { $0[network]!.startTimedOut(after: timeout) })
+    }
+    let placements = self.placements.withLock { $0[network] ?? [] }
+    // Weak: an SDK that keeps its completion handler must not keep the mediator alive.
+    adapter.start(AdapterStartRequest(placementIDs: placements)) { [weak self] result in
+      guard let self else { return }
+      scheduler.runOnExecutor { [self] in
+        let now = scheduler.now
+        release(gates.withLock { $0[network]!.completed(result, now: now) })
+      }
+    }
+  }
+
+  /// Tells the released waiters, outside the lock.
+  private func release(_ release: StartGate<Waiter>.Release) {
+    changes.add(1, ordering: .releasing)
+    for waiter in release.waiters { waiter(release.refusal) }
+  }
+
+  /// Whether each of `networks` has started (a start never reverts, so a `true` stays true).
+  func started(_ networks: [NetworkID]) -> [Bool] {
+    gates.withLock { gates in
+      networks.map { network in
+        if case .started = gates[network]?.phase { true } else { false }
+      }
+    }
+  }
+
+  /// Every network's start-up, by network id.
+  var statuses: [AdapterStatus] {
+    gates.withLock { gates in gates.keys.sorted().map { gates[$0]!.status } }
+  }
+
+  /// Changes whenever a start-up changes.
+  var version: Int { changes.load(ordering: .acquiring) }
+
+  /// The networks of `items` a load cannot ask now, and why: not registered, or not started
+  /// (failed, timed out, or never to be started). Networks still starting are not in it: their
+  /// requests wait.
+  func unavailable(for items: [LineItem]) -> [NetworkID: Auction.Unavailable] {
+    gates.withLock { gates in
+      var unavailable: [NetworkID: Auction.Unavailable] = [:]
+      for item in items {
+        guard let gate = gates[item.network] else {
+          unavailable[item.network] = Auction.Unavailable(
+            fate: .skipped, reason: "no adapter registered for '\(item.network)'")
+          continue
+        }
+        if let refusal = gate.refusal {
+          unavailable[item.network] = Auction.Unavailable(fate: .notStarted, reason: refusal)
+        }
+      }
+      return unavailable
+    }
+  }
+}
