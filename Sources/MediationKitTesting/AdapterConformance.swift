@@ -2,7 +2,8 @@ import MediationKit
 
 /// The conformance suite for adapter authors: one call runs an adapter through every scenario of
 /// the contract — full load-and-show cycles over many seeds through a real ``Mediator`` on virtual
-/// time, plus the refusal scenarios and those of availability-based SDKs (back-to-back shows with
+/// time, plus the refusal scenarios, a load asked for while the network starts, and those of
+/// availability-based SDKs (back-to-back shows with
 /// late callbacks, two zones on one SDK ad, an ad the SDK loses before the show) — and returns a
 /// ``Report``: each violated invariant by name, and each scenario that could not run with the
 /// reason (``Report/notRun``). It never throws and never fails a test itself, so it works under
@@ -116,6 +117,7 @@ public enum AdapterConformance {
     }
     var run = ScenarioRun(registration: registration, zones: zones, seed: seeds.lowerBound, report: report)
     run.refusals(seeds: seeds)
+    run.loadsDuringStart()
     run.consentForwarding()
     run.backToBackShows(seeds: seeds, lateCallbacks: lateCallbacks)
     run.twoZonesOneSDKAd(seeds: seeds)
@@ -138,13 +140,13 @@ enum ConsentSnapshots {
 }
 
 /// One scenario's mediator on virtual time, recording violations into a report.
-private struct ScenarioRun {
+struct ScenarioRun {
   let registration: AdapterRegistration
   let zones: [ZoneConfig]
   let seed: UInt64
   var report: AdapterConformance.Report
 
-  private func makeMediator(
+  func makeMediator(
     zones: [ZoneConfig]? = nil, registration: AdapterRegistration? = nil, seed: UInt64? = nil
   ) -> (VirtualScheduler, Mediator, EventRecorder)? {
     let scheduler = VirtualScheduler()
@@ -156,11 +158,11 @@ private struct ScenarioRun {
     return (scheduler, mediator, EventRecorder(mediator))
   }
 
-  private mutating func outcome(_ name: String, ran: Bool, _ note: String) {
+  mutating func outcome(_ name: String, ran: Bool, _ note: String) {
     report.scenarios.append(AdapterConformance.ScenarioOutcome(name: name, ran: ran, note: note))
   }
 
-  private mutating func fail(_ invariant: Invariant, _ scenario: String, _ detail: String) {
+  mutating func fail(_ invariant: Invariant, _ scenario: String, _ detail: String) {
     report.violations.append(
       AdapterConformance.Violation(invariant: invariant, scenario: scenario, seed: seed, detail: detail))
   }

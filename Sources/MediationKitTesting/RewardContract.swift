@@ -37,6 +37,8 @@ public enum Invariant: String, Sendable, Equatable, CaseIterable, CustomStringCo
   case sharedAdNeverDoubleGrants = "shared-ad-never-double-grants"
   /// An ad the SDK no longer has is withdrawn, not left ready to fail at show time.
   case goneAdsWithdrawn = "gone-ads-withdrawn"
+  /// No load or bid reaches an adapter before its start completed.
+  case noLoadBeforeStart = "no-load-before-start"
 
   public var description: String { rawValue }
 }

@@ -18,6 +18,38 @@ struct ConformanceKitTests {
       registration, placementID: "p", seeds: 1...3, lateCallbacks: lateCallbacks)
   }
 
+  /// A network that fills every load of either conformance placement after 100 ms, and starts in
+  /// `start`.
+  private func slowStarter(_ scheduler: any Scheduler, start: ScriptedAdapter.StartScript) -> ScriptedAdapter
+  {
+    let fills: [ScriptedAdapter.LoadScript] = [.fill(after: .milliseconds(100))]
+    return ScriptedAdapter(
+      id: "probe", scheduler: scheduler, loads: ["p": fills, "p-b": fills], start: start)
+  }
+
+  @Test func aLoadDuringASlowStartWaitsForItAndEndsOnce() {
+    let report = check { slowStarter($0, start: .succeed(after: .seconds(2))) }
+    #expect(report.passed, "\(report)")
+    let scenario = report.scenarios.first { $0.name == "loads during start" }
+    #expect(scenario?.ran == true)
+    #expect(scenario?.note == #"loaded at once; the start completed, the load ended ["ready"]"#)
+  }
+
+  @Test func aLoadDuringAStartThatNeverAnswersEndsOnceAsFailed() {
+    let info = AdapterInfo(
+      id: "probe", displayName: "Probe", adapterVersion: "1", sdkVersion: "1.0.0",
+      adapterAPIVersion: AdapterAPI.version,
+      supportedSDKVersions: SemanticVersion(1, 0)..<SemanticVersion(2, 0))
+    let registration = FaultInjection.registration(
+      wrapping: AdapterRegistration(info: info) { slowStarter($0.scheduler, start: .succeed(after: .zero)) },
+      fault: .startNeverAnswers)
+    let report = AdapterConformance.check(registration, placementID: "p", seeds: 1...3)
+    #expect(!report.violations.contains { $0.invariant == .noLoadBeforeStart }, "\(report)")
+    #expect(!report.violations.contains { $0.invariant == .loadEndsOnceWithinBudget }, "\(report)")
+    let scenario = report.scenarios.first { $0.name == "loads during start" }
+    #expect(scenario?.note == #"loaded at once; the start never completed, the load ended ["failed"]"#)
+  }
+
   private let deliverLate = AdapterConformance.LateCallbacks { adapter in
     (adapter as? InstantAdapter)?.log?.deliverLateCallbacksOfPreviousShow()
   }
