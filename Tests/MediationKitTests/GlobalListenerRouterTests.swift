@@ -214,3 +214,74 @@ struct ShowIdentityTests {
     #expect(harness.adapters["a"]?.showIDs.map(\.description) == ["z#1", "z#2", "y#1"])
   }
 }
+
+/// The `late-signals-reach-their-show` invariant over random sequences: shows of a few placements
+/// start, open and end in any order, and callbacks — late ones included — arrive at any time.
+@Suite("Global-listener routes: late callbacks reach their own show")
+struct GlobalListenerRoutesPropertyTests {
+  /// A callback naming its impression reaches that impression's show whenever it arrives, as long
+  /// as the show is among the recent ones the routes keep; and a callback without one never
+  /// reaches a show that has not opened while an opened show of its placement exists.
+  @Test(arguments: 1...300 as ClosedRange<UInt64>)
+  func lateCallbacksNeverReachALaterShow(seed: UInt64) {
+    var random = SeededRandom(seed: seed)
+    let placements = ["p", "q"]
+    var routes = GlobalListenerRoutes(capacity: 4)
+    _ = routes.started()
+    var nextTicket: UInt64 = 1
+    /// Every show started, in order: its ticket, placement and impression id once it opened.
+    var started: [(ticket: UInt64, placement: String, impression: String?)] = []
+    for _ in 0..<40 {
+      switch random.next() % 4 {
+      case 0:
+        // A new show starts on a random placement.
+        let placement = placements[Int(random.next() % 2)]
+        routes.showStarted(nextTicket, placementID: placement)
+        started.append((nextTicket, placement, nil))
+        nextTicket += 1
+      case 1:
+        // The newest unopened show of a placement opens and reports its impression id.
+        let placement = placements[Int(random.next() % 2)]
+        guard let index = started.lastIndex(where: { $0.placement == placement && $0.impression == nil })
+        else { continue }
+        let impression = "imp-\(started[index].ticket)"
+        let bound = Set(routes.shows.filter { $0.impressionID != nil }.map(\.ticket))
+        let before = routes.shows
+        let routed = routes.route(.opened, placementID: placement, impressionID: impression)
+        // A new impression never takes over a show that already has one.
+        #expect(
+          routed.map(bound.contains) != true,
+          "seed \(seed): \(impression) rebound \(String(describing: routed)) in \(before)")
+        guard routed == started[index].ticket else { continue }  // older than the routes keep
+        started[index].impression = impression
+      case 2:
+        // A (possibly late) reward or close of a random opened show, naming its impression.
+        let opened = started.indices.filter { started[$0].impression != nil }
+        guard let index = opened.randomElement(using: &random) else { continue }
+        let show = started[index]
+        let routed = routes.route(.afterOpening, placementID: show.placement, impressionID: show.impression)
+        let kept = routes.shows.contains { $0.ticket == show.ticket }
+        if kept {
+          #expect(
+            routed == show.ticket,
+            "seed \(seed): \(show.impression!)'s callback went to \(String(describing: routed))")
+        } else {
+          // Its show is no longer kept: the callback goes nowhere rather than to a later show.
+          #expect(
+            routed == nil,
+            "seed \(seed): \(show.impression!)'s late callback went to \(String(describing: routed))")
+        }
+      default:
+        // A callback without an impression id: never to a show of the placement that has not
+        // opened, when one of its shows has.
+        let placement = placements[Int(random.next() % 2)]
+        let openedTickets = Set(
+          routes.shows.filter { $0.placementID == placement && $0.opened }.map(\.ticket))
+        let routed = routes.route(.afterOpening, placementID: placement)
+        if !openedTickets.isEmpty {
+          #expect(routed.map(openedTickets.contains) == true, "seed \(seed): routed to an unopened show")
+        }
+      }
+    }
+  }
+}

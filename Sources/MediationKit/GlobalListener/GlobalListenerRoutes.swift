@@ -170,7 +170,9 @@ public struct GlobalListenerRoutes: Sendable, Equatable {
   /// - Otherwise, among the recent shows of `placementID` (all recent shows when `nil`): `opened`
   ///   and `showFailed` go to the newest show not yet opened; every other callback to the newest
   ///   show that opened — never to a show that has not opened yet, so a late callback of show N
-  ///   that arrives after show N+1 was asked for, but before it opened, still reaches show N.
+  ///   that arrives after show N+1 was asked for, but before it opened, still reaches show N. Only
+  ///   when no show of the placement has opened does a callback without an impression id go to the
+  ///   newest show; one with an id no recent show has gets `nil` (its show is no longer kept).
   public mutating func route(_ callback: Callback, placementID: String?, impressionID: String? = nil)
     -> UInt64?
   {
@@ -185,7 +187,12 @@ public struct GlobalListenerRoutes: Sendable, Equatable {
     case .opened, .showFailed:
       index = candidates.last { !shows[$0].opened } ?? candidates.last
     case .afterOpening:
-      index = candidates.last { shows[$0].opened } ?? candidates.last
+      // An impression id no recent show has bound belongs to a show this router no longer keeps
+      // (or never saw) when no opened show can take it: binding it to a show that has not opened
+      // would hand, say, show N's late reward to show N+1. Without an id, the newest show is the
+      // best guess left.
+      let opened = candidates.last { shows[$0].opened }
+      index = impressionID == nil ? opened ?? candidates.last : opened
     }
     guard let index else { return nil }
     if callback != .afterOpening { shows[index].opened = true }
