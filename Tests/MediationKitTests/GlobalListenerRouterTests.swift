@@ -285,3 +285,51 @@ struct GlobalListenerRoutesPropertyTests {
     }
   }
 }
+
+/// The `shared-ad-never-double-grants` invariant over random sequences: loads from several zones
+/// wait on one placement and share the SDK's one ad; once one of them is shown and the SDK says the
+/// placement is no longer available, every other ad object for it is withdrawn, and no callback
+/// of the show reaches an ad object that was not shown.
+@Suite("Global-listener routes: one SDK ad, several ad objects")
+struct GlobalListenerSharedAdPropertyTests {
+  @Test(arguments: 1...300 as ClosedRange<UInt64>)
+  func aShownSDKAdLeavesNoOtherObjectReady(seed: UInt64) {
+    var random = SeededRandom(seed: seed)
+    var routes = GlobalListenerRoutes()
+    _ = routes.started()
+    var ready: Set<UInt64> = []
+    var shown: Set<UInt64> = []
+    for _ in 0..<40 {
+      switch random.next() % 5 {
+      case 0, 1:
+        // A zone's load; it fills at once when the placement is available.
+        let load = routes.addLoad(placementID: "p")
+        for case .fill(let ticket) in load.effects { ready.insert(ticket) }
+      case 2:
+        for case .fill(let ticket) in routes.availabilityChanged(placementID: "p", available: true) {
+          ready.insert(ticket)
+        }
+      case 3:
+        // One ready object is shown; the SDK's ad is used up.
+        guard let ticket = ready.randomElement(using: &random) else { continue }
+        ready.remove(ticket)
+        shown.insert(ticket)
+        routes.showStarted(ticket, placementID: "p")
+        let others = ready
+        var withdrawn: Set<UInt64> = []
+        for case .withdraw(let lost, _) in routes.availabilityChanged(placementID: "p", available: false) {
+          withdrawn.insert(lost)
+        }
+        #expect(withdrawn == others, "seed \(seed): withdrew \(withdrawn), expected \(others)")
+        ready.subtract(withdrawn)
+        #expect(routes.loaded["p"] == nil, "seed \(seed): objects still loaded after the SDK's ad was used")
+      default:
+        // The show's callbacks, without an impression id: only ever to a shown object.
+        let callback: GlobalListenerRoutes.Callback = random.chance(0.5) ? .opened : .afterOpening
+        if let routed = routes.route(callback, placementID: "p") {
+          #expect(shown.contains(routed), "seed \(seed): a callback reached \(routed), never shown")
+        }
+      }
+    }
+  }
+}
