@@ -9,10 +9,7 @@ struct ConformanceKitTests {
     _ make: @escaping @Sendable (any Scheduler) -> any RewardedAdapter, id: NetworkID = "probe",
     lateCallbacks: AdapterConformance.LateCallbacks? = nil
   ) -> AdapterConformance.Report {
-    let info = AdapterInfo(
-      id: id, displayName: "Probe", adapterVersion: "1", sdkVersion: "1.0.0",
-      adapterAPIVersion: AdapterAPI.version,
-      supportedSDKVersions: SemanticVersion(1, 0)..<SemanticVersion(2, 0))
+    let info = AdapterInfo.testNetwork(id, displayName: "Probe")
     let registration = AdapterRegistration(info: info) { make($0.scheduler) }
     return AdapterConformance.check(
       registration, placementID: "p", seeds: 1...3, lateCallbacks: lateCallbacks)
@@ -36,10 +33,7 @@ struct ConformanceKitTests {
   }
 
   @Test func aLoadDuringAStartThatNeverAnswersEndsOnceAsFailed() {
-    let info = AdapterInfo(
-      id: "probe", displayName: "Probe", adapterVersion: "1", sdkVersion: "1.0.0",
-      adapterAPIVersion: AdapterAPI.version,
-      supportedSDKVersions: SemanticVersion(1, 0)..<SemanticVersion(2, 0))
+    let info = AdapterInfo.testNetwork("probe", displayName: "Probe")
     let registration = FaultInjection.registration(
       wrapping: AdapterRegistration(info: info) { slowStarter($0.scheduler, start: .succeed(after: .zero)) },
       fault: .startNeverAnswers)
@@ -144,10 +138,7 @@ struct ConformanceKitTests {
 
 /// Answers every load at once with `makeAd()`.
 private final class InstantAdapter: RewardedAdapter {
-  let info = AdapterInfo(
-    id: "probe", displayName: "Probe", adapterVersion: "1", sdkVersion: "1.0.0",
-    adapterAPIVersion: AdapterAPI.version, supportedSDKVersions: SemanticVersion(1, 0)..<SemanticVersion(2, 0)
-  )
+  let info = AdapterInfo.testNetwork("probe", displayName: "Probe")
   /// The shows' sinks, when its ads are ``PlayedAd``s.
   let log: ShowLog?
   private let makeAd: @Sendable () -> any AdapterAd

@@ -101,3 +101,13 @@ func eventually(isolation: isolated (any Actor)? = #isolation, _ condition: () -
   for _ in 0..<1_000_000 where !condition() { await Task.yield() }
   return condition()
 }
+
+extension AdapterInfo {
+  /// The info of a test network built for this MediationKit's adapter API, linked with SDK 1.0.0.
+  static func testNetwork(_ id: NetworkID, displayName: String? = nil) -> AdapterInfo {
+    AdapterInfo(
+      id: id, displayName: displayName ?? "\(id)", adapterVersion: "1", sdkVersion: "1.0.0",
+      adapterAPIVersion: AdapterAPI.version,
+      supportedSDKVersions: SemanticVersion(1, 0)..<SemanticVersion(2, 0))
+  }
+}

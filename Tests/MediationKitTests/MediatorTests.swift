@@ -274,10 +274,7 @@ struct ReentrantDeliveryTests {
     private let makeAd: @Sendable () -> any AdapterAd
 
     init(id: NetworkID, scheduler: any Scheduler, makeAd: @escaping @Sendable () -> any AdapterAd) {
-      self.info = AdapterInfo(
-        id: id, displayName: "\(id)", adapterVersion: "1", sdkVersion: "1.0.0",
-        adapterAPIVersion: AdapterAPI.version,
-        supportedSDKVersions: SemanticVersion(1, 0)..<SemanticVersion(2, 0))
+      self.info = AdapterInfo.testNetwork(id)
       self.scheduler = scheduler
       self.makeAd = makeAd
     }

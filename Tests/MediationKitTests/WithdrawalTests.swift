@@ -138,10 +138,7 @@ private final class HeldLoadsAdapter: RewardedAdapter {
     [(AdapterLoadRequest, @Sendable (Result<AdapterLoadedAd, AdapterError>) -> Void)]
   >([])
 
-  let info = AdapterInfo(
-    id: "held", displayName: "Held", adapterVersion: "1", sdkVersion: "1.0.0",
-    adapterAPIVersion: AdapterAPI.version, supportedSDKVersions: SemanticVersion(1, 0)..<SemanticVersion(2, 0)
-  )
+  let info = AdapterInfo.testNetwork("held", displayName: "Held")
 
   var registration: AdapterRegistration { AdapterRegistration(info: info) { [self] _ in self } }
   var requests: [AdapterLoadRequest] { held.withLock { $0.map(\.0) } }
