@@ -80,6 +80,9 @@ let package = Package(
     .executableTarget(name: "mediate", dependencies: ["MediateCLI"]),
     .testTarget(name: "MediationKitTests", dependencies: ["MediationKit", "MediationKitTesting"]),
     .testTarget(
+      name: "MediationKitSimulationTests",
+      dependencies: ["MediationKitSimulation", "MediationKit", "MediationKitTesting"]),
+    .testTarget(
       name: "EmpowerSimTests",
       dependencies: ["EmpowerSim", "MediationKit", "MediationKitTesting", "MediationKitSimulation"]),
     .testTarget(
