@@ -232,6 +232,7 @@ public struct AdapterEnvironment: Sendable {
   /// A random stream of this adapter's own, derived from the mediator's seed.
   public var random: SeededRandom
 
+  /// Creates an environment; a ``Mediator`` makes one per adapter, tests make their own.
   public init(scheduler: any Scheduler, random: SeededRandom) {
     self.scheduler = scheduler
     self.random = random
