@@ -25,7 +25,7 @@ struct ConfigCommandTests {
     // One line item per line, keys in the documented order.
     #expect(
       text.contains(
-        #"{ "network": "empower", "placementId": "emp-level-complete-high", "priority": 0, "ecpm": 14, "timeoutSeconds": 8, "bidding": false, "bidFloor": 0 }"#
+        #"{ "network": "empower", "placementId": "emp-level-complete-high", "priority": 0, "ecpm": 14, "timeoutSeconds": 8, "bidding": false, "bidFloor": 0, "disabled": false }"#
       ))
     let path = temporaryFile(text)
     let validated = mediate(["validate", path])
