@@ -58,7 +58,8 @@ package enum ArmAssignment {
   }
 
   /// A point in `0..<total`, uniform over user ids (within `total / 2^64`) and stable.
-  static func bucket(forUser userID: String, experiment experimentID: String, total: UInt64) -> UInt64 {
+  package static func bucket(forUser userID: String, experiment experimentID: String, total: UInt64) -> UInt64
+  {
     // Two keyed rounds: the experiment id keys a generator, the user id derives from it, each
     // step an FNV-1a byte hash followed by SplitMix64 mixing.
     let experimentKey = SeededRandom(seed: namespace).keyBase(experimentID)
