@@ -137,7 +137,7 @@ public struct ZoneConfig: Codable, Sendable, Equatable {
     strategy = try AuctionStrategy.decodeIfPresent(from: container, forKey: .strategy) ?? .waterfall
     auctionTimeoutSeconds = try container.decodeIfPresent(Double.self, forKey: .auctionTimeoutSeconds) ?? 5
     caps = try container.decodeIfPresent(FrequencyCaps.self, forKey: .caps)
-    queueDepth = try container.decodeIfPresent(Int.self, forKey: .queueDepth) ?? 1
+    queueDepth = try container.decodeWholeNumberIfPresent(forKey: .queueDepth) ?? 1
     experiments = try container.decodeIfPresent([Experiment].self, forKey: .experiments) ?? []
   }
 
@@ -211,12 +211,36 @@ public struct ZoneConfig: Codable, Sendable, Equatable {
       public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         id = try container.decode(String.self, forKey: .id)
-        weight = try container.decode(Int.self, forKey: .weight)
+        guard let weight = try container.decodeWholeNumberIfPresent(forKey: .weight) else {
+          throw DecodingError.keyNotFound(
+            CodingKeys.weight, .init(codingPath: container.codingPath, debugDescription: "weight"))
+        }
+        self.weight = weight
         lineItems = try container.decodeIfPresent([LineItem].self, forKey: .lineItems)
         strategy = try AuctionStrategy.decodeIfPresent(from: container, forKey: .strategy)
         auctionTimeoutSeconds = try container.decodeIfPresent(Double.self, forKey: .auctionTimeoutSeconds)
       }
     }
+  }
+}
+
+extension KeyedDecodingContainer {
+  /// The integer at `key`, `nil` when absent. Read as a number first so that a fraction is
+  /// reported at its path ("expected an integer, found 2.5"): Foundation's decoder on Linux calls
+  /// a fraction where an `Int` is expected "not valid JSON", without a path.
+  fileprivate func decodeWholeNumberIfPresent(forKey key: Key) throws -> Int? {
+    let number: Double
+    do {
+      guard let value = try decodeIfPresent(Double.self, forKey: key) else { return nil }
+      number = value
+    } catch DecodingError.typeMismatch(_, let context) {
+      throw DecodingError.typeMismatch(Int.self, context)  // names the integer that was expected
+    }
+    guard let whole = Int(exactly: number) else {
+      throw DecodingError.dataCorruptedError(
+        forKey: key, in: self, debugDescription: "expected an integer, found \(number)")
+    }
+    return whole
   }
 }
 
