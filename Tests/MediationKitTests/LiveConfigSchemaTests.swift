@@ -126,10 +126,10 @@ struct LiveConfigSchemaTests {
         "zones[0].experiments[0].arms[2].id: must be a non-empty string, found \" \"",
         "zones[0].experiments[0].arms[2].weight: must be an integer between 1 and 1000000, found 1000001",
         "zones[0].experiments[1].id: duplicate id 'e', first used by experiments[0]",
-        "zones[0].experiments[1].arms: must list at least two arms, found 1",
+        "zones[0].experiments[1].arms: must list 2 to 20 arms, found 1",
         "zones[0].experiments[1].arms[0].weight: must be an integer between 1 and 1000000, found -2",
         "zones[0].experiments[2].id: must be a non-empty string, found \"\"",
-        "zones[0].experiments[2].arms: must list at least two arms, found 0",
+        "zones[0].experiments[2].arms: must list 2 to 20 arms, found 0",
       ])
   }
 
@@ -260,5 +260,22 @@ struct LiveConfigSchemaTests {
     #expect(
       Self.issues(Self.experiments(#"{"id": "e", "overrides": ["qa"], "arms": []}"#))
         == ["zones[0].experiments[0].overrides: expected an object, found an array"])
+  }
+
+  /// Bounds that keep validating a remote configuration quick: at most 10 experiments per zone,
+  /// 20 arms per experiment.
+  @Test func experimentAndArmCountsAreBounded() {
+    let twoArms = #""arms": [{"id": "a", "weight": 1}, {"id": "b", "weight": 1}]"#
+    let eleven = (0..<11).map { #"{"id": "e\#($0)", \#(twoArms)}"# }.joined(separator: ",")
+    #expect(
+      Self.issues(Self.experiments(eleven)) == [
+        "zones[0].experiments: must list at most 10 experiments, found 11"
+      ])
+    let ten = (0..<10).map { #"{"id": "e\#($0)", \#(twoArms)}"# }.joined(separator: ",")
+    #expect(Self.issues(Self.experiments(ten)) == [])
+    let arms = (0..<21).map { #"{"id": "a\#($0)", "weight": 1}"# }.joined(separator: ",")
+    #expect(
+      Self.issues(Self.experiments(#"{"id": "e", "arms": [\#(arms)]}"#))
+        == ["zones[0].experiments[0].arms: must list 2 to 20 arms, found 21"])
   }
 }

@@ -35,6 +35,10 @@ public enum ConfigLimits {
   public static let maxQueueDepth = 5
   /// Highest weight of an experiment arm.
   public static let maxArmWeight = 1_000_000
+  /// Most experiments on one zone.
+  public static let maxExperimentsPerZone = 10
+  /// Most arms in one experiment.
+  public static let maxArmsPerExperiment = 20
   /// Longest configuration `version`, in characters.
   public static let maxVersionLength = 256
 }
@@ -198,6 +202,14 @@ extension ZoneConfig {
     var seenExperiments: [String: Int] = [:]
     // Which experiment first overrides each setting, so a second one is reported.
     var overriddenBy: [String: Int] = [:]
+    if experiments.count > ConfigLimits.maxExperimentsPerZone {
+      issues.append(
+        ConfigIssue(
+          path: "\(zonePath).experiments",
+          message:
+            "must list at most \(ConfigLimits.maxExperimentsPerZone) experiments, found \(experiments.count)"
+        ))
+    }
     for (experimentIndex, experiment) in experiments.enumerated() {
       let path = "\(zonePath).experiments[\(experimentIndex)]"
       if let issue = Self.idIssue(
@@ -205,10 +217,12 @@ extension ZoneConfig {
       {
         issues.append(issue)
       }
-      if experiment.arms.count < 2 {
+      if !(2...ConfigLimits.maxArmsPerExperiment).contains(experiment.arms.count) {
         issues.append(
           ConfigIssue(
-            path: "\(path).arms", message: "must list at least two arms, found \(experiment.arms.count)"))
+            path: "\(path).arms",
+            message:
+              "must list 2 to \(ConfigLimits.maxArmsPerExperiment) arms, found \(experiment.arms.count)"))
       }
       var seenArms: [String: Int] = [:]
       var settingsHere: Set<String> = []
@@ -262,7 +276,9 @@ extension ZoneConfig {
             path: "\(path).overrides[\"\(user)\"]", message: "unknown arm '\(armID)'; arms: \(arms)"))
       }
     }
-    issues += crossExperimentBidderIssues(path: zonePath)
+    if experiments.count <= ConfigLimits.maxExperimentsPerZone {  // the check is quadratic in them
+      issues += crossExperimentBidderIssues(path: zonePath)
+    }
     return issues
   }
 
@@ -270,22 +286,24 @@ extension ZoneConfig {
   /// items set by another: every such pair must have a bidder when the strategy needs one.
   private func crossExperimentBidderIssues(path zonePath: String) -> [ConfigIssue] {
     var issues: [ConfigIssue] = []
-    for (strategyIndex, strategyExperiment) in experiments.enumerated() {
-      for (itemsIndex, itemsExperiment) in experiments.enumerated() where itemsIndex != strategyIndex {
-        for (armIndex, arm) in itemsExperiment.arms.enumerated() {
-          guard let lineItems = arm.lineItems else { continue }
-          for other in strategyExperiment.arms {
-            guard let strategy = other.strategy,
-              let issue = Self.bidderIssue(
-                "\(zonePath).experiments[\(itemsIndex)].arms[\(armIndex)].lineItems", strategy: strategy,
-                lineItems: lineItems)
-            else { continue }
-            issues.append(
-              ConfigIssue(
-                path: issue.path,
-                message: issue.message + " (with arm '\(other.id)' of experiments[\(strategyIndex)])"))
-            break
-          }
+    // Per experiment, its first arm whose strategy needs a bidder: one is enough to report.
+    let needingBidder = experiments.map { experiment in
+      experiment.arms.first { $0.strategy.map { $0 != .waterfall } ?? false }
+    }
+    for (itemsIndex, itemsExperiment) in experiments.enumerated() {
+      for (armIndex, arm) in itemsExperiment.arms.enumerated() {
+        guard let lineItems = arm.lineItems, !lineItems.contains(where: \.bidding) else { continue }
+        for (strategyIndex, other) in needingBidder.enumerated() where strategyIndex != itemsIndex {
+          guard let other, let strategy = other.strategy,
+            let issue = Self.bidderIssue(
+              "\(zonePath).experiments[\(itemsIndex)].arms[\(armIndex)].lineItems", strategy: strategy,
+              lineItems: lineItems)
+          else { continue }
+          issues.append(
+            ConfigIssue(
+              path: issue.path,
+              message: issue.message + " (with arm '\(other.id)' of experiments[\(strategyIndex)])"))
+          break
         }
       }
     }

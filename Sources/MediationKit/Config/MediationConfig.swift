@@ -97,7 +97,8 @@ public struct ZoneConfig: Codable, Sendable, Equatable {
   public var caps: FrequencyCaps?
   /// How many ads the zone keeps ready, 1 to ``ConfigLimits/maxQueueDepth``; 1 when left out.
   public var queueDepth: Int
-  /// A/B tests on this zone, each splitting users between its arms; none when left out.
+  /// A/B tests on this zone (at most ``ConfigLimits/maxExperimentsPerZone``), each splitting
+  /// users between its arms; none when left out.
   public var experiments: [Experiment]
 
   public init(
@@ -156,7 +157,7 @@ public struct ZoneConfig: Codable, Sendable, Equatable {
     /// The experiment's id, unique in its zone; it also salts the assignment, so two experiments
     /// split users independently.
     public var id: String
-    /// The arms, at least two.
+    /// The arms, 2 to ``ConfigLimits/maxArmsPerExperiment``.
     public var arms: [Arm]
     /// Users put in a given arm whatever the split (user id → arm id), for QA devices.
     public var overrides: [String: String]
