@@ -66,12 +66,12 @@ final class ZoneController: Sendable {
 
   private struct State {
     var loadID = 0
-    var auction: Auction?
+    var auction: (any LoadPlanner)?
     var loadStartedAt: Duration = .zero
     /// Open network requests of the current load (bids and loads), by auction entry.
     var inFlight = InFlightRequests()
     /// The networks loads cannot ask, and the adapter-status version it was computed at.
-    var unavailable: (version: Int, networks: [NetworkID: Auction.Unavailable]) = (-1, [:])
+    var unavailable: (version: Int, networks: [NetworkID: LoadPlan.Unavailable]) = (-1, [:])
     /// For each plan entry, whether its network had started at that version: a start never
     /// reverts, so `true` lets a request skip the start gate and its lock.
     var started: [Bool] = []
@@ -112,16 +112,15 @@ final class ZoneController: Sendable {
   }
 
   let zone: ZoneConfig
-  private let plan: [Auction.Entry]
-  private let waterfall: [Int]
+  private let planner: any LoadPlanner.Type
+  private let plan: LoadPlan
   /// Each plan entry's adapter (`nil` when its network is not registered), looked up once.
   private let adapters: [(any RewardedAdapter)?]
   /// For each plan entry, whether its network reports impression revenue itself.
   private let reportsRevenue: [Bool]
   private let context: EngineContext
   /// The zone's timeouts as durations, converted from the configured seconds once.
-  private let loadTimeout: Duration
-  private let auctionTimeout: Duration
+  private let budget: LoadBudget
   private let adExpiry: Duration
   private let rewardGrace: Duration
   private let state = Locked(State())
@@ -130,14 +129,14 @@ final class ZoneController: Sendable {
 
   init(zone: ZoneConfig, context: EngineContext) {
     self.zone = zone
-    self.loadTimeout = zone.loadTimeout
-    self.auctionTimeout = zone.auctionTimeout
+    self.budget = LoadBudget(loadTimeout: zone.loadTimeout, auctionTimeout: zone.auctionTimeout)
     self.adExpiry = zone.adExpiry
     self.rewardGrace = zone.rewardGrace
-    let plan = Auction.plan(for: zone)
+    let planner = LoadPlanners.planner(for: zone)
+    self.planner = planner
+    let plan = planner.plan(for: zone)
     self.plan = plan
-    self.waterfall = Auction.waterfallEntries(of: plan)
-    self.adapters = plan.map { context.adapters[$0.item.network] }
+    self.adapters = plan.entries.map { context.adapters[$0.item.network] }
     self.reportsRevenue = adapters.map { $0?.info.capabilities.contains(.impressionRevenue) ?? false }
     self.context = context
     let scheduler = context.scheduler
@@ -178,12 +177,12 @@ final class ZoneController: Sendable {
   }
 
   private func beginLoad() {
-    enum Start { case alreadyLoading, alreadyReady(AdInfo), start(Int, [Auction.Action]) }
+    enum Start { case alreadyLoading, alreadyReady(AdInfo), start(Int, [LoadAction]) }
     let now = context.scheduler.now
     let version = context.adapterStatusVersion
     let cached = state.withLock { $0.unavailable.version == version ? $0.unavailable.networks : nil }
     let unavailable = cached ?? context.unavailableNetworks(for: zone.lineItems)
-    let started = cached == nil ? context.starts.started(plan.map(\.item.network)) : nil
+    let started = cached == nil ? context.starts.started(plan.entries.map(\.item.network)) : nil
     let start = state.withLock { state -> Start in
       state.unavailable = (version, unavailable)
       if let started { state.started = started }
@@ -191,9 +190,7 @@ final class ZoneController: Sendable {
       if let ready = state.ready, ready.expiresAt > now { return .alreadyReady(ready.info) }
       state.loadID += 1
       state.loadStartedAt = now
-      var auction = Auction(
-        strategy: zone.strategy, loadTimeout: loadTimeout, auctionTimeout: auctionTimeout, plan: plan,
-        waterfall: waterfall, unavailable: unavailable, now: now)
+      var auction = planner.init(plan: plan, budget: budget, unavailable: unavailable, now: now)
       let actions = auction.start(now: now)
       state.auction = auction
       return .start(state.loadID, actions)
@@ -220,10 +217,10 @@ final class ZoneController: Sendable {
   /// Mutates the auction of load `loadID` under the lock; a stale load does nothing.
   private func withAuction(
     _ loadID: Int, request: AdapterLoadRequest,
-    _ body: (inout Auction, Duration) -> [Auction.Action]
+    _ body: (inout any LoadPlanner, Duration) -> [LoadAction]
   ) {
     let now = context.scheduler.now
-    let actions = state.withLock { state -> [Auction.Action] in
+    let actions = state.withLock { state -> [LoadAction] in
       // Take the auction out so mutating it does not copy its arrays.
       guard state.loadID == loadID, var auction = state.auction.take() else { return [] }
       let actions = body(&auction, now)
@@ -233,11 +230,11 @@ final class ZoneController: Sendable {
     perform(actions, loadID: loadID, request: request)
   }
 
-  private func perform(_ actions: [Auction.Action], loadID: Int, request: AdapterLoadRequest) {
+  private func perform(_ actions: [LoadAction], loadID: Int, request: AdapterLoadRequest) {
     for action in actions {
       switch action {
       case .requestBid(let entry):
-        requestBid(entry, item: plan[entry].item, loadID: loadID, request: request)
+        requestBid(entry, item: plan.entries[entry].item, loadID: loadID, request: request)
       case .startAuctionTimer(let duration):
         let timer = context.scheduler.schedule(after: duration) { [self] in
           withAuction(loadID, request: request) { auction, now in auction.auctionTimedOut(now: now) }
@@ -248,7 +245,8 @@ final class ZoneController: Sendable {
         }
         handles.forEach { $0.cancel() }
       case .load(let entry, let bid, let timeout):
-        startLoad(entry, item: plan[entry].item, bid: bid, timeout: timeout, loadID: loadID, request: request)
+        startLoad(
+          entry, item: plan.entries[entry].item, bid: bid, timeout: timeout, loadID: loadID, request: request)
       case .cancel(let entry):
         state.withLock { state in
           state.stopLoadTimer(entry: entry)
@@ -280,7 +278,7 @@ final class ZoneController: Sendable {
   /// network did not start, the auction is told at once and moves on.
   private func admitted(_ kind: RequestKind, entry: Int, loadID: Int, request: AdapterLoadRequest) -> Bool {
     if state.withLock({ $0.started.indices.contains(entry) && $0.started[entry] }) { return true }
-    let admission = context.starts.admit(plan[entry].item.network) {
+    let admission = context.starts.admit(plan.entries[entry].item.network) {
       { [weak self] refusal in
         self?.startEnded(refusal, kind, entry: entry, loadID: loadID, request: request)
       }
@@ -390,7 +388,7 @@ final class ZoneController: Sendable {
   ) {
     switch result {
     case .success(let loaded):
-      enum Answer { case twice, stale, actions([Auction.Action]) }
+      enum Answer { case twice, stale, actions([LoadAction]) }
       let now = context.scheduler.now
       // One lock round for the duplicate check, the request's bookkeeping and the auction.
       let answer = state.withLock { state -> Answer in
@@ -412,7 +410,7 @@ final class ZoneController: Sendable {
         let note = Diagnostic(.duplicateSignal, "the network reported the same load twice; ignored")
         context.publish(zone.id, nil, .diagnostic(note))
       case .stale:
-        let late = Auction.Action.discard(
+        let late = LoadAction.discard(
           loaded, Diagnostic(.lateLoad, "an ad arrived after its load ended; discarded"))
         perform([late], loadID: loadID, request: request)
       case .actions(let actions):
@@ -425,7 +423,7 @@ final class ZoneController: Sendable {
     }
   }
 
-  private func finish(_ outcome: Auction.Outcome, loadID: Int) {
+  private func finish(_ outcome: LoadOutcome, loadID: Int) {
     let now = context.scheduler.now
     let leftovers = state.withLock { state -> [Cancellable] in
       defer { state.inFlight.removeAll() }
@@ -446,7 +444,7 @@ final class ZoneController: Sendable {
       context.publish(zone.id, nil, .failed(error))
       if let retryDelay { scheduleRetry(after: retryDelay) }
     case .filled(let entry, let loaded, let price, let precision, let responses):
-      let item = plan[entry].item
+      let item = plan.entries[entry].item
       var lifetime = adExpiry
       if let own = loaded.lifetime { lifetime = min(lifetime, own) }
       let (info, ready, withdrawal) = state.withLock { state -> (AdInfo, ReadyAd, AdapterWithdrawal?) in
@@ -606,7 +604,7 @@ final class ZoneController: Sendable {
         if let wait = FrequencyCapCheck.wait(caps: caps, showTimes: state.showTimes, now: now) {
           throw MediationError(
             .capped,
-            "zone '\(zone.id)': \(wait.reason); next show allowed in \(Auction.format(wait.duration))",
+            "zone '\(zone.id)': \(wait.reason); next show allowed in \(MessageFormat.duration(wait.duration))",
             retryAfter: wait.duration)
         }
       }
@@ -765,7 +763,7 @@ enum FrequencyCapCheck {
       waits.append(
         Wait(
           duration: last + .seconds(interval) - now,
-          reason: "at least \(Auction.format(.seconds(interval))) between shows"))
+          reason: "at least \(MessageFormat.duration(.seconds(interval))) between shows"))
     }
     for (limit, window, name) in [
       (caps.maxPerHour, Duration.seconds(3600), "hour"), (caps.maxPerDay, .seconds(86_400), "day"),
