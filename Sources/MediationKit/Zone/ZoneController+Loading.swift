@@ -28,7 +28,7 @@ extension ZoneController {
       state.unavailable = (version, unavailable)
       if let started { state.started = started }
       if state.auction != nil { return .alreadyLoading }
-      if let ready = state.ready, ready.expiresAt > now { return .alreadyReady(ready.info) }
+      if let ready = state.slot.ready, ready.expiresAt > now { return .alreadyReady(ready.info) }
       state.loadID += 1
       state.loadStartedAt = now
       var auction = planner.init(plan: plan, budget: budget, unavailable: unavailable, now: now)
@@ -300,12 +300,11 @@ extension ZoneController {
         // Withdrawn before its fill was handled: never ready, though the app hears `ready`
         // and then `expired`, as for any ad that goes away.
         if let early = state.earlyWithdrawal.take(), early.loadID == loadID, early.entry == entry {
-          state.lastAd = .withdrawn(early.reason)
+          state.slot = .empty(.withdrawn(early.reason))
           return (info, ready, early.reason)
         }
         state.timers?.expiry.arm(after: lifetime)
-        state.ready = ready
-        state.lastAd = .none
+        state.slot = .ready(ready)
         return (info, ready, nil)
       }
       context.publish(zone.id, item.network, .ready(info))
