@@ -14,49 +14,66 @@ extension ZoneController {
 
   private func startRequestedLoad() {
     state.withLock { $0.retryTimer.take() }?.cancel()
-    beginLoad()
+    beginLoad(requested: true)
   }
 
-  func beginLoad() {
-    enum Start { case alreadyLoading, alreadyReady(AdInfo), start(Int, [LoadAction]) }
+  /// Starts a load unless one is running or an ad is ready. In a zone removed from the
+  /// configuration nothing loads: a load the app `requested` fails with `unknownZone`, a reload
+  /// of the zone's own is dropped.
+  func beginLoad(requested: Bool = false) {
+    enum Start { case alreadyLoading, alreadyReady(AdInfo), refused(String), start(Int, [LoadAction]) }
     let now = context.scheduler.now
     let version = context.adapterStatusVersion
+    // The current setup: a load that starts takes it and keeps it to its end.
+    let (setup, removal) = setups.withLock { ($0.current, $0.removal) }
     let cached = state.withLock { $0.unavailable.version == version ? $0.unavailable.networks : nil }
-    let unavailable = cached ?? context.unavailableNetworks(for: zone.lineItems)
-    let started = cached == nil ? context.starts.started(plan.entries.map(\.item.network)) : nil
+    let unavailable = cached ?? context.unavailableNetworks(for: setup.zone.lineItems)
+    let started = cached == nil ? context.starts.started(setup.plan.entries.map(\.item.network)) : nil
     let start = state.withLock { state -> Start in
+      if let removal { return .refused(removal) }
+      if state.auction != nil { return .alreadyLoading }
+      // Cached only now: a load in flight keeps the figures of its own plan.
       state.unavailable = (version, unavailable)
       if let started { state.started = started }
-      if state.auction != nil { return .alreadyLoading }
       if let ready = state.slot.ready, ready.expiresAt > now { return .alreadyReady(ready.info) }
       state.loadID += 1
       state.loadStartedAt = now
-      var auction = planner.init(plan: plan, budget: budget, unavailable: unavailable, now: now)
+      setups.withLock { $0.load = setup }
+      var auction = setup.planner.init(
+        plan: setup.plan, budget: setup.budget, unavailable: unavailable, now: now)
       let actions = auction.start(now: now)
       state.auction = auction
+      state.loadRequest = baseRequest(setup.zone)
       return .start(state.loadID, actions)
     }
     switch start {
     case .alreadyLoading:
       return
+    case .refused(let removal):
+      guard requested else { return }
+      let known = context.zoneIDs()
+      var error = MediationError.unknownZone(id, known: known)
+      error.message =
+        "\(removal); its ads cannot load or show until a configuration brings it back; " + error.message
+      context.publish(id, nil, .failed(error))
     case .alreadyReady(let info):
-      context.publish(zone.id, info.network, .ready(info))
+      context.publish(id, info.network, .ready(info))
     case .start(let loadID, let actions):
-      context.publish(zone.id, nil, .loading)
-      perform(actions, loadID: loadID, request: baseRequest())
+      context.publish(id, nil, .loading)
+      perform(actions, loadID: loadID, request: state.withLock { $0.loadRequest! })
     }
   }
 
   /// The request every network call of one load shares: zone, reward, auction id and privacy.
-  private func baseRequest() -> AdapterLoadRequest {
+  private func baseRequest(_ zone: ZoneConfig) -> AdapterLoadRequest {
     AdapterLoadRequest(
-      zoneID: zone.id, placementID: "", ecpm: 0,
+      zoneID: id, placementID: "", ecpm: 0,
       reward: NetworkReward(type: zone.reward.type, amount: Double(zone.reward.amount)),
       auctionID: context.nextAuctionID(), privacy: context.privacy)
   }
 
   /// Mutates the auction of load `loadID` under the lock; a stale load does nothing.
-  private func withAuction(
+  func withAuction(
     _ loadID: Int, request: AdapterLoadRequest,
     _ body: (inout any LoadPlanner, Duration) -> [LoadAction]
   ) {
@@ -95,7 +112,7 @@ extension ZoneController {
         }?.cancel()
       case .discard(let loaded, let diagnostic):
         loaded.ad.discard()
-        context.publish(zone.id, nil, .diagnostic(diagnostic))
+        context.publish(id, nil, .diagnostic(diagnostic))
       case .finish(let outcome):
         finish(outcome, loadID: loadID)
       }
@@ -248,7 +265,7 @@ extension ZoneController {
       case .twice:
         // The SDK reported the load that already filled again: the ad is the zone's, keep it.
         let note = Diagnostic(.duplicateSignal, "the network reported the same load twice; ignored")
-        context.publish(zone.id, nil, .diagnostic(note))
+        context.publish(id, nil, .diagnostic(note))
       case .stale:
         let late = LoadAction.discard(
           loaded, Diagnostic(.lateLoad, "an ad arrived after its load ended; discarded"))
@@ -281,20 +298,21 @@ extension ZoneController {
         state.consecutiveFailures += 1
         return zone.autoReload ? Self.retryDelay(afterFailures: state.consecutiveFailures) : nil
       }
-      context.publish(zone.id, nil, .failed(error))
+      context.publish(id, nil, .failed(error))
       if let retryDelay { scheduleRetry(after: retryDelay) }
     case .filled(let entry, let loaded, let price, let precision, let responses):
-      let item = plan.entries[entry].item
-      var lifetime = adExpiry
+      let setup = setups.withLock { $0.load }
+      let item = setup.plan.entries[entry].item
+      var lifetime = setup.adExpiry
       if let own = loaded.lifetime { lifetime = min(lifetime, own) }
       let (info, ready, withdrawal) = state.withLock { state -> (AdInfo, ReadyAd, AdapterWithdrawal?) in
         let info = AdInfo(
-          zoneID: zone.id, network: item.network, placementID: item.placementId, ecpm: price,
+          zoneID: id, network: item.network, placementID: item.placementId, ecpm: price,
           responses: responses,
-          latency: now - state.loadStartedAt, precision: precision, strategy: zone.strategy)
+          latency: now - state.loadStartedAt, precision: precision, strategy: setup.zone.strategy)
         let ready = ReadyAd(
           info: info, loaded: loaded, expiresAt: now + lifetime,
-          networkReportsRevenue: reportsRevenue[entry], loadID: loadID)
+          networkReportsRevenue: setup.reportsRevenue[entry], loadID: loadID)
         state.consecutiveFailures = 0
         state.acceptedAd = loaded.ad
         // Withdrawn before its fill was handled: never ready, though the app hears `ready`
@@ -307,7 +325,7 @@ extension ZoneController {
         state.slot = .ready(ready)
         return (info, ready, nil)
       }
-      context.publish(zone.id, item.network, .ready(info))
+      context.publish(id, item.network, .ready(info))
       if let withdrawal { publishWithdrawal(of: ready, reason: withdrawal) }
     }
   }

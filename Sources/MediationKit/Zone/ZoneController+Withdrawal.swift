@@ -7,7 +7,7 @@ extension ZoneController {
 
   /// Un-readies load `loadID`'s ad at once, on the caller's thread, so that ``isReady`` and
   /// ``show(from:customData:)`` never see it again; publishes on the executor.
-  fileprivate func withdraw(loadID: Int, entry: Int, reason: AdapterWithdrawal) {
+  func withdraw(loadID: Int, entry: Int, reason: AdapterWithdrawal) {
     enum Found { case ready(ReadyAd), shown(ReadyAd), pending, gone }
     let found = state.withLock { state -> Found in
       if let ready = state.slot.withdraw(loadID: loadID, reason: reason) {
@@ -33,7 +33,7 @@ extension ZoneController {
       let note = Diagnostic(
         .adWithdrawn, "the network withdrew the ad after its show started (\(reason)); the show is unchanged")
       context.scheduler.runOnExecutor { [self] in
-        context.publish(zone.id, ready.info.network, .diagnostic(note))
+        context.publish(id, ready.info.network, .diagnostic(note))
       }
     case .pending, .gone:
       break
@@ -46,9 +46,13 @@ extension ZoneController {
   func publishWithdrawal(of ready: ReadyAd, reason: AdapterWithdrawal) {
     ready.loaded.ad.discard()
     let network = ready.info.network
-    let note = Diagnostic(.adWithdrawn, "the network withdrew the ready ad (\(reason)); discarded")
-    context.publish(zone.id, network, .diagnostic(note))
-    context.publish(zone.id, network, .expired)
+    let note = Diagnostic(
+      .adWithdrawn,
+      reason.kind == .configurationChanged
+        ? "the ready ad was withdrawn (\(reason)); discarded"
+        : "the network withdrew the ready ad (\(reason)); discarded")
+    context.publish(id, network, .diagnostic(note))
+    context.publish(id, network, .expired)
     guard zone.autoReload else { return }
     let withdrawals = state.withLock { state in
       state.consecutiveWithdrawals += 1
@@ -74,7 +78,7 @@ extension ZoneController {
     }
     guard let expired else { return }
     expired.loaded.ad.discard()
-    context.publish(zone.id, expired.info.network, .expired)
+    context.publish(id, expired.info.network, .expired)
     if zone.autoReload { beginLoad() }
   }
 }

@@ -92,6 +92,9 @@ final class ZoneController: Sendable {
     var earlyWithdrawal: (loadID: Int, entry: Int, reason: AdapterWithdrawal)?
     /// Ads withdrawn in a row without a show in between, for the reload backoff.
     var consecutiveWithdrawals = 0
+    /// The request every network call of the current load shares (``Mediator/apply(_:)`` cancels
+    /// some of them and goes on with the load).
+    var loadRequest: AdapterLoadRequest?
 
     /// Disarms the load timer if it is armed for `entry`'s attempt (an answer for an attempt that
     /// already ended leaves the current attempt's timer alone).
@@ -102,33 +105,37 @@ final class ZoneController: Sendable {
     }
   }
 
-  let zone: ZoneConfig
-  let planner: any LoadPlanner.Type
-  let plan: LoadPlan
-  /// Each plan entry's adapter (`nil` when its network is not registered), looked up once.
-  let adapters: [(any RewardedAdapter)?]
-  /// For each plan entry, whether its network reports impression revenue itself.
-  let reportsRevenue: [Bool]
+  /// The zone's id, which never changes.
+  let id: String
+  /// What the zone's configuration makes of it: `current` for the next load and for shows,
+  /// `load` for the load in flight (or the last one), which keeps the setup it started with.
+  struct Setups {
+    var current: ZoneSetup
+    var load: ZoneSetup
+    /// Why the zone is out of the configuration, when it is (``retire(reason:)``).
+    var removal: String?
+  }
+
+  /// A lock of its own, never held while taking `state`'s (the other way round is fine), so the
+  /// setup can be read from inside `state.withLock`.
+  let setups: Locked<Setups>
   let context: EngineContext
-  /// The zone's timeouts as durations, converted from the configured seconds once.
-  let budget: LoadBudget
-  let adExpiry: Duration
-  let rewardGrace: Duration
   let state = Locked(State())
   /// Where this zone's loads' withdrawal sinks deliver (one object per zone, not a closure per load).
   let withdrawals = ZoneWithdrawals()
 
-  init(zone: ZoneConfig, context: EngineContext) {
-    self.zone = zone
-    self.budget = LoadBudget(loadTimeout: zone.loadTimeout, auctionTimeout: zone.auctionTimeout)
-    self.adExpiry = zone.adExpiry
-    self.rewardGrace = zone.rewardGrace
-    let planner = LoadPlanners.planner(for: zone)
-    self.planner = planner
-    let plan = planner.plan(for: zone)
-    self.plan = plan
-    self.adapters = plan.entries.map { context.adapters[$0.item.network] }
-    self.reportsRevenue = adapters.map { $0?.info.capabilities.contains(.impressionRevenue) ?? false }
+  /// The zone's current configuration.
+  var zone: ZoneConfig { setups.withLock { $0.current.zone } }
+  /// The plan of the load in flight (or the last one).
+  var plan: LoadPlan { setups.withLock { $0.load.plan } }
+  /// Each entry of ``plan``: its adapter, and whether its network reports impression revenue.
+  var adapters: [(any RewardedAdapter)?] { setups.withLock { $0.load.adapters } }
+  var reportsRevenue: [Bool] { setups.withLock { $0.load.reportsRevenue } }
+
+  init(zone: ZoneConfig, in config: MediationConfig, context: EngineContext) {
+    self.id = zone.id
+    let setup = ZoneSetup(zone: zone, in: config, adapters: context.adapters)
+    self.setups = Locked(Setups(current: setup, load: setup))
     self.context = context
     let scheduler = context.scheduler
     let timers = Timers(
