@@ -321,6 +321,15 @@ extension ZoneController {
           state.slot = .empty(.withdrawn(early.reason))
           return (info, ready, early.reason)
         }
+        // The load ran on its own plan; a configuration applied meanwhile that removed or switched
+        // off its line item withdraws the ad the same way.
+        if let reason = setups.withLock({ $0.current }).withdrawalReason(
+          of: (item.network, item.placementId), adapter: setup.networkAdapters[item.network])
+        {
+          let withdrawal = AdapterWithdrawal(.configurationChanged, message: reason)
+          state.slot = .empty(.withdrawn(withdrawal))
+          return (info, ready, withdrawal)
+        }
         state.timers?.expiry.arm(after: lifetime)
         state.slot = .ready(ready)
         return (info, ready, nil)
