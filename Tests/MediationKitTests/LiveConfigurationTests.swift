@@ -98,6 +98,26 @@ struct LiveConfigurationTests {
     try harness.recorder.verifyContract()
   }
 
+  @Test func aWaterfallInFlightGoesOnInItsOwnOrderAfterAnApply() throws {
+    let harness = try LiveHarness(liveConfig(zone([item("a", "a1", ecpm: 9), item("b", "b1", ecpm: 5)]))) {
+      s in
+      [
+        ScriptedAdapter(id: "a", scheduler: s, loads: ["a1": [.fail(after: .seconds(2), noFill)]]),
+        ScriptedAdapter(id: "b", scheduler: s, loads: ["b1": [.fill(after: .seconds(1))]]),
+        ScriptedAdapter(id: "c", scheduler: s, loads: ["c1": [.fill(after: .seconds(1))]]),
+      ]
+    }
+    try harness.mediator.rewardedAd(zone: "z").load()
+    harness.scheduler.advance(by: .seconds(1))
+    try harness.mediator.apply(
+      liveConfig(zone([item("c", "c1", ecpm: 20), item("a", "a1", ecpm: 10), item("b", "b1", ecpm: 5)])))
+    harness.settle()
+    #expect(harness.adapters["a"]!.loadRequests.count == 1)
+    #expect(harness.adapters["b"]!.loadRequests.map(\.placementID) == ["b1"])
+    #expect(harness.adapters["c"]!.loadRequests.isEmpty)
+    #expect(harness.lastFates().map(\.state) == [.failed, .loaded])
+  }
+
   @Test func aFillForALineItemRemovedDuringItsLoadIsWithdrawnAndReloaded() throws {
     let harness = try LiveHarness(liveConfig(zone([item("a", "a1", ecpm: 5)], autoReload: true))) { s in
       [

@@ -63,6 +63,8 @@ struct LivePropertyTests {
     for _ in 0..<40 {
       let off = networks.filter(isOff)
       let before = off.map(requests)
+      let eventsBefore = harness.recorder.events.count
+      let zonesBefore = Set(current.zones.map(\.id))
       switch random.next() % 10 {
       case 0, 1:
         version += 1
@@ -105,6 +107,14 @@ struct LivePropertyTests {
       }
       let step = Duration.milliseconds(Int64(random.next() % 8000))
       harness.scheduler.advance(by: step)
+      // A zone in the configuration throughout the step never refuses a load as unknown (a
+      // handle of a zone removed and added again works again).
+      let zonesThroughout = zonesBefore.intersection(current.zones.map(\.id))
+      for event in harness.recorder.events[eventsBefore...] where zonesThroughout.contains(event.zoneID) {
+        if case .failed(let error) = event.event, error.code == .unknownZone {
+          return "zone '\(event.zoneID)' refused a load as unknown while configured: \(error); \(log)"
+        }
+      }
       // The networks off for the whole step got nothing.
       for (id, count) in zip(off, before) where isOff(id) && requests(id) != count {
         return "network '\(id)' got a request while switched off or unregistered; \(log)"
