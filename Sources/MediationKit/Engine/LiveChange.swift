@@ -30,19 +30,30 @@ struct LiveChange {
   func summary(ofZone id: String) -> String? { summaries[id] }
 
   /// A line item's identity across configurations.
-  static func key(_ item: LineItem) -> String { "\(item.network)/\(item.placementId)" }
+  struct Key: Hashable {
+    let network: NetworkID
+    let placementID: String
+
+    init(_ item: LineItem) {
+      network = item.network
+      placementID = item.placementId
+    }
+
+    var name: String { "\(network)/\(placementID)" }
+  }
 
   private static func changes(
     of before: ZoneConfig, in old: MediationConfig, to after: ZoneConfig, in new: MediationConfig
   ) -> [String] {
-    let oldItems = Dictionary(before.lineItems.map { (key($0), $0) }, uniquingKeysWith: { first, _ in first })
-    let newKeys = Set(after.lineItems.map(key))
-    var added: [String] = []
-    var changed: [String] = []
-    var switchedOff: [String] = []
-    var switchedOn: [String] = []
+    if before == after && old.disabledNetworks == new.disabledNetworks { return [] }
+    let oldItems = Dictionary(before.lineItems.map { (Key($0), $0) }, uniquingKeysWith: { first, _ in first })
+    let newKeys = Set(after.lineItems.map(Key.init))
+    var added: [Key] = []
+    var changed: [Key] = []
+    var switchedOff: [Key] = []
+    var switchedOn: [Key] = []
     for item in after.lineItems {
-      let id = key(item)
+      let id = Key(item)
       guard let previous = oldItems[id] else {
         added.append(id)
         continue
@@ -57,13 +68,13 @@ struct LiveChange {
       comparable.disabled = item.disabled
       if comparable != item { changed.append(id) }
     }
-    let removed = before.lineItems.map(key).filter { !newKeys.contains($0) }
+    let removed = before.lineItems.map(Key.init).filter { !newKeys.contains($0) }
     var parts: [String] = []
     for (label, ids) in [
       ("removed", removed), ("added", added), ("changed", changed), ("switched off", switchedOff),
       ("switched on", switchedOn),
     ] where !ids.isEmpty {
-      parts.append("line items \(label): \(ids.joined(separator: ", "))")
+      parts.append("line items \(label): \(ids.map(\.name).joined(separator: ", "))")
     }
     var settingsBefore = before
     settingsBefore.lineItems = after.lineItems
