@@ -11,7 +11,7 @@ public enum AdapterSignal: Sendable, Equatable {
   case clicked
   /// The network reported what this impression earned. The first figure before the impression's
   /// revenue is published replaces the core's estimate (see
-  /// ``AdapterCapability/impressionRevenue``); later ones are diagnostics.
+  /// ``AdapterInfo/Capability/impressionRevenue``); later ones are diagnostics.
   case revenuePaid(ImpressionRevenue)
   /// The network says the user earned the reward, with the network's own payload if it has one.
   case rewarded(NetworkReward?)
@@ -69,7 +69,7 @@ public enum RevenuePrecision: String, Sendable, Equatable, Codable {
 public struct AdapterSignalSink: Sendable {
   private let deliver: @Sendable (AdapterSignal) -> Void
   /// The show this sink belongs to.
-  public let show: AdapterShowID
+  public let show: AdapterSignalSink.ShowID
 
   /// Creates a sink that hands each signal to `deliver`, for a show with no identity of its own
   /// (a test's, or a sink an adapter makes).
@@ -78,7 +78,7 @@ public struct AdapterSignalSink: Sendable {
   }
 
   /// Creates the sink of show `show`, which hands each signal to `deliver`.
-  public init(show: AdapterShowID, _ deliver: @escaping @Sendable (AdapterSignal) -> Void) {
+  public init(show: AdapterSignalSink.ShowID, _ deliver: @escaping @Sendable (AdapterSignal) -> Void) {
     self.show = show
     self.deliver = deliver
   }
@@ -87,18 +87,23 @@ public struct AdapterSignalSink: Sendable {
   public func send(_ signal: AdapterSignal) { deliver(signal) }
 }
 
-/// Which show a sink belongs to: the zone and the zone's show number (1, 2, … in show order).
-/// Unique within one ``Mediator``; for logs, and for adapters that route SDK callbacks to shows.
-public struct AdapterShowID: Hashable, Sendable, CustomStringConvertible {
-  /// The MediationKit zone shown.
-  public var zoneID: String
-  /// The zone's show number, counting from 1 (0: a sink made outside the core).
-  public var number: Int
+extension AdapterSignalSink {
+  /// Which show a sink belongs to: the zone and the zone's show number (1, 2, … in show order).
+  /// Unique within one ``Mediator``; for logs, and for adapters that route SDK callbacks to shows.
+  public struct ShowID: Hashable, Sendable, CustomStringConvertible {
+    /// The MediationKit zone shown.
+    public var zoneID: String
+    /// The zone's show number, counting from 1 (0: a sink made outside the core).
+    public var number: Int
 
-  public init(zoneID: String, number: Int) {
-    self.zoneID = zoneID
-    self.number = number
+    public init(zoneID: String, number: Int) {
+      self.zoneID = zoneID
+      self.number = number
+    }
+
+    public var description: String { "\(zoneID)#\(number)" }
   }
-
-  public var description: String { "\(zoneID)#\(number)" }
 }
+
+/// The package's own name for ``AdapterSignalSink/ShowID`` (public only as a nested type: a small top level).
+package typealias AdapterShowID = AdapterSignalSink.ShowID

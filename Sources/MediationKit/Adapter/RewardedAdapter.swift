@@ -57,7 +57,7 @@ public protocol RewardedAdapter: AnyObject, Sendable {
   ) -> Cancellable
 
   /// Asks the network for a bid (real-time bidding). Only called on adapters whose
-  /// ``AdapterInfo/capabilities`` contain ``AdapterCapability/bidding``.
+  /// ``AdapterInfo/capabilities`` contain ``AdapterInfo/Capability/bidding``.
   ///
   /// Answer with the price the network commits to, or an error for no bid (a child-directed
   /// user, no demand). The core runs the auction; if this bid wins, it calls
@@ -168,8 +168,8 @@ public struct AdapterLoadRequest: Sendable {
   public var serverCallback: ServerCallbackConfig?
   /// Where this load's ad tells the core, before it is shown, that the SDK no longer has it
   /// (availability lost, expired or invalidated on the SDK's side). Keep it with the ad;
-  /// ``AdapterWithdrawalSink/ignored`` in bid requests.
-  public var withdrawals: AdapterWithdrawalSink = .ignored
+  /// ``AdapterWithdrawal/Sink/ignored`` in bid requests.
+  public var withdrawals: AdapterWithdrawal.Sink = .ignored
 
   public init(
     zoneID: String, placementID: String, ecpm: Double, reward: NetworkReward, auctionID: UInt64 = 0,

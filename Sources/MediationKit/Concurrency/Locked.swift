@@ -6,7 +6,7 @@ import Foundation
 /// A `pthread` mutex (through `NSLock`) rather than `Synchronization.Mutex`: the thread sanitizer
 /// on Linux does not see `Mutex`'s futex-based locking and reports races on correctly locked state,
 /// while it understands `pthread` mutexes, so `swift test --sanitize=thread` stays meaningful.
-public final class Locked<Value>: @unchecked Sendable {
+package final class Locked<Value>: @unchecked Sendable {
   // @unchecked Sendable is safe: the value is read and written only inside `withLock`, while
   // `lock` is held, and the pointer never escapes.
   //
@@ -17,7 +17,7 @@ public final class Locked<Value>: @unchecked Sendable {
   @usableFromInline let lock = NSLock()
 
   /// Creates a lock box holding `value`.
-  public init(_ value: Value) {
+  package init(_ value: Value) {
     self.value = .allocate(capacity: 1)
     self.value.initialize(to: value)
   }
@@ -32,7 +32,7 @@ public final class Locked<Value>: @unchecked Sendable {
   /// Inlinable, so that other modules (adapters, simulated SDKs) get it specialized for their
   /// values rather than calling the generic version.
   @inlinable
-  public func withLock<Result, Failure: Error>(
+  package func withLock<Result, Failure: Error>(
     _ body: (inout Value) throws(Failure) -> Result
   ) throws(Failure) -> Result {
     lock.lock()
@@ -43,13 +43,13 @@ public final class Locked<Value>: @unchecked Sendable {
 
 extension Locked {
   /// The value, read under the lock.
-  public func get() -> Value { withLock { $0 } }
+  package func get() -> Value { withLock { $0 } }
 
   /// Replaces the value under the lock.
-  public func set(_ newValue: Value) { withLock { $0 = newValue } }
+  package func set(_ newValue: Value) { withLock { $0 = newValue } }
 
   /// Replaces the value and returns the old one, atomically.
-  public func exchange(_ newValue: Value) -> Value {
+  package func exchange(_ newValue: Value) -> Value {
     withLock { value in
       let old = value
       value = newValue

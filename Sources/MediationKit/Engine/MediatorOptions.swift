@@ -15,11 +15,11 @@ public struct MediatorOptions: Sendable {
   /// When each network is started; a network not named here starts at launch.
   ///
   /// No load or bid reaches a network before its start has completed: requests that come
-  /// meanwhile wait, within their line item's timeout. Name a network ``NetworkStart/onFirstUse``
+  /// meanwhile wait, within their line item's timeout. Name a network ``MediatorOptions/NetworkStart/onFirstUse``
   /// to start it with the first load that needs it (that load waits for the start), or
-  /// ``NetworkStart/never`` for an SDK the app does not start in this session: its line items are
+  /// ``MediatorOptions/NetworkStart/never`` for an SDK the app does not start in this session: its line items are
   /// skipped, `not_started`. Naming a network that is not registered is an error.
-  public var networkStarts: [NetworkID: NetworkStart]
+  public var networkStarts: [NetworkID: MediatorOptions.NetworkStart]
   /// How long after a show ends its ad is kept, so the network's late callbacks still arrive and
   /// are reported as diagnostics; then the ad is discarded.
   public var lateSignalWindow: Duration
@@ -31,24 +31,24 @@ public struct MediatorOptions: Sendable {
   /// and the simulator stay deterministic.
   public var wallClockMilliseconds: @Sendable () -> Int64
   /// Where reward transaction ids come from: unique across runs by default.
-  public var transactionIDs: TransactionIDSource
+  public var transactionIDs: MediatorOptions.TransactionIDSource
   /// Where simulated networks' servers send their server-to-server reward callbacks (passed to
   /// each adapter in its ``AdapterEnvironment``); `nil`, the default, sends none — the simulated
   /// servers only record what they would send. `S2SDelivery`'s `ServerCallbackDispatcher` sends
   /// them over HTTP.
   public var serverCallbacks: (any ServerCallbackSender)?
   /// Where the ``RewardLedger`` is written and read, off the scheduler's executor:
-  /// ``LedgerQueue/automatic`` (a background queue; the executor itself on a ``VirtualScheduler``)
+  /// ``MediatorOptions/LedgerQueue/automatic`` (a background queue; the executor itself on a ``VirtualScheduler``)
   /// by default. Unused without a ledger.
-  public var ledgerQueue: LedgerQueue
+  public var ledgerQueue: MediatorOptions.LedgerQueue
 
   public init(
     displayTimeout: Duration = .seconds(45), seed: UInt64 = 0, startTimeout: Duration = .seconds(10),
-    networkStarts: [NetworkID: NetworkStart] = [:],
+    networkStarts: [NetworkID: MediatorOptions.NetworkStart] = [:],
     lateSignalWindow: Duration = .seconds(60), maxShowDuration: Duration = .seconds(300),
     wallClockMilliseconds: @escaping @Sendable () -> Int64 = MediatorOptions.systemWallClock,
-    transactionIDs: TransactionIDSource = .systemRandom,
-    serverCallbacks: (any ServerCallbackSender)? = nil, ledgerQueue: LedgerQueue = .automatic
+    transactionIDs: MediatorOptions.TransactionIDSource = .systemRandom,
+    serverCallbacks: (any ServerCallbackSender)? = nil, ledgerQueue: MediatorOptions.LedgerQueue = .automatic
   ) {
     self.ledgerQueue = ledgerQueue
     self.transactionIDs = transactionIDs
@@ -70,23 +70,33 @@ extension MediatorOptions {
   }
 }
 
-/// When a mediator starts a network's adapter (``MediatorOptions/networkStarts``).
-public enum NetworkStart: String, Sendable, Equatable, Codable {
-  /// With the mediator, in parallel with the others (the default).
-  case atLaunch = "at_launch"
-  /// With the first load or bid that needs it, which waits for the start.
-  case onFirstUse = "on_first_use"
-  /// Never: its line items are skipped, `not_started` (an SDK the app leaves off).
-  case never
+extension MediatorOptions {
+  /// When a mediator starts a network's adapter (``MediatorOptions/networkStarts``).
+  public enum NetworkStart: String, Sendable, Equatable, Codable {
+    /// With the mediator, in parallel with the others (the default).
+    case atLaunch = "at_launch"
+    /// With the first load or bid that needs it, which waits for the start.
+    case onFirstUse = "on_first_use"
+    /// Never: its line items are skipped, `not_started` (an SDK the app leaves off).
+    case never
+  }
 }
 
-/// Where a mediator's reward transaction ids come from.
-public enum TransactionIDSource: Sendable, Equatable {
-  /// Random version-4 UUIDs from the system's generator: unique across runs, processes and
-  /// devices, which a ``RewardLedger`` and the app's server rely on to credit each reward once.
-  case systemRandom
-  /// UUID-shaped ids drawn from the mediator's seeded stream: the same seed gives the same ids,
-  /// so output is reproducible byte for byte. Two runs with one seed repeat ids: use it for tests
-  /// and simulation, never with a ledger that outlives the run.
-  case seeded
+/// The package's own name for ``MediatorOptions/NetworkStart`` (public only as a nested type: a small top level).
+package typealias NetworkStart = MediatorOptions.NetworkStart
+
+extension MediatorOptions {
+  /// Where a mediator's reward transaction ids come from.
+  public enum TransactionIDSource: Sendable, Equatable {
+    /// Random version-4 UUIDs from the system's generator: unique across runs, processes and
+    /// devices, which a ``RewardLedger`` and the app's server rely on to credit each reward once.
+    case systemRandom
+    /// UUID-shaped ids drawn from the mediator's seeded stream: the same seed gives the same ids,
+    /// so output is reproducible byte for byte. Two runs with one seed repeat ids: use it for tests
+    /// and simulation, never with a ledger that outlives the run.
+    case seeded
+  }
 }
+
+/// The package's own name for ``MediatorOptions/TransactionIDSource`` (public only as a nested type: a small top level).
+package typealias TransactionIDSource = MediatorOptions.TransactionIDSource

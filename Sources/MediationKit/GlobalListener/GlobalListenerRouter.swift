@@ -40,7 +40,7 @@ public final class GlobalListenerRouter: Sendable {
   }
 
   /// The bookkeeping as it stands, for tests and diagnostics.
-  public var routes: GlobalListenerRoutes { state.withLock { $0.routes } }
+  package var routes: GlobalListenerRoutes { state.withLock { $0.routes } }
 
   // MARK: Start
 
@@ -119,7 +119,7 @@ public final class GlobalListenerRouter: Sendable {
   /// - Returns: The show it was sent to; `nil` (and nothing sent) when no recent show matches.
   @discardableResult
   public func send(_ signal: AdapterSignal, placementID: String?, impressionID: String? = nil)
-    -> AdapterShowID?
+    -> AdapterSignalSink.ShowID?
   {
     let callback: GlobalListenerRoutes.Callback =
       switch signal {

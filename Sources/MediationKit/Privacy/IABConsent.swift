@@ -63,7 +63,7 @@ public struct IABConsent: Sendable, Equatable, Codable {
   }
   /// ``tcString`` decoded, kept with it so requests do not decode it again; `nil` when there is
   /// no TC string or it is not a valid TCF v2 string.
-  public var tcf: TCFConsent? { box?.fields.tcf }
+  package var tcf: TCFConsent? { box?.fields.tcf }
 
   public init(
     tcString: String? = nil, gdprApplies: Bool? = nil, gppString: String? = nil, gppSectionIDs: [Int] = [],

@@ -12,7 +12,7 @@ import Foundation
 /// Each reading replaces ``PrivacySettings/iab`` (the app's booleans stay as they are), and the
 /// mediator hands the new settings to every adapter at once. A value that is not what its key's
 /// specification says is left out of the reading and reported as a `malformed_consent`
-/// ``Diagnostic`` naming the key — never a crash.
+/// ``RewardedAdEvent/Diagnostic`` naming the key — never a crash.
 ///
 /// Changes are picked up when `UserDefaults.didChangeNotification` is posted for the defaults
 /// (Apple platforms post it on every write). Foundation on Linux does not post it for every
@@ -34,9 +34,9 @@ public final class IABConsentReader: Sendable {
   public struct Reading: Sendable, Equatable {
     public var consent: IABConsent
     /// One `malformed_consent` diagnostic per malformed key, naming it.
-    public var issues: [Diagnostic]
+    public var issues: [RewardedAdEvent.Diagnostic]
 
-    public init(consent: IABConsent = IABConsent(), issues: [Diagnostic] = []) {
+    public init(consent: IABConsent = IABConsent(), issues: [RewardedAdEvent.Diagnostic] = []) {
       self.consent = consent
       self.issues = issues
     }
@@ -87,7 +87,7 @@ public final class IABConsentReader: Sendable {
   public var current: Reading { state.withLock { $0.last } ?? Reading() }
 
   /// The latest reading's problems: one `malformed_consent` diagnostic per malformed key.
-  public var issues: [Diagnostic] { current.issues }
+  public var issues: [RewardedAdEvent.Diagnostic] { current.issues }
 
   /// Reads the keys again and reports the reading if it changed.
   public func refresh() {
