@@ -71,5 +71,5 @@ extension AdapterInfo {
   }
 }
 
-/// The package's own name for ``AdapterInfo/Capability`` (public only as a nested type: a small top level).
+/// ``AdapterInfo/Capability`` by its package-internal name (public only nested).
 package typealias AdapterCapability = AdapterInfo.Capability

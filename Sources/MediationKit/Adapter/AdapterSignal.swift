@@ -29,6 +29,7 @@ public struct NetworkReward: Sendable, Equatable, Codable {
   /// How many units.
   public var amount: Double
 
+  /// Creates a reward of `amount` units of `type`.
   public init(type: String, amount: Double) {
     self.type = type
     self.amount = amount
@@ -42,6 +43,7 @@ public struct ImpressionRevenue: Sendable, Equatable {
   /// How exact the figure is.
   public var precision: RevenuePrecision
 
+  /// Creates a revenue figure of `usd` US dollars, as exact as `precision` says.
   public init(usd: Double, precision: RevenuePrecision) {
     self.usd = usd
     self.precision = precision
@@ -96,6 +98,7 @@ extension AdapterSignalSink {
     /// The zone's show number, counting from 1 (0: a sink made outside the core).
     public var number: Int
 
+    /// Names show `number` of zone `zoneID`.
     public init(zoneID: String, number: Int) {
       self.zoneID = zoneID
       self.number = number
@@ -105,5 +108,5 @@ extension AdapterSignalSink {
   }
 }
 
-/// The package's own name for ``AdapterSignalSink/ShowID`` (public only as a nested type: a small top level).
+/// ``AdapterSignalSink/ShowID`` by its package-internal name (public only nested).
 package typealias AdapterShowID = AdapterSignalSink.ShowID

@@ -15,6 +15,7 @@ public struct AdapterWithdrawal: Sendable, Equatable, CustomStringConvertible {
   /// The SDK's own words, for the diagnostic.
   public var message: String
 
+  /// Creates a withdrawal of `kind`, with the SDK's `message`.
   public init(_ kind: Kind, message: String) {
     self.kind = kind
     self.message = message
@@ -82,5 +83,5 @@ extension AdapterWithdrawal {
   }
 }
 
-/// The package's own name for ``AdapterWithdrawal/Sink`` (public only as a nested type: a small top level).
+/// ``AdapterWithdrawal/Sink`` by its package-internal name (public only nested).
 package typealias AdapterWithdrawalSink = AdapterWithdrawal.Sink

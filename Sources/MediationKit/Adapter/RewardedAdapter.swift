@@ -72,7 +72,7 @@ public protocol RewardedAdapter: AnyObject, Sendable {
   ) -> Cancellable
 
   /// The user's privacy signals changed (``Mediator/privacy``, or a CMP's consent strings through
-  /// ``IABConsentReader``): hand them to the SDK's privacy API now, so a consent withdrawn between
+  /// ``IABConsent/Reader``): hand them to the SDK's privacy API now, so a consent withdrawn between
   /// loads reaches the network at once rather than with the next request.
   ///
   /// Called on the thread that changed them, before that change returns, in the order of the

@@ -1,7 +1,7 @@
 import Foundation
 
-/// A value behind a lock: the lock box every MediationKit type (and the simulated SDKs) keeps its
-/// shared mutable state in.
+/// A value behind a lock: the lock box the package's types (the core, the simulated SDKs, the
+/// stores) keep their shared mutable state in. Package access: an app or adapter brings its own.
 ///
 /// A `pthread` mutex (through `NSLock`) rather than `Synchronization.Mutex`: the thread sanitizer
 /// on Linux does not see `Mutex`'s futex-based locking and reports races on correctly locked state,
@@ -9,10 +9,7 @@ import Foundation
 package final class Locked<Value>: @unchecked Sendable {
   // @unchecked Sendable is safe: the value is read and written only inside `withLock`, while
   // `lock` is held, and the pointer never escapes.
-  //
-  // The value lives behind a pointer the box owns rather than in a `var` property: the lock already
-  // makes every access exclusive, and a class property would add Swift's dynamic exclusivity check
-  // (a thread-local access set) to every `withLock` on the engine's hot path.
+  // Performance: a pointer, not a `var`, so `withLock` skips the dynamic exclusivity check.
   @usableFromInline let value: UnsafeMutablePointer<Value>
   @usableFromInline let lock = NSLock()
 

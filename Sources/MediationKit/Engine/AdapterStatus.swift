@@ -28,6 +28,7 @@ extension Mediator {
     /// When the mediator starts the network (``MediatorOptions/networkStarts``).
     public var start: MediatorOptions.NetworkStart
 
+    /// Creates the status of `network`'s start-up.
     public init(
       network: NetworkID, state: State, description: String, latency: Duration? = nil,
       start: MediatorOptions.NetworkStart = .atLaunch
@@ -41,5 +42,5 @@ extension Mediator {
   }
 }
 
-/// The package's own name for ``Mediator/AdapterStatus`` (public only as a nested type: a small top level).
+/// ``Mediator/AdapterStatus`` by its package-internal name (public only nested).
 package typealias AdapterStatus = Mediator.AdapterStatus

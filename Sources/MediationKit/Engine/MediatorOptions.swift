@@ -15,11 +15,11 @@ public struct MediatorOptions: Sendable {
   /// When each network is started; a network not named here starts at launch.
   ///
   /// No load or bid reaches a network before its start has completed: requests that come
-  /// meanwhile wait, within their line item's timeout. Name a network ``MediatorOptions/NetworkStart/onFirstUse``
+  /// meanwhile wait, within their line item's timeout. Name a network ``NetworkStart/onFirstUse``
   /// to start it with the first load that needs it (that load waits for the start), or
-  /// ``MediatorOptions/NetworkStart/never`` for an SDK the app does not start in this session: its line items are
+  /// ``NetworkStart/never`` for an SDK the app does not start in this session: its line items are
   /// skipped, `not_started`. Naming a network that is not registered is an error.
-  public var networkStarts: [NetworkID: MediatorOptions.NetworkStart]
+  public var networkStarts: [NetworkID: NetworkStart]
   /// How long after a show ends its ad is kept, so the network's late callbacks still arrive and
   /// are reported as diagnostics; then the ad is discarded.
   public var lateSignalWindow: Duration
@@ -31,24 +31,24 @@ public struct MediatorOptions: Sendable {
   /// and the simulator stay deterministic.
   public var wallClockMilliseconds: @Sendable () -> Int64
   /// Where reward transaction ids come from: unique across runs by default.
-  public var transactionIDs: MediatorOptions.TransactionIDSource
+  public var transactionIDs: TransactionIDSource
   /// Where simulated networks' servers send their server-to-server reward callbacks (passed to
   /// each adapter in its ``AdapterEnvironment``); `nil`, the default, sends none — the simulated
   /// servers only record what they would send. `S2SDelivery`'s `ServerCallbackDispatcher` sends
   /// them over HTTP.
   public var serverCallbacks: (any ServerCallbackSender)?
   /// Where the ``RewardLedger`` is written and read, off the scheduler's executor:
-  /// ``MediatorOptions/LedgerQueue/automatic`` (a background queue; the executor itself on a ``VirtualScheduler``)
+  /// ``LedgerQueue/automatic`` (a background queue; the executor itself on a ``VirtualScheduler``)
   /// by default. Unused without a ledger.
-  public var ledgerQueue: MediatorOptions.LedgerQueue
+  public var ledgerQueue: LedgerQueue
 
   public init(
     displayTimeout: Duration = .seconds(45), seed: UInt64 = 0, startTimeout: Duration = .seconds(10),
-    networkStarts: [NetworkID: MediatorOptions.NetworkStart] = [:],
+    networkStarts: [NetworkID: NetworkStart] = [:],
     lateSignalWindow: Duration = .seconds(60), maxShowDuration: Duration = .seconds(300),
     wallClockMilliseconds: @escaping @Sendable () -> Int64 = MediatorOptions.systemWallClock,
-    transactionIDs: MediatorOptions.TransactionIDSource = .systemRandom,
-    serverCallbacks: (any ServerCallbackSender)? = nil, ledgerQueue: MediatorOptions.LedgerQueue = .automatic
+    transactionIDs: TransactionIDSource = .systemRandom,
+    serverCallbacks: (any ServerCallbackSender)? = nil, ledgerQueue: LedgerQueue = .automatic
   ) {
     self.ledgerQueue = ledgerQueue
     self.transactionIDs = transactionIDs
@@ -82,7 +82,7 @@ extension MediatorOptions {
   }
 }
 
-/// The package's own name for ``MediatorOptions/NetworkStart`` (public only as a nested type: a small top level).
+/// ``MediatorOptions/NetworkStart`` by its package-internal name (public only nested).
 package typealias NetworkStart = MediatorOptions.NetworkStart
 
 extension MediatorOptions {
@@ -98,5 +98,5 @@ extension MediatorOptions {
   }
 }
 
-/// The package's own name for ``MediatorOptions/TransactionIDSource`` (public only as a nested type: a small top level).
+/// ``MediatorOptions/TransactionIDSource`` by its package-internal name (public only nested).
 package typealias TransactionIDSource = MediatorOptions.TransactionIDSource

@@ -102,6 +102,7 @@ extension Mediator {
     /// What happened.
     public var event: RewardedAdEvent
 
+    /// Creates the record of `event` in zone `zoneID` at `time`.
     public init(time: Duration, zoneID: String, network: NetworkID?, event: RewardedAdEvent) {
       self.time = time
       self.zoneID = zoneID
@@ -111,5 +112,5 @@ extension Mediator {
   }
 }
 
-/// The package's own name for ``Mediator/ZoneEvent`` (public only as a nested type: a small top level).
+/// ``Mediator/ZoneEvent`` by its package-internal name (public only nested).
 package typealias ZoneEvent = Mediator.ZoneEvent

@@ -18,6 +18,7 @@ public struct AdInfo: Sendable, Equatable {
   /// Time from the start of the load to ready.
   public var latency: Duration
 
+  /// Creates the description of an ad ready in zone `zoneID`, served by `network`.
   public init(
     zoneID: String, network: NetworkID, placementID: String, ecpm: Double,
     responses: [AdInfo.NetworkResponse],
@@ -64,11 +65,15 @@ extension AdInfo {
       case outbid
     }
 
+    /// The line item's network.
     public var network: NetworkID
+    /// The line item's placement id.
     public var placementID: String
+    /// The line item's position in the zone's waterfall (lower goes first).
     public var priority: Int
     /// The line item's configured eCPM, or the price the network reported when it loaded.
     public var ecpm: Double
+    /// What came of the line item.
     public var state: State
     /// How long the network took; `nil` when it was not tried.
     public var latency: Duration?
@@ -77,6 +82,7 @@ extension AdInfo {
     /// Why it failed or was skipped.
     public var error: String?
 
+    /// Creates the outcome of one line item.
     public init(
       network: NetworkID, placementID: String, priority: Int, ecpm: Double, state: State,
       latency: Duration? = nil, bid: Double? = nil, error: String? = nil
@@ -93,5 +99,5 @@ extension AdInfo {
   }
 }
 
-/// The package's own name for ``AdInfo/NetworkResponse`` (public only as a nested type: a small top level).
+/// ``AdInfo/NetworkResponse`` by its package-internal name (public only nested).
 package typealias NetworkResponse = AdInfo.NetworkResponse

@@ -79,6 +79,7 @@ public struct Reward: Sendable, Equatable, Codable {
   /// (see ``RewardLedger``). Credit it only if its transaction id was not credited before.
   public var isRedelivery: Bool
 
+  /// Creates a reward; the mediator makes these, tests and ledgers rebuild them.
   public init(
     type: String, amount: Int, transactionID: String, network: NetworkID, networkReward: NetworkReward? = nil,
     isRedelivery: Bool = false
@@ -95,6 +96,7 @@ public struct Reward: Sendable, Equatable, Codable {
     case type, amount, transactionID, network, networkReward, isRedelivery
   }
 
+  /// Reads a reward; `isRedelivery` defaults to `false` when absent.
   public init(from decoder: any Decoder) throws {
     let container = try decoder.container(keyedBy: CodingKeys.self)
     self.init(
@@ -110,13 +112,18 @@ public struct Reward: Sendable, Equatable, Codable {
 extension RewardedAdEvent {
   /// Revenue for one impression, attributed to a zone and network.
   public struct Revenue: Sendable, Equatable {
+    /// The network that served the impression.
     public var network: NetworkID
+    /// The zone that showed it.
     public var zoneID: String
+    /// The network's placement id.
     public var placementID: String
     /// Revenue in USD for this impression.
     public var usd: Double
+    /// How exact ``usd`` is.
     public var precision: RevenuePrecision
 
+    /// Creates the revenue of one impression.
     public init(
       network: NetworkID, zoneID: String, placementID: String, usd: Double, precision: RevenuePrecision
     ) {
@@ -129,7 +136,7 @@ extension RewardedAdEvent {
   }
 }
 
-/// The package's own name for ``RewardedAdEvent/Revenue`` (public only as a nested type: a small top level).
+/// ``RewardedAdEvent/Revenue`` by its package-internal name (public only nested).
 package typealias AdRevenue = RewardedAdEvent.Revenue
 
 extension RewardedAdEvent {
@@ -173,9 +180,12 @@ extension RewardedAdEvent {
       case adWithdrawn = "ad_withdrawn"
     }
 
+    /// What kind of note this is; stable, for filtering.
     public var kind: Kind
+    /// The details, for the log.
     public var message: String
 
+    /// Creates a note of `kind` with `message`.
     public init(_ kind: Kind, _ message: String) {
       self.kind = kind
       self.message = message
@@ -183,5 +193,5 @@ extension RewardedAdEvent {
   }
 }
 
-/// The package's own name for ``RewardedAdEvent/Diagnostic`` (public only as a nested type: a small top level).
+/// ``RewardedAdEvent/Diagnostic`` by its package-internal name (public only nested).
 package typealias Diagnostic = RewardedAdEvent.Diagnostic

@@ -172,5 +172,5 @@ extension MediatorOptions {
   }
 }
 
-/// The package's own name for ``MediatorOptions/LedgerQueue`` (public only as a nested type: a small top level).
+/// ``MediatorOptions/LedgerQueue`` by its package-internal name (public only nested).
 package typealias LedgerQueue = MediatorOptions.LedgerQueue

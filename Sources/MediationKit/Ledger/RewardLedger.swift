@@ -12,6 +12,7 @@ public struct LedgerEntry: Sendable, Equatable, Codable {
   /// redeliveries on later starts.
   public var deliveries: Int
 
+  /// Creates the entry of `reward`, recorded at `recordedAtMilliseconds` (Unix time).
   public init(reward: Reward, zoneID: String, recordedAtMilliseconds: Int64, deliveries: Int = 1) {
     self.reward = reward
     self.zoneID = zoneID
@@ -25,6 +26,7 @@ public struct LedgerError: Error, Sendable, Equatable, CustomStringConvertible {
   /// What went wrong, for the log: the operation, the storage's own message, and where.
   public var message: String
 
+  /// Creates an error that says `message`.
   public init(_ message: String) {
     self.message = message
   }
@@ -97,6 +99,7 @@ public final class InMemoryRewardLedger: RewardLedger {
 
   private let state = Locked(State())
 
+  /// Creates an empty ledger.
   public init() {}
 
   public func record(_ entry: LedgerEntry) throws(LedgerError) {
