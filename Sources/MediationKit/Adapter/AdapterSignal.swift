@@ -2,7 +2,7 @@
 /// and the core.
 ///
 /// Adapters translate their SDK's callbacks into these signals and send them as they happen,
-/// duplicates and odd orders included; the core's ``ShowStateMachine`` turns them into app
+/// duplicates and odd orders included; the core's show state machine turns them into app
 /// events and enforces the reward contract. An adapter never filters or reorders.
 public enum AdapterSignal: Sendable, Equatable {
   /// The ad is on screen (an impression).

@@ -6,7 +6,7 @@
 /// ## The contract for implementers
 /// 1. **Translate, don't decide.** Map each SDK callback to one completion or one
 ///    ``AdapterSignal``, as it happens. Forward duplicates, late and out-of-order callbacks
-///    unchanged: the core's ``ShowStateMachine`` grants the reward exactly once, holds a dismissal
+///    unchanged: the core's show state machine grants the reward exactly once, holds a dismissal
 ///    for the grace window and ignores what follows the terminal event. An adapter never times out,
 ///    retries, de-duplicates or caches.
 /// 2. **One ad object per load.** ``load(_:completion:)`` creates a fresh ``AdapterAd``; the core

@@ -17,7 +17,7 @@
 ///
 /// Make one per SDK instance and forward the SDK's listener to it. For a vendor SDK that is a
 /// process-wide singleton, that means one router per process, made where the SDK's listener is
-/// set (see ``RewardedAdapter`` rule 5). The logic is the pure value ``GlobalListenerRoutes``;
+/// set (see ``RewardedAdapter`` rule 5). The logic is the pure value `GlobalListenerRoutes`;
 /// this class only adds a lock and the closures.
 public final class GlobalListenerRouter: Sendable {
   private struct State {
