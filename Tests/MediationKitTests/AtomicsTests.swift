@@ -1,5 +1,5 @@
 import Dispatch
-@_spi(Atomics) import MediationKit
+import MediationKit
 import Testing
 
 /// The operations `AtomicInt` and the Apple-platform stand-in `LockedAtomic<Int>` share, so one

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-@_spi(Atomics) import MediationKit
+import MediationKit
 import MediationKitSimulation
 
 /// Runs N rewarded-ad sessions on the real engine — the same ``Mediator``, adapters and simulated

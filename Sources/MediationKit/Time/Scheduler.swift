@@ -106,7 +106,7 @@ public struct Cancellable: Sendable {
 
   /// Creates a handle that cancels `target`: for schedulers and adapters that keep their own
   /// cancellable objects, without a closure allocation per handle.
-  public init(_ target: any CancellationTarget) {
+  package init(_ target: any CancellationTarget) {
     self.target = target
   }
 
@@ -120,7 +120,7 @@ public struct Cancellable: Sendable {
 }
 
 /// Something a ``Cancellable`` can cancel.
-public protocol CancellationTarget: AnyObject, Sendable {
+package protocol CancellationTarget: AnyObject, Sendable {
   /// Cancels the work if it has not finished yet; idempotent.
   func cancel()
 }
@@ -131,15 +131,16 @@ private final class ClosureCancellation: CancellationTarget {
   func cancel() { action() }
 }
 
+// Package, not public: an extension of a standard-library type would collide with an app's own.
 extension Duration {
   /// This duration in whole milliseconds, rounded toward zero.
-  public var milliseconds: Int64 {
+  package var milliseconds: Int64 {
     let (seconds, attoseconds) = components
     return seconds * 1000 + attoseconds / 1_000_000_000_000_000
   }
 
   /// This duration in seconds, as a floating-point number.
-  public var seconds: Double {
+  package var seconds: Double {
     let (seconds, attoseconds) = components
     return Double(seconds) + Double(attoseconds) / 1e18
   }
