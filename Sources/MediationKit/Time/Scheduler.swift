@@ -149,8 +149,14 @@ extension Duration {
   /// elsewhere `Int128` needs iOS 18 / macOS 15, so `components` itself (tests compare the two).
   package var secondsAndAttoseconds: (seconds: Int64, attoseconds: Int64) {
     #if os(Linux)
-      let (seconds, attoseconds) = attoseconds.quotientAndRemainder(dividingBy: 1_000_000_000_000_000_000)
-      return (Int64(seconds), Int64(attoseconds))
+      let attoseconds = self.attoseconds
+      // Below about 9.2 s the count fits 64 bits, whose division by a constant is a multiplication.
+      if let small = Int64(exactly: attoseconds) {
+        let (seconds, fraction) = small.quotientAndRemainder(dividingBy: 1_000_000_000_000_000_000)
+        return (seconds, fraction)
+      }
+      let (seconds, fraction) = attoseconds.quotientAndRemainder(dividingBy: 1_000_000_000_000_000_000)
+      return (Int64(seconds), Int64(fraction))
     #else
       return components
     #endif

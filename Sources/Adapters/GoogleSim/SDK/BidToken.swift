@@ -11,15 +11,14 @@ struct BidToken: Equatable {
 
   /// The ad string, as `"gadsim1.\(String(key, radix: 16)).…"` would spell it.
   var adString: String {
-    let fields = [key, priceBits, issued, mac]
     // The prefix, four dots and at most 16 digits per field.
-    return String(unsafeUninitializedCapacity: Self.prefix.count + 4 * 17) { buffer in
+    String(unsafeUninitializedCapacity: Self.prefix.count + 4 * 17) { buffer in
       var position = 0
       for byte in Self.prefix {
         buffer[position] = byte
         position += 1
       }
-      for field in fields {
+      func append(_ field: UInt64) {
         buffer[position] = UInt8(ascii: ".")
         position += 1
         let digits = max(1, (64 - field.leadingZeroBitCount + 3) / 4)
@@ -29,6 +28,10 @@ struct BidToken: Equatable {
           position += 1
         }
       }
+      append(key)
+      append(priceBits)
+      append(issued)
+      append(mac)
       return position
     }
   }
