@@ -11,6 +11,7 @@ let package = Package(
     .library(name: "MediationKit", targets: ["MediationKit"]),
     .library(name: "MediationKitUI", targets: ["MediationKitUI"]),
     .library(name: "MediationKitTesting", targets: ["MediationKitTesting"]),
+    .library(name: "MediationKitRemoteConfig", targets: ["MediationKitRemoteConfig"]),
     .library(name: "EmpowerSim", targets: ["EmpowerSim"]),
     .library(name: "MaxSim", targets: ["MaxSim"]),
     .library(name: "GoogleSim", targets: ["GoogleSim"]),
@@ -29,6 +30,13 @@ let package = Package(
     // the stand-ins in Examples/iOSConsumer).
     .target(name: "MediationKitUI", dependencies: ["MediationKit"]),
     .target(name: "MediationKitTesting", dependencies: ["MediationKit"]),
+    // zlib (its CRC-32 checks the remote configuration's on-disk cache): in every Apple SDK, and
+    // `apt-get install zlib1g-dev` on Linux.
+    .systemLibrary(
+      name: "CZlib", path: "Sources/CSystemLibraries/CZlib", pkgConfig: "zlib",
+      providers: [.apt(["zlib1g-dev"])]),
+    // Configuration sources: bundled, a file, and remote over HTTPS with a last-known-good cache.
+    .target(name: "MediationKitRemoteConfig", dependencies: ["MediationKit", "CZlib"]),
     .target(name: "EmpowerSim", dependencies: ["MediationKit"], path: "Sources/Adapters/EmpowerSim"),
     .target(
       name: "MaxSim", dependencies: ["MediationKit", "RewardCallbacks"], path: "Sources/Adapters/MaxSim"),
@@ -66,6 +74,7 @@ let package = Package(
       dependencies: [
         "MediationKit", "EmpowerSim", "MaxSim", "GoogleSim", "RewardLedgerSQLite", "RewardCallbacks",
         "S2SDelivery", "ReplayGuardSQLite", "ReplayGuardPostgres", "RewardCrypto",
+        "MediationKitRemoteConfig",
       ]),
     .executableTarget(name: "mediate", dependencies: ["MediateCLI"]),
     .testTarget(name: "MediationKitTests", dependencies: ["MediationKit", "MediationKitTesting"]),
@@ -101,6 +110,9 @@ let package = Package(
         "RewardCrypto", "S2SDelivery", "SQLiteSupport", "ReplayGuardSQLite", "ReplayGuardPostgres",
       ]),
     .testTarget(name: "RewardCryptoTests", dependencies: ["RewardCrypto"]),
+    .testTarget(
+      name: "MediationKitRemoteConfigTests",
+      dependencies: ["MediationKitRemoteConfig", "MediationKit", "MediationKitTesting"]),
     .testTarget(
       name: "ReplayGuardPostgresTests",
       dependencies: [
