@@ -74,7 +74,9 @@ struct RemoteFetchTests {
     // A valid document padded past 1 MB: the limit, not the content, rejects it.
     let padded = configJSON(ecpm: 7) + String(repeating: " ", count: 1_048_576)
     let receiver = try LoopbackHTTPReceiver(script: [ok(padded)])
-    let active = try await source(receiver).start()
+    // A generous timeout: the limit, not the deadline, must end it.
+    let policy = RemoteConfigPolicy(requestTimeout: .seconds(10), maxAttempts: 1)
+    let active = try await source(receiver, policy: policy).start()
     #expect(active.skipped.first?.reason == .tooLarge(limit: 1_048_576))
     #expect(active.origin == .bundled(name: "built-in"))
   }

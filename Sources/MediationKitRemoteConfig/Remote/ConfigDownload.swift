@@ -63,9 +63,12 @@ final class ConfigDownload: NSObject, URLSessionDataDelegate, Sendable {
   }
 
   func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+    // A declared length over the limit stops the download at its first bytes; a body without
+    // one (or with a false one) is counted.
+    let declared = dataTask.response?.expectedContentLength ?? -1
     let over = state.withLock { state -> Bool in
       state.body.append(data)
-      return state.body.count > limit
+      return state.body.count > limit || declared > Int64(limit)
     }
     if over {
       dataTask.cancel()
