@@ -40,7 +40,7 @@ struct CacheTests {
     receiver.stop()  // offline from now on
     let offline = RemoteConfigSource(
       url: url, bundled: try bundled(), cacheDirectory: directory, validator: validator,
-      policy: RemoteConfigPolicy(requestTimeout: .milliseconds(300), maxAttempts: 1),
+      policy: RemoteConfigPolicy(maxAttempts: 1),
       scheduler: VirtualScheduler())
     let active = await offline.start()
     #expect(active.origin == .cached(etag: "\"v1\"", savedAt: Self.savedAt))
@@ -127,7 +127,7 @@ struct CacheTests {
     let offline = RemoteConfigSource(
       url: URL(string: "http://127.0.0.1:\(closedPort())/mediation.json")!, bundled: bundledBeta,
       cacheDirectory: directory, validator: narrower,
-      policy: RemoteConfigPolicy(requestTimeout: .milliseconds(300), maxAttempts: 1),
+      policy: RemoteConfigPolicy(maxAttempts: 1),
       scheduler: VirtualScheduler())
     let active = await offline.start()
     #expect(active.origin == .bundled(name: "bundled"))

@@ -41,11 +41,12 @@ func temporaryDirectory() throws -> URL {
   return url
 }
 
-/// A source fetching from `receiver` (or from a closed port when `nil`) with short real timeouts
-/// and one attempt unless told otherwise.
+/// A source fetching from `receiver` (or from a closed port when `nil`) with one attempt unless
+/// told otherwise. The timeout is generous so a loaded machine never turns a good answer into a
+/// time-out; the tests of a stalled server pass `stallTimeout`.
 func source(
   _ receiver: LoopbackHTTPReceiver?, cache: URL? = nil, scheduler: VirtualScheduler = VirtualScheduler(),
-  policy: RemoteConfigPolicy = RemoteConfigPolicy(requestTimeout: .milliseconds(300), maxAttempts: 1),
+  policy: RemoteConfigPolicy = RemoteConfigPolicy(requestTimeout: .seconds(10), maxAttempts: 1),
   wallClock: @escaping @Sendable () -> Date = { Date(timeIntervalSince1970: 1_800_000_000) }
 ) throws -> RemoteConfigSource {
   let base = receiver?.baseURL ?? "http://127.0.0.1:\(closedPort())"
@@ -82,3 +83,6 @@ func issuePaths(_ reason: ConfigFetchFailure?) -> [String] {
   guard case .invalid(let error) = reason else { return [] }
   return error.issues.map(\.path)
 }
+
+/// The policy of the tests whose server stalls: the deadline ends them, so it is short.
+let stallTimeout = RemoteConfigPolicy(requestTimeout: .milliseconds(300), maxAttempts: 1)
