@@ -29,9 +29,7 @@ from collections import deque
 from pathlib import Path
 
 # The products an iOS app may link (see the README's "Using it in an iOS app").
-APP_PRODUCTS = [
-    "MediationKit", "MediationKitUI", "MediationKitTesting", "RewardLedgerSQLite", "MediationKitRemoteConfig",
-]
+APP_PRODUCTS = ["MediationKit", "MediationKitUI", "MediationKitTesting", "RewardLedgerSQLite"]
 # The system-library targets that wrap OpenSSL.
 OPENSSL_TARGETS = ["COpenSSLCrypto"]
 
