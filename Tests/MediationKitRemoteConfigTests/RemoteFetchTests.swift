@@ -52,11 +52,11 @@ struct RemoteFetchTests {
 
   @Test func aServerStalledPastTheTimeoutFallsBack() async throws {
     let receiver = try LoopbackHTTPReceiver(script: [.silent])
-    let started = ContinuousClock.now
     let active = try await source(receiver, policy: stallTimeout).start()
     #expect(active.origin == .bundled(name: "built-in"))
     #expect(active.skipped.first?.reason == .timedOut(after: .milliseconds(300)))
-    #expect(ContinuousClock.now - started < .seconds(5))  // the deadline, not the server, ended it
+    // The server never answers: only the deadline could have ended the request.
+    #expect(receiver.requests.count == 1)
   }
 
   @Test func aTruncatedBodyIsRejected() async throws {
