@@ -13,28 +13,36 @@ extension ZoneController {
   }
 
   private func startRequestedLoad() {
-    state.withLock { $0.retryTimer.take() }?.cancel()
-    beginLoad()
+    beginLoad(cancellingRetry: true)
   }
 
-  func beginLoad() {
-    enum Start { case alreadyLoading, alreadyReady(AdInfo), start(Int, [LoadAction]) }
+  /// What ``beginLoad(cancellingRetry:)`` found.
+  private enum LoadStart { case alreadyLoading, alreadyReady(AdInfo), start(Int, [LoadAction]) }
+
+  /// Starts a load unless one is under way or an unexpired ad is ready. One lock round while the
+  /// cached network availability is current (the usual case); two when it must be recomputed,
+  /// which asks the registry and the start gate outside the zone's lock.
+  func beginLoad(cancellingRetry: Bool = false) {
     let now = context.scheduler.now
     let version = context.adapterStatusVersion
-    let cached = state.withLock { $0.unavailable.version == version ? $0.unavailable.networks : nil }
-    let unavailable = cached ?? context.unavailableNetworks(for: zone.lineItems)
-    let started = cached == nil ? context.starts.started(plan.entries.map(\.item.network)) : nil
-    let start = state.withLock { state -> Start in
-      state.unavailable = (version, unavailable)
-      if let started { state.started = started }
-      if state.auction != nil { return .alreadyLoading }
-      if let ready = state.slot.ready, ready.expiresAt > now { return .alreadyReady(ready.info) }
-      state.loadID += 1
-      state.loadStartedAt = now
-      var auction = planner.init(plan: plan, budget: budget, unavailable: unavailable, now: now)
-      let actions = auction.start(now: now)
-      state.auction = auction
-      return .start(state.loadID, actions)
+    var retry: Cancellable?
+    let current = state.withLock { state -> LoadStart? in
+      if cancellingRetry { retry = state.retryTimer.take() }
+      guard state.unavailable.version == version else { return nil }
+      return startIfIdle(&state, now: now)
+    }
+    retry?.cancel()
+    let start: LoadStart
+    if let current {
+      start = current
+    } else {
+      let unavailable = context.unavailableNetworks(for: zone.lineItems)
+      let started = context.starts.started(plan.entries.map(\.item.network))
+      start = state.withLock { state -> LoadStart in
+        state.unavailable = (version, unavailable)
+        state.started = started
+        return startIfIdle(&state, now: now)
+      }
     }
     switch start {
     case .alreadyLoading:
@@ -45,6 +53,17 @@ extension ZoneController {
       context.publish(zone.id, nil, .loading)
       perform(actions, loadID: loadID, request: baseRequest())
     }
+  }
+
+  private func startIfIdle(_ state: inout State, now: Duration) -> LoadStart {
+    if state.auction != nil { return .alreadyLoading }
+    if let ready = state.slot.ready, ready.expiresAt > now { return .alreadyReady(ready.info) }
+    state.loadID += 1
+    state.loadStartedAt = now
+    var auction = planner.init(plan: plan, budget: budget, unavailable: state.unavailable.networks, now: now)
+    let actions = auction.start(now: now)
+    state.auction = auction
+    return .start(state.loadID, actions)
   }
 
   /// The request every network call of one load shares: zone, reward, auction id and privacy.
