@@ -282,31 +282,37 @@ extension ZoneController {
     }
   }
 
+  /// Ends load `loadID`: its open requests and timers go, and the zone has its ready ad or
+  /// counts a failure. One lock round for both.
   private func finish(_ outcome: LoadOutcome, loadID: Int) {
     let now = context.scheduler.now
-    let leftovers = state.withLock { state -> [Cancellable] in
+    /// Ends the load's requests and timers under the lock; returns the handles to cancel after it.
+    func endRequests(_ state: inout State) -> [Cancellable] {
       defer { state.inFlight.removeAll() }
       if state.attempt.take() != nil { state.timers?.load.disarm() }
       var handles = state.inFlight.handles
       if let timer = state.auctionTimer.take() { handles.append(timer) }
       return handles
     }
-    for handle in leftovers { handle.cancel() }
     switch outcome {
     case .failed(let error, let responses):
       var error = error
       error.waterfall = responses
-      let retryDelay = state.withLock { state -> Duration? in
+      let (leftovers, retryDelay) = state.withLock { state -> ([Cancellable], Duration?) in
+        let leftovers = endRequests(&state)
         state.consecutiveFailures += 1
-        return zone.autoReload ? Self.retryDelay(afterFailures: state.consecutiveFailures) : nil
+        return (leftovers, zone.autoReload ? Self.retryDelay(afterFailures: state.consecutiveFailures) : nil)
       }
+      for handle in leftovers { handle.cancel() }
       context.publish(zone.id, nil, .failed(error))
       if let retryDelay { scheduleRetry(after: retryDelay) }
     case .filled(let entry, let loaded, let price, let precision, let responses):
       let item = plan.entries[entry].item
       var lifetime = adExpiry
       if let own = loaded.lifetime { lifetime = min(lifetime, own) }
-      let (info, ready, withdrawal) = state.withLock { state -> (AdInfo, ReadyAd, AdapterWithdrawal?) in
+      let (leftovers, info, ready, withdrawal) = state.withLock {
+        state -> ([Cancellable], AdInfo, ReadyAd, AdapterWithdrawal?) in
+        let leftovers = endRequests(&state)
         let info = AdInfo(
           zoneID: zone.id, network: item.network, placementID: item.placementId, ecpm: price,
           responses: responses,
@@ -320,12 +326,13 @@ extension ZoneController {
         // and then `expired`, as for any ad that goes away.
         if let early = state.earlyWithdrawal.take(), early.loadID == loadID, early.entry == entry {
           state.slot = .empty(.withdrawn(early.reason))
-          return (info, ready, early.reason)
+          return (leftovers, info, ready, early.reason)
         }
         state.timers?.expiry.arm(after: lifetime)
         state.slot = .ready(ready)
-        return (info, ready, nil)
+        return (leftovers, info, ready, nil)
       }
+      for handle in leftovers { handle.cancel() }
       context.publish(zone.id, item.network, .ready(info))
       if let withdrawal { publishWithdrawal(of: ready, reason: withdrawal) }
     }
