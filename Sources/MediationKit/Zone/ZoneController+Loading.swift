@@ -13,38 +13,45 @@ extension ZoneController {
   }
 
   private func startRequestedLoad() {
-    state.withLock { $0.retryTimer.take() }?.cancel()
-    beginLoad(requested: true)
+    beginLoad(cancellingRetry: true, requested: true)
   }
 
-  /// Starts a load unless one is running or an ad is ready. In a zone removed from the
-  /// configuration nothing loads: a load the app `requested` fails with `unknownZone`, a reload
-  /// of the zone's own is dropped.
-  func beginLoad(requested: Bool = false) {
-    enum Start { case alreadyLoading, alreadyReady(AdInfo), refused(String), start(Int, [LoadAction]) }
+  /// What ``beginLoad(cancellingRetry:requested:)`` found.
+  private enum LoadStart {
+    case alreadyLoading, alreadyReady(AdInfo), refused(String), start(Int, [LoadAction], AdapterLoadRequest)
+  }
+
+  /// Starts a load unless one is under way or an unexpired ad is ready, on the zone's current
+  /// setup, which the load keeps to its end. One lock round while the cached network availability
+  /// is current (the usual case); two when it must be recomputed, which asks the registry and the
+  /// start gate outside the zone's lock. In a zone removed from the configuration nothing loads:
+  /// a load the app `requested` fails with `unknownZone`, a reload of the zone's own is dropped.
+  func beginLoad(cancellingRetry: Bool = false, requested: Bool = false) {
     let now = context.scheduler.now
     let version = context.adapterStatusVersion
-    // The current setup: a load that starts takes it and keeps it to its end.
     let (setup, removal) = setups.withLock { ($0.current, $0.removal) }
-    let cached = state.withLock { $0.unavailable.version == version ? $0.unavailable.networks : nil }
-    let unavailable = cached ?? context.unavailableNetworks(for: setup.zone.lineItems)
-    let started = cached == nil ? context.starts.started(setup.plan.entries.map(\.item.network)) : nil
-    let start = state.withLock { state -> Start in
+    var retry: Cancellable?
+    let current = state.withLock { state -> LoadStart? in
+      if cancellingRetry { retry = state.retryTimer.take() }
       if let removal { return .refused(removal) }
-      if state.auction != nil { return .alreadyLoading }
-      // Cached only now: a load in flight keeps the figures of its own plan.
-      state.unavailable = (version, unavailable)
-      if let started { state.started = started }
-      if let ready = state.slot.ready, ready.expiresAt > now { return .alreadyReady(ready.info) }
-      state.loadID += 1
-      state.loadStartedAt = now
-      setups.withLock { $0.load = setup }
-      var auction = setup.planner.init(
-        plan: setup.plan, budget: setup.budget, unavailable: unavailable, now: now)
-      let actions = auction.start(now: now)
-      state.auction = auction
-      state.loadRequest = baseRequest(setup.zone)
-      return .start(state.loadID, actions)
+      guard state.unavailable.version == version, state.availabilityOf === setup else { return nil }
+      return startIfIdle(&state, setup: setup, now: now)
+    }
+    retry?.cancel()
+    let start: LoadStart
+    if let current {
+      start = current
+    } else {
+      let unavailable = context.unavailableNetworks(for: setup.zone.lineItems)
+      let started = context.starts.started(setup.plan.entries.map(\.item.network))
+      start = state.withLock { state -> LoadStart in
+        // Cached only for a load that starts now: a load in flight keeps its own plan's figures.
+        if state.auction != nil { return .alreadyLoading }
+        state.unavailable = (version, unavailable)
+        state.started = started
+        state.availabilityOf = setup
+        return startIfIdle(&state, setup: setup, now: now)
+      }
     }
     switch start {
     case .alreadyLoading:
@@ -58,10 +65,27 @@ extension ZoneController {
       context.publish(id, nil, .failed(error))
     case .alreadyReady(let info):
       context.publish(id, info.network, .ready(info))
-    case .start(let loadID, let actions):
+    case .start(let loadID, let actions, let request):
       context.publish(id, nil, .loading)
-      perform(actions, loadID: loadID, request: state.withLock { $0.loadRequest! })
+      perform(actions, loadID: loadID, request: request)
     }
+  }
+
+  /// Starts a load on `setup` (noted as the load's, which it keeps to its end) unless one is under
+  /// way or an unexpired ad is ready.
+  private func startIfIdle(_ state: inout State, setup: ZoneSetup, now: Duration) -> LoadStart {
+    if state.auction != nil { return .alreadyLoading }
+    if let ready = state.slot.ready, ready.expiresAt > now { return .alreadyReady(ready.info) }
+    state.loadID += 1
+    state.loadStartedAt = now
+    setups.withLock { $0.load = setup }
+    var auction = setup.planner.init(
+      plan: setup.plan, budget: setup.budget, unavailable: state.unavailable.networks, now: now)
+    let actions = auction.start(now: now)
+    state.auction = auction
+    let request = baseRequest(setup.zone)
+    state.loadRequest = request
+    return .start(state.loadID, actions, request)
   }
 
   /// The request every network call of one load shares: zone, reward, auction id and privacy.
@@ -280,24 +304,28 @@ extension ZoneController {
     }
   }
 
+  /// Ends load `loadID`: its open requests and timers go, and the zone has its ready ad or
+  /// counts a failure. One lock round for both.
   private func finish(_ outcome: LoadOutcome, loadID: Int) {
     let now = context.scheduler.now
-    let leftovers = state.withLock { state -> [Cancellable] in
+    /// Ends the load's requests and timers under the lock; returns the handles to cancel after it.
+    func endRequests(_ state: inout State) -> [Cancellable] {
       defer { state.inFlight.removeAll() }
       if state.attempt.take() != nil { state.timers?.load.disarm() }
       var handles = state.inFlight.handles
       if let timer = state.auctionTimer.take() { handles.append(timer) }
       return handles
     }
-    for handle in leftovers { handle.cancel() }
     switch outcome {
     case .failed(let error, let responses):
       var error = error
       error.waterfall = responses
-      let retryDelay = state.withLock { state -> Duration? in
+      let (leftovers, retryDelay) = state.withLock { state -> ([Cancellable], Duration?) in
+        let leftovers = endRequests(&state)
         state.consecutiveFailures += 1
-        return zone.autoReload ? Self.retryDelay(afterFailures: state.consecutiveFailures) : nil
+        return (leftovers, zone.autoReload ? Self.retryDelay(afterFailures: state.consecutiveFailures) : nil)
       }
+      for handle in leftovers { handle.cancel() }
       context.publish(id, nil, .failed(error))
       if let retryDelay { scheduleRetry(after: retryDelay) }
     case .filled(let entry, let loaded, let price, let precision, let responses):
@@ -305,7 +333,9 @@ extension ZoneController {
       let item = setup.plan.entries[entry].item
       var lifetime = setup.adExpiry
       if let own = loaded.lifetime { lifetime = min(lifetime, own) }
-      let (info, ready, withdrawal) = state.withLock { state -> (AdInfo, ReadyAd, AdapterWithdrawal?) in
+      let (leftovers, info, ready, withdrawal) = state.withLock {
+        state -> ([Cancellable], AdInfo, ReadyAd, AdapterWithdrawal?) in
+        let leftovers = endRequests(&state)
         let info = AdInfo(
           zoneID: id, network: item.network, placementID: item.placementId, ecpm: price,
           responses: responses,
@@ -319,7 +349,7 @@ extension ZoneController {
         // and then `expired`, as for any ad that goes away.
         if let early = state.earlyWithdrawal.take(), early.loadID == loadID, early.entry == entry {
           state.slot = .empty(.withdrawn(early.reason))
-          return (info, ready, early.reason)
+          return (leftovers, info, ready, early.reason)
         }
         // The load ran on its own plan; a configuration applied meanwhile that removed or switched
         // off its line item withdraws the ad the same way.
@@ -328,12 +358,13 @@ extension ZoneController {
         {
           let withdrawal = AdapterWithdrawal(.configurationChanged, message: reason)
           state.slot = .empty(.withdrawn(withdrawal))
-          return (info, ready, withdrawal)
+          return (leftovers, info, ready, withdrawal)
         }
         state.timers?.expiry.arm(after: lifetime)
         state.slot = .ready(ready)
-        return (info, ready, nil)
+        return (leftovers, info, ready, nil)
       }
+      for handle in leftovers { handle.cancel() }
       context.publish(id, item.network, .ready(info))
       if let withdrawal { publishWithdrawal(of: ready, reason: withdrawal) }
     }

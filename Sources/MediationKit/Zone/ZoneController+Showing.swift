@@ -80,26 +80,19 @@ extension ZoneController {
         // only adds diagnostics).
         let ended = !wasFinished && session.machine.isFinished
         state.session = session
+        state.apply(timerActionsOf: actions)
         return (session, ended)
       }
       guard let showID, let index = state.lingering.firstIndex(where: { $0.session.id == showID }) else {
         return nil
       }
       state.lingering[index].session.machine.handle(input, into: &actions)
+      state.apply(timerActionsOf: actions)
       return (state.lingering[index].session, false)
     }
     guard let (session, ended) = handled else { return }
     for action in actions {
-      switch action {
-      case .emit(let event):
-        context.publish(event, of: session.ready, zone: zone)
-      case .startGraceTimer(let duration):
-        state.withLock { $0.timers?.grace.arm(after: duration) }
-      case .cancelGraceTimer:
-        state.withLock { $0.timers?.grace.disarm() }
-      case .cancelDisplayTimer:
-        state.withLock { $0.timers?.display.disarm() }
-      }
+      if case .emit(let event) = action { context.publish(event, of: session.ready, zone: zone) }
     }
     if ended { showEnded(session) }
   }
@@ -145,6 +138,21 @@ extension ZoneController {
       return nil
     }) {
       ended.loaded.ad.discard()
+    }
+  }
+}
+
+extension ZoneController.State {
+  /// Arms and disarms the show timers `actions` ask for, in the same lock round as the input
+  /// that produced them; the events they carry are published after the lock.
+  mutating func apply(timerActionsOf actions: [ShowStateMachine.Action]) {
+    for action in actions {
+      switch action {
+      case .emit: break
+      case .startGraceTimer(let duration): timers?.grace.arm(after: duration)
+      case .cancelGraceTimer: timers?.grace.disarm()
+      case .cancelDisplayTimer: timers?.display.disarm()
+      }
     }
   }
 }

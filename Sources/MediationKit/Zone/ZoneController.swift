@@ -95,6 +95,9 @@ final class ZoneController: Sendable {
     /// The request every network call of the current load shares (``Mediator/apply(_:)`` cancels
     /// some of them and goes on with the load).
     var loadRequest: AdapterLoadRequest?
+    /// The setup `unavailable` and `started` were figured for: a configuration change makes the
+    /// next load figure them again for its plan.
+    var availabilityOf: ZoneSetup?
 
     /// Disarms the load timer if it is armed for `entry`'s attempt (an answer for an attempt that
     /// already ended leaves the current attempt's timer alone).
