@@ -67,7 +67,7 @@ extension ZoneController {
       context.publish(id, info.network, .ready(info))
     case .start(let loadID, let actions, let request):
       context.publish(id, nil, .loading)
-      perform(actions, loadID: loadID, request: request)
+      perform(actions, loadID: loadID, request: request, setup: setup)
     }
   }
 
@@ -112,11 +112,15 @@ extension ZoneController {
     perform(actions, loadID: loadID, request: request)
   }
 
-  func perform(_ actions: [LoadAction], loadID: Int, request: AdapterLoadRequest) {
+  /// Performs a planner's actions for load `loadID`, on `setup`, the load's own (read once here
+  /// when not given).
+  func perform(_ actions: [LoadAction], loadID: Int, request: AdapterLoadRequest, setup: ZoneSetup? = nil) {
+    if actions.isEmpty { return }
+    let setup = setup ?? setups.withLock { $0.load }
     for action in actions {
       switch action {
       case .requestBid(let entry):
-        requestBid(entry, item: plan.entries[entry].item, loadID: loadID, request: request)
+        requestBid(entry, setup: setup, loadID: loadID, request: request)
       case .startAuctionTimer(let duration):
         let timer = context.scheduler.schedule(after: duration) { [self] in
           withAuction(loadID, request: request) { auction, now in auction.auctionTimedOut(now: now) }
@@ -127,8 +131,7 @@ extension ZoneController {
         }
         handles.forEach { $0.cancel() }
       case .load(let entry, let bid, let timeout):
-        startLoad(
-          entry, item: plan.entries[entry].item, bid: bid, timeout: timeout, loadID: loadID, request: request)
+        startLoad(entry, setup: setup, bid: bid, timeout: timeout, loadID: loadID, request: request)
       case .cancel(let entry):
         state.withLock { state in
           state.stopLoadTimer(entry: entry)
@@ -146,11 +149,12 @@ extension ZoneController {
   /// A network request that may have to wait for its network's start.
   private enum RequestKind { case bid, load }
 
-  private func requestBid(_ entry: Int, item: LineItem, loadID: Int, request: AdapterLoadRequest) {
-    guard adapters[entry] != nil else { return }
+  private func requestBid(_ entry: Int, setup: ZoneSetup, loadID: Int, request: AdapterLoadRequest) {
+    guard let adapter = setup.adapters[entry] else { return }
+    let item = setup.plan.entries[entry].item
     let request = request.for(item)
-    if admitted(.bid, entry: entry, loadID: loadID, request: request) {
-      sendBid(entry, loadID: loadID, request: request)
+    if admitted(.bid, entry: entry, network: item.network, loadID: loadID, request: request) {
+      sendBid(entry, adapter: adapter, loadID: loadID, request: request)
     }
   }
 
@@ -158,9 +162,11 @@ extension ZoneController {
   /// start has not completed: while the start is under way the request waits (its timeout keeps
   /// running, so the wait counts against it) and is sent or skipped when the start ends; when the
   /// network did not start, the auction is told at once and moves on.
-  private func admitted(_ kind: RequestKind, entry: Int, loadID: Int, request: AdapterLoadRequest) -> Bool {
+  private func admitted(
+    _ kind: RequestKind, entry: Int, network: NetworkID, loadID: Int, request: AdapterLoadRequest
+  ) -> Bool {
     if state.withLock({ $0.started.indices.contains(entry) && $0.started[entry] }) { return true }
-    let admission = context.starts.admit(plan.entries[entry].item.network) {
+    let admission = context.starts.admit(network) {
       { [weak self] refusal in
         self?.startEnded(refusal, kind, entry: entry, loadID: loadID, request: request)
       }
@@ -206,14 +212,14 @@ extension ZoneController {
       }
       return
     }
+    guard let adapter = setups.withLock({ $0.load }).adapters[entry] else { return }
     switch kind {
-    case .bid: sendBid(entry, loadID: loadID, request: request)
-    case .load: sendLoad(entry, loadID: loadID, request: request)
+    case .bid: sendBid(entry, adapter: adapter, loadID: loadID, request: request)
+    case .load: sendLoad(entry, adapter: adapter, loadID: loadID, request: request)
     }
   }
 
-  private func sendBid(_ entry: Int, loadID: Int, request: AdapterLoadRequest) {
-    guard let adapter = adapters[entry] else { return }
+  private func sendBid(_ entry: Int, adapter: any RewardedAdapter, loadID: Int, request: AdapterLoadRequest) {
     let scheduler = context.scheduler
     let handle = adapter.bid(request) { [weak self] result in
       guard let self else { return }
@@ -228,22 +234,23 @@ extension ZoneController {
   }
 
   private func startLoad(
-    _ entry: Int, item: LineItem, bid: AdapterBid?, timeout: Duration, loadID: Int,
+    _ entry: Int, setup: ZoneSetup, bid: AdapterBid?, timeout: Duration, loadID: Int,
     request: AdapterLoadRequest
   ) {
-    guard adapters[entry] != nil else { return }
+    guard let adapter = setup.adapters[entry] else { return }
+    let item = setup.plan.entries[entry].item
     let request = request.for(item, bid: bid, withdrawals: withdrawalSink(loadID: loadID, entry: entry))
     state.withLock { state in
       state.attempt = LoadAttempt(loadID: loadID, entry: entry, request: request)
       state.timers?.load.arm(after: timeout)
     }
-    if admitted(.load, entry: entry, loadID: loadID, request: request) {
-      sendLoad(entry, loadID: loadID, request: request)
+    if admitted(.load, entry: entry, network: item.network, loadID: loadID, request: request) {
+      sendLoad(entry, adapter: adapter, loadID: loadID, request: request)
     }
   }
 
-  private func sendLoad(_ entry: Int, loadID: Int, request: AdapterLoadRequest) {
-    guard let adapter = adapters[entry] else { return }
+  private func sendLoad(_ entry: Int, adapter: any RewardedAdapter, loadID: Int, request: AdapterLoadRequest)
+  {
     let scheduler = context.scheduler
     let handle = adapter.load(request) { [weak self] result in
       guard let self else { return }
@@ -323,7 +330,7 @@ extension ZoneController {
       let (leftovers, retryDelay) = state.withLock { state -> ([Cancellable], Duration?) in
         let leftovers = endRequests(&state)
         state.consecutiveFailures += 1
-        return (leftovers, zone.autoReload ? Self.retryDelay(afterFailures: state.consecutiveFailures) : nil)
+        return (leftovers, autoReload ? Self.retryDelay(afterFailures: state.consecutiveFailures) : nil)
       }
       for handle in leftovers { handle.cancel() }
       context.publish(id, nil, .failed(error))

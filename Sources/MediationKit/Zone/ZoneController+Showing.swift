@@ -45,7 +45,7 @@ extension ZoneController {
       state.lastShowID += 1
       state.session = ShowSession(
         id: state.lastShowID, ready: ready,
-        machine: ShowStateMachine(graceWindow: setup.rewardGrace, revenue: ready.revenue))
+        machine: ShowStateMachine(graceWindow: setup.rewardGrace, revenue: ready.revenue), setup: setup)
       state.timers?.display.arm(after: context.options.displayTimeout)
       state.timers?.showDuration.arm(after: context.options.maxShowDuration)
       return (ready, state.lastShowID)
@@ -92,7 +92,9 @@ extension ZoneController {
     }
     guard let (session, ended) = handled else { return }
     for action in actions {
-      if case .emit(let event) = action { context.publish(event, of: session.ready, zone: zone) }
+      if case .emit(let event) = action {
+        context.publish(event, of: session.ready, zone: session.setup.zone)
+      }
     }
     if ended { showEnded(session) }
   }
@@ -117,7 +119,7 @@ extension ZoneController {
       if state.lingering.count == 1 { timers.linger.arm(after: window) }
     }
     context.fullScreen.release(id)
-    if zone.autoReload { beginLoad() }
+    if autoReload { beginLoad() }
   }
 
   /// Discards the ads of the ended shows whose late-signal window is over and forgets them;

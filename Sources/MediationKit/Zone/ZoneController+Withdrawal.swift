@@ -53,7 +53,7 @@ extension ZoneController {
         : "the network withdrew the ready ad (\(reason)); discarded")
     context.publish(id, network, .diagnostic(note))
     context.publish(id, network, .expired)
-    guard zone.autoReload else { return }
+    guard autoReload else { return }
     let withdrawals = state.withLock { state in
       state.consecutiveWithdrawals += 1
       return state.consecutiveWithdrawals
@@ -79,7 +79,7 @@ extension ZoneController {
     guard let expired else { return }
     expired.loaded.ad.discard()
     context.publish(id, expired.info.network, .expired)
-    if zone.autoReload { beginLoad() }
+    if autoReload { beginLoad() }
   }
 }
 

@@ -127,13 +127,8 @@ final class ZoneController: Sendable {
   /// Where this zone's loads' withdrawal sinks deliver (one object per zone, not a closure per load).
   let withdrawals = ZoneWithdrawals()
 
-  /// The zone's current configuration.
-  var zone: ZoneConfig { setups.withLock { $0.current.zone } }
-  /// The plan of the load in flight (or the last one).
-  var plan: LoadPlan { setups.withLock { $0.load.plan } }
-  /// Each entry of ``plan``: its adapter, and whether its network reports impression revenue.
-  var adapters: [(any RewardedAdapter)?] { setups.withLock { $0.load.adapters } }
-  var reportsRevenue: [Bool] { setups.withLock { $0.load.reportsRevenue } }
+  /// Whether the zone's current configuration reloads on its own (read without copying it).
+  var autoReload: Bool { setups.withLock { $0.current.zone.autoReload } }
 
   init(zone: ZoneConfig, in config: MediationConfig, context: EngineContext) {
     self.id = zone.id
