@@ -150,13 +150,17 @@ struct LiveConfigurationTests {
     harness.settle()
     try ad.show(from: HeadlessPresenter())
     harness.scheduler.advance(by: .seconds(10))
-    // Mid-show: the line item goes, the zone's settings change, then the network goes off.
-    try harness.mediator.apply(liveConfig(zone([item("a", "a2", ecpm: 5)], grace: 1), version: "v2"))
+    // Mid-show: the line item goes, the zone's settings (its reward too) change, then the network
+    // goes off.
+    var changed = zone([item("a", "a2", ecpm: 5)], grace: 1)
+    changed.reward.amount = 500
+    try harness.mediator.apply(liveConfig(changed, version: "v2"))
     try harness.mediator.apply(
       liveConfig(zone([item("a", "a2", ecpm: 5)], grace: 1), version: "v3", disabled: ["a"]))
     harness.settle()
     #expect(harness.names() == ["loading", "ready", "shown", "revenue_paid", "rewarded", "closed"])
     #expect(harness.rewards().count == 1)
+    #expect(harness.rewards().first?.amount == 100, "the reward in force when the show started")
     #expect(try ledger.pending().map(\.reward.transactionID) == harness.rewards().map(\.transactionID))
     try harness.recorder.verifyContract()
   }
