@@ -156,7 +156,7 @@ struct LiveConfigurationTests {
     changed.reward.amount = 500
     try harness.mediator.apply(liveConfig(changed, version: "v2"))
     try harness.mediator.apply(
-      liveConfig(zone([item("a", "a2", ecpm: 5)], grace: 1), version: "v3", disabled: ["a"]))
+      liveConfig(changed, version: "v3", disabled: ["a"]))
     harness.settle()
     #expect(harness.names() == ["loading", "ready", "shown", "revenue_paid", "rewarded", "closed"])
     #expect(harness.rewards().count == 1)
