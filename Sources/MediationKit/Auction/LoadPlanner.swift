@@ -41,7 +41,7 @@ protocol LoadPlanner: Sendable {
   /// `not_started` and the load goes on at once.
   mutating func notStarted(entry: Int, reason: String, now: Duration) -> [LoadAction]
   /// `entry`'s network was switched off or unregistered while its bid or load was out (the zone
-  /// has cancelled it): it ends ``NetworkResponse/State/disabled`` for `reason` and the load goes
+  /// has cancelled it): it ends ``AdInfo/NetworkResponse/State/disabled`` for `reason` and the load goes
   /// on at once.
   mutating func switchedOff(entry: Int, reason: String, now: Duration) -> [LoadAction]
 }
@@ -104,7 +104,7 @@ struct LoadPlan: Sendable {
     let timeout: Duration
     /// Set when the configuration's kill switch turned the line item off (its network in
     /// ``MediationConfig/disabledNetworks``, or ``LineItem/disabled``): never asked, it ends
-    /// ``NetworkResponse/State/disabled`` with the reason.
+    /// ``AdInfo/NetworkResponse/State/disabled`` with the reason.
     var switchedOff: Unavailable?
 
     init(item: LineItem, configIndex: Int, isBidder: Bool) {
@@ -117,8 +117,8 @@ struct LoadPlan: Sendable {
 
   /// Why a network cannot be asked, and the fate its line items get.
   struct Unavailable: Sendable {
-    /// ``NetworkResponse/State/skipped`` (not registered), ``NetworkResponse/State/notStarted``
-    /// or ``NetworkResponse/State/disabled``.
+    /// ``AdInfo/NetworkResponse/State/skipped`` (not registered), ``AdInfo/NetworkResponse/State/notStarted``
+    /// or ``AdInfo/NetworkResponse/State/disabled``.
     let fate: NetworkResponse.State
     let reason: String
   }

@@ -238,7 +238,7 @@ final class EngineContext: Sendable {
     }
   }
 
-  /// Publishes a ``Diagnostic/Kind/configurationApplied`` diagnostic for `zoneID`, on the
+  /// Publishes a ``RewardedAdEvent/Diagnostic/Kind/configurationApplied`` diagnostic for `zoneID`, on the
   /// executor (a configuration may change on any thread).
   func announce(_ zoneID: String, _ change: String) {
     let note = Diagnostic(.configurationApplied, change)

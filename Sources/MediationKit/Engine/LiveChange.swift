@@ -1,6 +1,6 @@
 /// What a new configuration changes on a running mediator, zone by zone: the zones it removes, and
 /// for each zone it keeps or adds, a one-line summary of what changed (`nil` when nothing did),
-/// for the ``Diagnostic/Kind/configurationApplied`` diagnostic. A pure value.
+/// for the ``RewardedAdEvent/Diagnostic/Kind/configurationApplied`` diagnostic. A pure value.
 ///
 /// A line item is known by its network and placement id: one with the same two in both
 /// configurations is the same line item (kept, changed, switched off or on), others are added or

@@ -38,7 +38,7 @@ public final class Mediator: Sendable {
   ///   - config: The zones. Line items whose network is not in `registry` are skipped (and say so
   ///     in ``AdInfo/responses``), so a registry subset runs any configuration. Line items switched
   ///     off by the configuration (``MediationConfig/disabledNetworks``, ``LineItem/disabled``) are
-  ///     never asked and end ``NetworkResponse/State/disabled``.
+  ///     never asked and end ``AdInfo/NetworkResponse/State/disabled``.
   ///   - registry: The adapters to use; each is made once for this mediator. The mediator follows
   ///     the registry's later changes (``AdapterRegistry/register(_:)``,
   ///     ``AdapterRegistry/unregister(_:)``).
@@ -125,10 +125,10 @@ public final class Mediator: Sendable {
   ///   new one. Each zone switches in one step.
   /// - A ready ad stays showable unless its line item is gone from its zone or switched off
   ///   (``LineItem/disabled``, ``MediationConfig/disabledNetworks``): then it is withdrawn — an
-  ///   ``Diagnostic/Kind/adWithdrawn`` diagnostic saying why, then `expired` — and, with
+  ///   ``RewardedAdEvent/Diagnostic/Kind/adWithdrawn`` diagnostic saying why, then `expired` — and, with
   ///   auto-reload, loaded again as after any withdrawal.
   /// - Requests already sent to a network now switched off are cancelled; its line items end
-  ///   ``NetworkResponse/State/disabled`` with the reason.
+  ///   ``AdInfo/NetworkResponse/State/disabled`` with the reason.
   /// - A zone the new configuration adds gets handles as usual. A zone it removes has its ready ad
   ///   withdrawn and its load cancelled; its handles' loads fail with ``MediationError/Code/unknownZone``
   ///   naming the zone and shows throw it, until a configuration brings the zone back.
@@ -136,7 +136,7 @@ public final class Mediator: Sendable {
   ///   ledger as usual.
   ///
   /// Every zone whose plan changed (and every removed zone) gets a
-  /// ``Diagnostic/Kind/configurationApplied`` diagnostic naming the configuration's
+  /// ``RewardedAdEvent/Diagnostic/Kind/configurationApplied`` diagnostic naming the configuration's
   /// ``MediationConfig/version`` and what changed. Safe to call from any thread; the work is a
   /// swap per zone, and the events are published on the scheduler's executor.
   ///

@@ -81,7 +81,7 @@ public final class AdapterRegistry: Sendable {
 
   /// Removes a network. Every running mediator made from this registry cancels its loads and
   /// bids, withdraws its ready ads (`expired`, after an `ad_withdrawn` diagnostic naming the
-  /// change) and skips its line items from then on (``NetworkResponse/State/disabled``); a show
+  /// change) and skips its line items from then on (``AdInfo/NetworkResponse/State/disabled``); a show
   /// already on screen finishes, reward included. Registering it again brings it back, started
   /// afresh.
   /// - Throws: ``MediationError`` `unknownNetwork`, naming the registered ids.

@@ -6,8 +6,8 @@ extension ZoneController {
   /// load in flight keeps its own. A ready ad whose line item is gone or switched off, or whose
   /// network is unregistered, is withdrawn (and, with auto-reload, loaded again); requests in
   /// flight to a network switched off or unregistered, or for a line item switched off, are
-  /// cancelled and end ``NetworkResponse/State/disabled``. A retired zone comes back. `change`,
-  /// when given, is published as a ``Diagnostic/Kind/configurationApplied`` diagnostic first.
+  /// cancelled and end ``AdInfo/NetworkResponse/State/disabled``. A retired zone comes back. `change`,
+  /// when given, is published as a ``RewardedAdEvent/Diagnostic/Kind/configurationApplied`` diagnostic first.
   func reconfigure(_ zone: ZoneConfig, in config: MediationConfig, change: String?) {
     let setup = ZoneSetup(zone: zone, in: config, adapters: context.adapters)
     let old = setups.withLock { setups -> ZoneSetup in
