@@ -11,6 +11,7 @@ let package = Package(
     .library(name: "MediationKit", targets: ["MediationKit"]),
     .library(name: "MediationKitUI", targets: ["MediationKitUI"]),
     .library(name: "MediationKitTesting", targets: ["MediationKitTesting"]),
+    .library(name: "MediationKitSimulation", targets: ["MediationKitSimulation"]),
     .library(name: "EmpowerSim", targets: ["EmpowerSim"]),
     .library(name: "MaxSim", targets: ["MaxSim"]),
     .library(name: "GoogleSim", targets: ["GoogleSim"]),
@@ -29,13 +30,22 @@ let package = Package(
     // the stand-ins in Examples/iOSConsumer).
     .target(name: "MediationKitUI", dependencies: ["MediationKit"]),
     .target(name: "MediationKitTesting", dependencies: ["MediationKit"]),
-    .target(name: "EmpowerSim", dependencies: ["MediationKit"], path: "Sources/Adapters/EmpowerSim"),
+    // What simulated networks and the simulator need and an app never does: the oracle's quotes
+    // and the simulated servers' callback sender.
+    .target(name: "MediationKitSimulation", dependencies: ["MediationKit"]),
     .target(
-      name: "MaxSim", dependencies: ["MediationKit", "RewardCallbacks"], path: "Sources/Adapters/MaxSim"),
+      name: "EmpowerSim", dependencies: ["MediationKit", "MediationKitSimulation"],
+      path: "Sources/Adapters/EmpowerSim"),
     .target(
-      name: "GoogleSim", dependencies: ["MediationKit", "RewardCallbacks", "RewardCrypto"],
+      name: "MaxSim", dependencies: ["MediationKit", "MediationKitSimulation", "RewardCallbacks"],
+      path: "Sources/Adapters/MaxSim"),
+    .target(
+      name: "GoogleSim",
+      dependencies: ["MediationKit", "MediationKitSimulation", "RewardCallbacks", "RewardCrypto"],
       path: "Sources/Adapters/GoogleSim"),
-    .target(name: "S2SDelivery", dependencies: ["MediationKit"], path: "Sources/Adapters/S2SDelivery"),
+    .target(
+      name: "S2SDelivery", dependencies: ["MediationKit", "MediationKitSimulation"],
+      path: "Sources/Adapters/S2SDelivery"),
     .systemLibrary(
       name: "CSQLite3", path: "Sources/CSystemLibraries/CSQLite3", pkgConfig: "sqlite3",
       providers: [.apt(["libsqlite3-dev"])]),
@@ -65,21 +75,32 @@ let package = Package(
       name: "MediateCLI",
       dependencies: [
         "MediationKit", "EmpowerSim", "MaxSim", "GoogleSim", "RewardLedgerSQLite", "RewardCallbacks",
-        "S2SDelivery", "ReplayGuardSQLite", "ReplayGuardPostgres", "RewardCrypto",
+        "S2SDelivery", "ReplayGuardSQLite", "ReplayGuardPostgres", "RewardCrypto", "MediationKitSimulation",
       ]),
     .executableTarget(name: "mediate", dependencies: ["MediateCLI"]),
     .testTarget(name: "MediationKitTests", dependencies: ["MediationKit", "MediationKitTesting"]),
     .testTarget(
-      name: "EmpowerSimTests", dependencies: ["EmpowerSim", "MediationKit", "MediationKitTesting"]),
+      name: "MediationKitSimulationTests",
+      dependencies: ["MediationKitSimulation", "MediationKit", "MediationKitTesting"]),
     .testTarget(
-      name: "MaxSimTests", dependencies: ["MaxSim", "MediationKit", "MediationKitTesting", "RewardCallbacks"]),
+      name: "EmpowerSimTests",
+      dependencies: ["EmpowerSim", "MediationKit", "MediationKitTesting", "MediationKitSimulation"]),
+    .testTarget(
+      name: "MaxSimTests",
+      dependencies: [
+        "MaxSim", "MediationKit", "MediationKitTesting", "RewardCallbacks", "MediationKitSimulation",
+      ]),
     .testTarget(
       name: "GoogleSimTests",
-      dependencies: ["GoogleSim", "MediationKit", "MediationKitTesting", "RewardCallbacks", "RewardCrypto"]),
+      dependencies: [
+        "GoogleSim", "MediationKit", "MediationKitTesting", "RewardCallbacks", "RewardCrypto",
+        "MediationKitSimulation",
+      ]),
     .testTarget(
       name: "S2SDeliveryTests",
       dependencies: [
         "S2SDelivery", "MediationKit", "MediationKitTesting", "MaxSim", "GoogleSim", "RewardCallbacks",
+        "MediationKitSimulation",
       ]),
     .testTarget(
       name: "RewardLedgerSQLiteTests",
@@ -99,6 +120,7 @@ let package = Package(
       dependencies: [
         "MediateCLI", "MediationKit", "MediationKitTesting", "RewardLedgerSQLite", "RewardCallbacks",
         "RewardCrypto", "S2SDelivery", "SQLiteSupport", "ReplayGuardSQLite", "ReplayGuardPostgres",
+        "MediationKitSimulation",
       ]),
     .testTarget(name: "RewardCryptoTests", dependencies: ["RewardCrypto"]),
     .testTarget(

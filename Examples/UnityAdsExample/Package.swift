@@ -19,13 +19,18 @@ let package = Package(
   targets: [
     .target(
       name: "UnitySim",
-      dependencies: [.product(name: "MediationKit", package: "MediationKit")]),
+      dependencies: [
+        .product(name: "MediationKit", package: "MediationKit"),
+        // `SimulatedNetwork`: the simulator's oracle asks the adapter what a load would answer.
+        .product(name: "MediationKitSimulation", package: "MediationKit"),
+      ]),
     .executableTarget(
       name: "mediate-unity",
       dependencies: [
         "UnitySim",
         .product(name: "MediateCLI", package: "MediationKit"),
         .product(name: "MediationKit", package: "MediationKit"),
+        .product(name: "MediationKitSimulation", package: "MediationKit"),
       ]),
     .testTarget(
       name: "UnitySimTests",

@@ -7,7 +7,8 @@ import PackageDescription
 // UIKit and SwiftUI modules that declare what the samples and MediationKitUI use, with the iOS
 // SDK's isolation.
 //
-// MediationKit, MediationKitUI and EmpowerSim are the root package's own source folders, by path
+// MediationKit, MediationKitUI, EmpowerSim and MediationKitSimulation (which the simulated
+// EmpowerSim uses for the simulator's oracle) are the root package's own source folders, by path
 // (symbolic links under Sources/): MediationKitUI compiles only where `UIKit` can be imported, so
 // it has to be built here, next to the stand-ins, and SwiftPM does not allow a second target of
 // that name in a graph that also holds the root package.
@@ -18,7 +19,8 @@ let package = Package(
     .target(name: "UIKit", path: "StandIns/UIKit"),
     .target(name: "SwiftUI", path: "StandIns/SwiftUI"),
     .target(name: "MediationKit"),
-    .target(name: "EmpowerSim", dependencies: ["MediationKit"]),
+    .target(name: "MediationKitSimulation", dependencies: ["MediationKit"]),
+    .target(name: "EmpowerSim", dependencies: ["MediationKit", "MediationKitSimulation"]),
     .target(name: "MediationKitUI", dependencies: ["UIKit", "SwiftUI", "MediationKit"]),
     .target(
       name: "AppSamples",

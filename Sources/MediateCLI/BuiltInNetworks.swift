@@ -2,6 +2,7 @@ import EmpowerSim
 import GoogleSim
 import MaxSim
 import MediationKit
+import MediationKitSimulation
 
 /// The networks `mediate` ships with: the simulated Empower, AppLovin MAX and Google AdMob.
 public enum BuiltInNetworks {
@@ -9,10 +10,14 @@ public enum BuiltInNetworks {
   public static var allIDs: [NetworkID] { registry().networkIDs }
 
   /// A new registry holding every built-in network with its default behaviour profile.
-  public static func registry() -> AdapterRegistry {
+  ///
+  /// - Parameter serverCallbacks: Where the simulated MAX and Google servers send their
+  ///   server-to-server reward callbacks; `nil` (the default) only records them.
+  public static func registry(serverCallbacks: (any ServerCallbackSender)? = nil) -> AdapterRegistry {
     let registry = AdapterRegistry()
     for registration in [
-      EmpowerNetwork.registration(), MaxNetwork.registration(), GoogleNetwork.registration(),
+      EmpowerNetwork.registration(), MaxNetwork.registration(serverCallbacks: serverCallbacks),
+      GoogleNetwork.registration(serverCallbacks: serverCallbacks),
     ] {
       do {
         try registry.register(registration)

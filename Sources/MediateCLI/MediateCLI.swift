@@ -1,5 +1,6 @@
 import Foundation
 import MediationKit
+import MediationKitSimulation
 
 /// Where the CLI writes: standard output, standard error, and whether they are terminals.
 public struct CLIOutput: Sendable {
@@ -33,15 +34,36 @@ public enum MediateCLI {
   /// The version `mediate --version` prints.
   public static let version = "0.1.0"
 
-  /// Runs `mediate` with `arguments` (without the program name) and returns the exit code.
+  /// Runs `mediate` with `arguments` (without the program name) over the adapters in `registry`
+  /// and returns the exit code. Simulated servers made by `registry` send their server-to-server
+  /// callbacks where its registrations say (nowhere, by default); for `mediate run` to send them,
+  /// pass a registry factory with ``run(_:networks:output:programName:)``.
   ///
   /// - Parameters:
   ///   - arguments: The command-line arguments.
-  ///   - registry: The adapters available (``BuiltInNetworks/registry()`` in the real tool).
+  ///   - registry: The adapters available.
   ///   - output: Where to write.
   ///   - programName: The name usage lines and `--version` print (for tools built on this one).
   public static func run(
     _ arguments: [String], registry: AdapterRegistry, output: CLIOutput, programName: String = "mediate"
+  ) -> Int32 {
+    run(arguments, networks: { _ in registry }, output: output, programName: programName)
+  }
+
+  /// Runs `mediate` with `arguments` (without the program name) and returns the exit code.
+  ///
+  /// - Parameters:
+  ///   - arguments: The command-line arguments.
+  ///   - networks: Makes the adapters available, their simulated servers sending server-to-server
+  ///     callbacks to the given sender (``BuiltInNetworks/registry(serverCallbacks:)`` in the real
+  ///     tool). `mediate run` passes its HTTP dispatcher when the zone has callbacks; everything
+  ///     else passes `nil`.
+  ///   - output: Where to write.
+  ///   - programName: The name usage lines and `--version` print (for tools built on this one).
+  public static func run(
+    _ arguments: [String],
+    networks: @escaping (_ serverCallbacks: (any ServerCallbackSender)?) -> AdapterRegistry,
+    output: CLIOutput, programName: String = "mediate"
   ) -> Int32 {
     func named(_ text: String) -> String {
       programName == "mediate" ? text : text.replacingOccurrences(of: "mediate", with: programName)
@@ -57,7 +79,7 @@ public enum MediateCLI {
         output.out(named("mediate \(version)"))
         return ExitCode.success
       }
-      let context = CommandContext(arguments: parsed, registry: registry, output: output)
+      let context = CommandContext(arguments: parsed, networks: networks, output: output)
       switch parsed.command {
       case .run: return try RunCommand(context).run()
       case .networks: return try NetworksCommand(context).run()
@@ -104,8 +126,22 @@ public enum MediateCLI {
 /// What every command gets.
 struct CommandContext {
   let arguments: Arguments
+  /// The adapters available, their simulated servers sending no callbacks.
   let registry: AdapterRegistry
+  /// Makes the adapters available with their simulated servers sending callbacks to a sender.
+  let networks: (_ serverCallbacks: (any ServerCallbackSender)?) -> AdapterRegistry
   let output: CLIOutput
+
+  init(
+    arguments: Arguments,
+    networks: @escaping (_ serverCallbacks: (any ServerCallbackSender)?) -> AdapterRegistry,
+    output: CLIOutput
+  ) {
+    self.arguments = arguments
+    self.registry = networks(nil)
+    self.networks = networks
+    self.output = output
+  }
 
   var json: Bool { arguments.has(.json) }
 

@@ -3,4 +3,5 @@ import MediateCLI
 
 exit(
   MediateCLI.run(
-    Array(CommandLine.arguments.dropFirst()), registry: BuiltInNetworks.registry(), output: .standard))
+    Array(CommandLine.arguments.dropFirst()), networks: BuiltInNetworks.registry(serverCallbacks:),
+    output: .standard))

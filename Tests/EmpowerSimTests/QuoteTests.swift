@@ -1,4 +1,5 @@
 import MediationKit
+import MediationKitSimulation
 import Testing
 
 @testable import EmpowerSim

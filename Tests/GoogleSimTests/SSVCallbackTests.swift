@@ -1,6 +1,7 @@
 import Foundation
 import GoogleSim
 import MediationKit
+import MediationKitSimulation
 import MediationKitTesting
 import RewardCallbacks
 import RewardCrypto
@@ -179,10 +180,10 @@ struct SSVCallbackTests {
   @Test func theAdapterPassesTheLineItemsURLAndTheUserID() throws {
     let scheduler = VirtualScheduler()
     let sender = SentCallbacks()
-    let environment = AdapterEnvironment(
-      scheduler: scheduler, random: SeededRandom(seed: 5), wallClockMilliseconds: { 99 },
-      serverCallbacks: sender)
-    let adapter = GoogleNetwork.registration(profile: .wellBehaved).makeAdapter(environment) as! GoogleAdapter
+    let environment = AdapterEnvironment(scheduler: scheduler, random: SeededRandom(seed: 5))
+    let registration = GoogleNetwork.registration(
+      profile: .wellBehaved, wallClockMilliseconds: { 99 }, serverCallbacks: sender)
+    let adapter = registration.makeAdapter(environment) as! GoogleAdapter
     var request = AdapterLoadRequest(
       zoneID: "zone", placementID: "ca-app-pub-test/1", ecpm: 12,
       reward: NetworkReward(type: "gems", amount: 5))

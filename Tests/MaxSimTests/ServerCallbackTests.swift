@@ -1,6 +1,7 @@
 import Foundation
 import MaxSim
 import MediationKit
+import MediationKitSimulation
 import MediationKitTesting
 import RewardCallbacks
 import Testing
@@ -195,10 +196,10 @@ struct MaxServerCallbackTests {
   @Test func theAdapterPassesTheLineItemsCallbackAndTheUserID() throws {
     let scheduler = VirtualScheduler()
     let sender = SentCallbacks()
-    let environment = AdapterEnvironment(
-      scheduler: scheduler, random: SeededRandom(seed: 5), wallClockMilliseconds: { 1_234 },
-      serverCallbacks: sender)
-    let adapter = MaxNetwork.registration(profile: .wellBehaved).makeAdapter(environment) as! MaxAdapter
+    let environment = AdapterEnvironment(scheduler: scheduler, random: SeededRandom(seed: 5))
+    let registration = MaxNetwork.registration(
+      profile: .wellBehaved, wallClockMilliseconds: { 1_234 }, serverCallbacks: sender)
+    let adapter = registration.makeAdapter(environment) as! MaxAdapter
     var request = loadRequest(Self.adUnitID, auctionID: 1)
     request.serverCallback = ServerCallbackConfig(url: Self.template, eventKey: Self.eventKey)
     let loaded = Locked<AdapterLoadedAd?>(nil)

@@ -1,6 +1,7 @@
 import Foundation
 import MediateCLI
 import MediationKit
+import MediationKitSimulation
 import MediationKitTesting
 import Synchronization
 import Testing
@@ -26,8 +27,15 @@ final class Captured: Sendable {
 func mediate(_ arguments: [String], registry: AdapterRegistry = scriptedRegistry()) -> (
   code: Int32, out: [String], err: [String]
 ) {
+  mediate(arguments, networks: { _ in registry })
+}
+
+/// Runs `mediate` in-process over the registries `networks` makes for a callback sender.
+func mediate(
+  _ arguments: [String], networks: @escaping ((any ServerCallbackSender)?) -> AdapterRegistry
+) -> (code: Int32, out: [String], err: [String]) {
   let captured = Captured()
-  let code = MediateCLI.run(arguments, registry: registry, output: captured.output)
+  let code = MediateCLI.run(arguments, networks: networks, output: captured.output)
   return (code, captured.out, captured.err)
 }
 

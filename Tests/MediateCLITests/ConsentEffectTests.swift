@@ -1,5 +1,6 @@
 import MediateCLI
 import MediationKit
+import MediationKitSimulation
 import MediationKitTesting
 import Testing
 

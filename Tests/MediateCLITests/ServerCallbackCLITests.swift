@@ -43,7 +43,7 @@ struct ServerCallbackCLITests {
   }
 
   static func run(_ arguments: [String]) -> (code: Int32, out: [String], err: [String]) {
-    mediate(arguments, registry: BuiltInNetworks.registry())
+    mediate(arguments, networks: BuiltInNetworks.registry(serverCallbacks:))
   }
 
   @Test func aMaxCycleSendsItsCallbackAndReportsIt() throws {

@@ -207,38 +207,3 @@ struct UserIDTests {
     #expect(MediationError.Code.invalidUserID.resolution.contains("8192"))
   }
 }
-
-@Suite("Adapter environment")
-struct AdapterEnvironmentTests {
-  final class Sink: ServerCallbackSender {
-    let sent = Locked<[ServerCallbackRequest]>([])
-    func send(_ callback: ServerCallbackRequest) { sent.withLock { $0.append(callback) } }
-  }
-
-  @Test func carriesTheWallClockAndTheCallbackSender() throws {
-    let sink = Sink()
-    let seen = Locked<AdapterEnvironment?>(nil)
-    let scheduler = VirtualScheduler()
-    let network = ScriptedAdapter(id: "a", scheduler: scheduler, loads: [:])
-    let registry = try AdapterRegistry([
-      AdapterRegistration(info: network.info) { environment in
-        seen.set(environment)
-        return network
-      }
-    ])
-    _ = try Mediator(
-      config: MediationConfig(zones: [zone([item("a", "a1", ecpm: 1)])]), registry: registry,
-      scheduler: scheduler,
-      options: MediatorOptions(wallClockMilliseconds: { 1_700_000_000_123 }, serverCallbacks: sink))
-    let environment = try #require(seen.get())
-    #expect(environment.wallClockMilliseconds() == 1_700_000_000_123)
-    environment.serverCallbacks?.send(ServerCallbackRequest(network: "a", url: "https://a.example/"))
-    #expect(sink.sent.get() == [ServerCallbackRequest(network: "a", url: "https://a.example/")])
-  }
-
-  @Test func sendsNothingByDefault() {
-    #expect(MediatorOptions().serverCallbacks == nil)
-    #expect(
-      AdapterEnvironment(scheduler: VirtualScheduler(), random: SeededRandom(seed: 1)).serverCallbacks == nil)
-  }
-}

@@ -1,5 +1,6 @@
 import Foundation
 import MediationKit
+import MediationKitSimulation
 import S2SDelivery
 import Synchronization
 import Testing

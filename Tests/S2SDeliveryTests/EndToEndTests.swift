@@ -2,6 +2,7 @@ import Foundation
 import GoogleSim
 import MaxSim
 import MediationKit
+import MediationKitSimulation
 import MediationKitTesting
 import RewardCallbacks
 import S2SDelivery
@@ -42,16 +43,20 @@ struct EndToEndTests {
             serverCallback: ServerCallbackConfig(url: "\(receiver.baseURL)/admob/ssv"))
         ], autoReload: false),
     ])
-    let registry = try AdapterRegistry([
-      MaxNetwork.registration(profile: .wellBehaved), GoogleNetwork.registration(profile: .wellBehaved),
-    ])
     let dispatcher = ServerCallbackDispatcher(client: URLSessionHTTPGetClient())
     let scheduler = VirtualScheduler()
+    let wallClock: @Sendable () -> Int64 = { 1_750_000_000_000 + Int64(scheduler.now.milliseconds) }
+    // The simulated servers' wall clock and sender come with their registrations.
+    let made = MadeAdapters()
+    let registry = try AdapterRegistry([
+      MaxNetwork.registration(
+        profile: .wellBehaved, wallClockMilliseconds: wallClock, serverCallbacks: dispatcher),
+      GoogleNetwork.registration(
+        profile: .wellBehaved, wallClockMilliseconds: wallClock, serverCallbacks: dispatcher),
+    ])
     let mediator = try Mediator(
-      config: config, registry: registry, scheduler: scheduler,
-      options: MediatorOptions(
-        seed: 11, wallClockMilliseconds: { 1_750_000_000_000 + Int64(scheduler.now.milliseconds) },
-        serverCallbacks: dispatcher))
+      config: config, registry: made.recording(registry), scheduler: scheduler,
+      options: MediatorOptions(seed: 11))
     try mediator.setUserID(Self.userID)
 
     for zoneID in ["max_zone", "google_zone"] {
@@ -86,7 +91,7 @@ struct EndToEndTests {
     #expect(maxReward.adUnit == "6d1a2b3c4d5e6f70")
 
     // Google: the publisher's server checks the signature with the simulated server's keys.
-    let google = try #require(mediator.adapter(for: GoogleNetwork.id) as? GoogleAdapter)
+    let google = try #require(made[GoogleNetwork.id] as? GoogleAdapter)
     let googleVerifier = GoogleSSVVerifier(
       keys: try VerifierKeys(json: google.mobileAds.simulatedVerifierKeysJSON()))
     let googleReward = try googleVerifier.verify(requests[1].target)

@@ -1,5 +1,6 @@
 import Foundation
 import MediationKit
+import MediationKitSimulation
 import MediationKitTesting
 import S2SDelivery
 import Testing

@@ -12,7 +12,7 @@ struct ConfigCommand {
     var (config, _) = try context.loadConfig()
     if let zoneID = context.arguments.value(.zoneFilter) {
       do {
-        config = MediationConfig(zones: [try config.zone(zoneID)])
+        config.zones = [try config.zone(zoneID)]  // keeps the version and the switched-off networks
       } catch {
         throw .usage(error.message, .config)
       }

@@ -1,5 +1,6 @@
 import Foundation
 import MediationKit
+import MediationKitSimulation
 import S2SDelivery
 
 /// `mediate [run]`: one mediated rewarded-ad cycle on virtual time — load, show as soon as ready,
@@ -97,8 +98,7 @@ struct RunCommand {
     let dispatcher =
       ServerCallbackChecks.hasCallbacks(settings.zone)
       ? ServerCallbackDispatcher(client: URLSessionHTTPGetClient()) : nil
-    let events = Self.cycle(
-      settings, registry: context.registry, ledger: ledger, serverCallbacks: dispatcher)
+    let events = Self.cycle(settings, registry: context.networks(dispatcher), ledger: ledger)
     if context.json {
       for event in events { context.output.out(TimelineFormatter.jsonLine(event)) }
     } else {
@@ -155,13 +155,12 @@ struct RunCommand {
   /// Runs the cycle on a fresh virtual clock and returns every event.
   ///
   /// - Parameters:
+  ///   - registry: The adapters, their simulated servers sending callbacks where their
+  ///     registrations say.
   ///   - ledger: Where rewards are recorded; `nil` for none.
-  ///   - serverCallbacks: Where the simulated networks' servers send their callbacks; `nil` sends
-  ///     none.
   ///   A ledger that cannot be read shows as a `ledger_read_failed` diagnostic in the events.
   static func cycle(
-    _ settings: Settings, registry: AdapterRegistry, ledger: (any RewardLedger)? = nil,
-    serverCallbacks: (any ServerCallbackSender)? = nil
+    _ settings: Settings, registry: AdapterRegistry, ledger: (any RewardLedger)? = nil
   ) -> [ZoneEvent] {
     let scheduler = VirtualScheduler()
     let mediator: Mediator
@@ -172,8 +171,7 @@ struct RunCommand {
         scheduler: scheduler,
         // Seeded ids keep the output reproducible; with a ledger, ids must be unique across runs.
         options: MediatorOptions(
-          seed: settings.seed, transactionIDs: ledger == nil ? .seeded : .systemRandom,
-          serverCallbacks: serverCallbacks),
+          seed: settings.seed, transactionIDs: ledger == nil ? .seeded : .systemRandom),
         ledger: ledger)
       ad = try mediator.rewardedAd(zone: settings.zone.id)
       try mediator.setUserID(settings.userID)

@@ -1,6 +1,7 @@
 import Foundation
 import GoogleSim
 import MediationKit
+import MediationKitSimulation
 
 /// `mediate verifier-keys --network google [--seed N]`: the simulated Google ad server's SSV
 /// verifier keys, in Google's `verifier-keys.json` format, for the seed a run used — so a
@@ -37,16 +38,16 @@ struct VerifierKeysCommand {
       id: "verifier_keys", reward: RewardConfig(type: "coins", amount: 1),
       lineItems: [LineItem(network: GoogleNetwork.id, placementId: "verifier-keys", priority: 0, ecpm: 1)],
       autoReload: false)
-    let adapter: (any RewardedAdapter)?
+    let made = MadeAdapters()
     do {
-      let mediator = try Mediator(
-        config: MediationConfig(zones: [zone]), registry: try context.registry.subset([GoogleNetwork.id]),
+      _ = try Mediator(
+        config: MediationConfig(zones: [zone]),
+        registry: made.recording(try context.registry.subset([GoogleNetwork.id])),
         scheduler: VirtualScheduler(), options: MediatorOptions(seed: seed))
-      adapter = mediator.adapter(for: GoogleNetwork.id)
     } catch {
       throw .usage(error.message, .verifierKeys)
     }
-    guard let google = adapter as? GoogleAdapter else {
+    guard let google = made[GoogleNetwork.id] as? GoogleAdapter else {
       throw .usage(
         "the 'google' adapter registered in this tool is not the simulated Google SDK; it has no keys",
         .verifierKeys)

@@ -10,16 +10,32 @@ enum ServerCallbackChecks {
   static func issues(_ config: MediationConfig) -> [ConfigIssue] {
     var issues: [ConfigIssue] = []
     for (zoneIndex, zone) in config.zones.enumerated() {
-      for (itemIndex, item) in zone.lineItems.enumerated() where item.network == MaxNetwork.id {
-        guard let callback = item.serverCallback else { continue }
-        do {
-          _ = try MaxCallbackTemplate(callback.url)
-        } catch {
-          issues.append(
-            ConfigIssue(
-              path: "zones[\(zoneIndex)].lineItems[\(itemIndex)].serverCallback.url",
-              message: "not a valid MAX callback template: \(error)"))
+      let path = "zones[\(zoneIndex)]"
+      issues += Self.issues(zone.lineItems, path: "\(path).lineItems")
+      for (experimentIndex, experiment) in zone.experiments.enumerated() {
+        for (armIndex, arm) in experiment.arms.enumerated() {
+          guard let lineItems = arm.lineItems else { continue }
+          issues += Self.issues(
+            lineItems, path: "\(path).experiments[\(experimentIndex)].arms[\(armIndex)].lineItems")
         }
+      }
+    }
+    return issues
+  }
+
+  /// The issues of a zone's or an arm's line items at `path`.
+  private static func issues(_ lineItems: [LineItem], path: String) -> [ConfigIssue] {
+    var issues: [ConfigIssue] = []
+    for (itemIndex, item) in lineItems.enumerated() where item.network == MaxNetwork.id {
+      guard let callback = item.serverCallback else { continue }
+      do {
+        _ = try MaxCallbackTemplate(callback.url)
+      } catch {
+        issues.append(
+          ConfigIssue(
+            path: "\(path)[\(itemIndex)].serverCallback.url",
+            message: "not a valid MAX callback template: \(error)"
+          ))
       }
     }
     return issues

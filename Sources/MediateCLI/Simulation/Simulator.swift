@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 @_spi(Atomics) import MediationKit
+import MediationKitSimulation
 
 /// Runs N rewarded-ad sessions on the real engine — the same ``Mediator``, adapters and simulated
 /// SDKs as a single cycle — on virtual time, and streams statistics.
@@ -75,9 +76,11 @@ struct Simulator {
     let shardSeed = shardRandom.next()
     let mediator: Mediator
     let ad: RewardedAd
+    // The adapters this shard's mediator makes, kept for the oracle's quotes.
+    let made = MadeAdapters()
     do {
       mediator = try Mediator(
-        config: MediationConfig(zones: [zone]), registry: registry, scheduler: scheduler,
+        config: MediationConfig(zones: [zone]), registry: made.recording(registry), scheduler: scheduler,
         options: MediatorOptions(seed: shardSeed, transactionIDs: .seeded))
       ad = try mediator.rewardedAd(zone: zone.id)
     } catch {
@@ -85,7 +88,7 @@ struct Simulator {
     }
     mediator.privacy = settings.privacy
     let session = SessionDriver(
-      mediator: mediator, ad: ad, zone: zone, privacy: settings.privacy, requests: requests,
+      mediator: mediator, adapters: made, ad: ad, zone: zone, privacy: settings.privacy, requests: requests,
       keepsFunnel: settings.keepsFunnel, keepsEarnings: settings.keepsLineItemEarnings)
     let subscription = mediator.observeEvents { event in session.handle(event) }
     // Let the adapters start, then run the sessions back to back.
@@ -115,7 +118,8 @@ private final class SessionDriver: Sendable {
   private let keepsEarnings: Bool
 
   init(
-    mediator: Mediator, ad: RewardedAd, zone: ZoneConfig, privacy: PrivacySettings, requests: Int,
+    mediator: Mediator, adapters: MadeAdapters, ad: RewardedAd, zone: ZoneConfig, privacy: PrivacySettings,
+    requests: Int,
     keepsFunnel: Bool, keepsEarnings: Bool
   ) {
     self.keepsFunnel = keepsFunnel
@@ -132,10 +136,10 @@ private final class SessionDriver: Sendable {
       case .hybrid: zone.lineItems
       }
     oracleNetworks = participating.compactMap { item in
-      (mediator.adapter(for: item.network) as? any SimulatedNetwork).map { (item, $0) }
+      (adapters[item.network] as? any SimulatedNetwork).map { (item, $0) }
     }
     let unquoted = participating.filter { item in
-      mediator.adapter(for: item.network).map { !($0 is any SimulatedNetwork) } ?? false
+      adapters[item.network].map { !($0 is any SimulatedNetwork) } ?? false
     }
     state.withLock { $0.stats.unquotedNetworks = Set(unquoted.map(\.network)) }
   }

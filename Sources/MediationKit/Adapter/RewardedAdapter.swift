@@ -157,7 +157,12 @@ public struct AdapterLoadRequest: Sendable {
   public var ecpm: Double
   /// The reward the zone grants, which networks with a server-side reward echo back.
   public var reward: NetworkReward
-  /// Identifies the auction (one per zone load); the same in every request of that auction.
+  /// Identifies the auction this request belongs to: one per zone load, the same in every bid
+  /// request and load of that auction, different across auctions (1, 2, 3… in the order loads
+  /// start; ``Mediator/lastAuctionID`` gives the latest). Use it to tie the load of a winning
+  /// bid to the bid (a network whose bids are valid for one auction only), to group the requests
+  /// of one auction, or to correlate the adapter's logs with the mediator's events. `0`: no
+  /// auction (a request made outside a mediator).
   public var auctionID: UInt64
   /// The user's privacy signals; every network must honour them.
   public var privacy: PrivacySettings
@@ -217,28 +222,19 @@ public struct AdapterShowRequest: Sendable {
   }
 }
 
-/// What an adapter is made with: the mediator's clock and its own seeded random stream, and for
-/// simulated networks, the wall clock and where their servers send server-to-server callbacks.
+/// What an adapter is made with: the mediator's clock and its own seeded random stream.
+///
+/// Anything else an adapter needs (an app key, a test's wall clock) it takes from the app when its
+/// registration is made, not from the mediator.
 public struct AdapterEnvironment: Sendable {
   /// The scheduler every delay in the adapter and its SDK goes through.
   public var scheduler: any Scheduler
   /// A random stream of this adapter's own, derived from the mediator's seed.
   public var random: SeededRandom
-  /// The wall clock, in milliseconds since 1970 (``MediatorOptions/wallClockMilliseconds``), for
-  /// timestamps that leave the process, such as a simulated server's callback timestamps.
-  public var wallClockMilliseconds: @Sendable () -> Int64
-  /// Where a simulated network's server sends its server-to-server reward callbacks
-  /// (``MediatorOptions/serverCallbacks``); `nil`: it only records them.
-  public var serverCallbacks: (any ServerCallbackSender)?
 
-  public init(
-    scheduler: any Scheduler, random: SeededRandom,
-    wallClockMilliseconds: @escaping @Sendable () -> Int64 = MediatorOptions.systemWallClock,
-    serverCallbacks: (any ServerCallbackSender)? = nil
-  ) {
+  /// Creates an environment; a ``Mediator`` makes one per adapter, tests make their own.
+  public init(scheduler: any Scheduler, random: SeededRandom) {
     self.scheduler = scheduler
     self.random = random
-    self.wallClockMilliseconds = wallClockMilliseconds
-    self.serverCallbacks = serverCallbacks
   }
 }

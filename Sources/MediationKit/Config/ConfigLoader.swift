@@ -115,6 +115,7 @@ public enum ConfigLoader {
       ("dictionary", "an object"), ("null", "null"),
     ]
     where text.lowercased().contains("found \(marker)") || text.lowercased().contains("but found a \(marker)")
+      || text.lowercased().contains("but found an \(marker)")
     {
       return kind
     }

@@ -31,6 +31,16 @@ public enum ConfigLimits {
   public static let maxECPM = 10_000.0
   /// Longest server callback URL (or URL template), in characters.
   public static let maxServerCallbackURLLength = 8192
+  /// Most ads a zone keeps ready (`queueDepth`).
+  public static let maxQueueDepth = 5
+  /// Highest weight of an experiment arm.
+  public static let maxArmWeight = 1_000_000
+  /// Most experiments on one zone.
+  public static let maxExperimentsPerZone = 10
+  /// Most arms in one experiment.
+  public static let maxArmsPerExperiment = 20
+  /// Longest configuration `version`, in characters.
+  public static let maxVersionLength = 256
 }
 
 extension MediationConfig {
@@ -39,6 +49,31 @@ extension MediationConfig {
   /// - Parameter knownNetworks: The network ids line items may use; `nil` skips that check.
   public func validate(knownNetworks: [NetworkID]? = nil) -> [ConfigIssue] {
     var issues: [ConfigIssue] = []
+    if let version,
+      version.trimmingCharacters(in: .whitespaces).isEmpty || version.count > ConfigLimits.maxVersionLength
+    {
+      issues.append(
+        ConfigIssue(
+          path: "version",
+          message:
+            "must be a non-empty string of at most \(ConfigLimits.maxVersionLength) characters, found "
+            + (version.count > ConfigLimits.maxVersionLength
+              ? "\(version.count) characters" : "\"\(version)\"")))
+    }
+    var seenDisabled: [NetworkID: Int] = [:]
+    for (index, network) in disabledNetworks.enumerated() {
+      let path = "disabledNetworks[\(index)]"
+      if let issue = ZoneConfig.unknownNetworkIssue(path, network, knownNetworks: knownNetworks) {
+        issues.append(issue)
+      }
+      if let first = seenDisabled[network] {
+        issues.append(
+          ConfigIssue(
+            path: path, message: "duplicate network '\(network)', first at disabledNetworks[\(first)]"))
+      } else {
+        seenDisabled[network] = index
+      }
+    }
     if zones.isEmpty {
       issues.append(ConfigIssue(path: "zones", message: "must list at least one zone, found none"))
     }
@@ -79,17 +114,6 @@ extension ZoneConfig {
         "\(path).adExpirySeconds", adExpirySeconds, 0...ConfigLimits.maxAdExpiry, lowerOpen: true),
       Self.rangeIssue("\(path).rewardGraceSeconds", rewardGraceSeconds, 0...ConfigLimits.maxRewardGrace),
     ].compactMap { $0 }
-    if lineItems.isEmpty {
-      issues.append(
-        ConfigIssue(path: "\(path).lineItems", message: "must list at least one line item, found none"))
-    } else if strategy != .waterfall && !lineItems.contains(where: \.bidding) {
-      issues.append(
-        ConfigIssue(
-          path: "\(path).lineItems",
-          message:
-            "strategy '\(strategy.rawValue)' needs at least one line item with \"bidding\": true, found none")
-      )
-    }
     // Checked for every strategy: a waterfall zone keeps the value (and may be run with another
     // strategy), so it must be usable too.
     if let issue = Self.rangeIssue(
@@ -110,14 +134,33 @@ extension ZoneConfig {
         issues.append(issue)
       }
     }
+    if queueDepth < 1 || queueDepth > ConfigLimits.maxQueueDepth {
+      issues.append(
+        ConfigIssue(
+          path: "\(path).queueDepth",
+          message: "must be an integer between 1 and \(ConfigLimits.maxQueueDepth), found \(queueDepth)"))
+    }
+    issues += experimentIssues(path: path, knownNetworks: knownNetworks)
+    issues += Self.lineItemIssues(
+      lineItems, path: "\(path).lineItems", strategy: strategy, knownNetworks: knownNetworks)
+    return issues
+  }
+
+  /// The problems of a list of line items at `path` (a zone's or an arm's), used with `strategy`.
+  fileprivate static func lineItemIssues(
+    _ lineItems: [LineItem], path: String, strategy: AuctionStrategy, knownNetworks: [NetworkID]?
+  ) -> [ConfigIssue] {
+    var issues: [ConfigIssue] = []
+    if lineItems.isEmpty {
+      issues.append(ConfigIssue(path: path, message: "must list at least one line item, found none"))
+    } else if let issue = bidderIssue(path, strategy: strategy, lineItems: lineItems) {
+      issues.append(issue)
+    }
     var seen: [String: Int] = [:]
     for (index, item) in lineItems.enumerated() {
-      let itemPath = "\(path).lineItems[\(index)]"
-      if let knownNetworks, !knownNetworks.contains(item.network) {
-        let list = knownNetworks.map(\.rawValue).joined(separator: ", ")
-        issues.append(
-          ConfigIssue(
-            path: "\(itemPath).network", message: "unknown network '\(item.network)'; known: \(list)"))
+      let itemPath = "\(path)[\(index)]"
+      if let issue = unknownNetworkIssue("\(itemPath).network", item.network, knownNetworks: knownNetworks) {
+        issues.append(issue)
       }
       if item.placementId.trimmingCharacters(in: .whitespaces).isEmpty {
         issues.append(
@@ -150,6 +193,157 @@ extension ZoneConfig {
       }
     }
     return issues
+  }
+
+  /// The problems of the zone's experiments: ids, weights, overrides, each arm's settings (valid
+  /// on their own and with the zone's), and two experiments overriding the same setting.
+  private func experimentIssues(path zonePath: String, knownNetworks: [NetworkID]?) -> [ConfigIssue] {
+    var issues: [ConfigIssue] = []
+    var seenExperiments: [String: Int] = [:]
+    // Which experiment first overrides each setting, so a second one is reported.
+    var overriddenBy: [String: Int] = [:]
+    if experiments.count > ConfigLimits.maxExperimentsPerZone {
+      issues.append(
+        ConfigIssue(
+          path: "\(zonePath).experiments",
+          message:
+            "must list at most \(ConfigLimits.maxExperimentsPerZone) experiments, found \(experiments.count)"
+        ))
+    }
+    for (experimentIndex, experiment) in experiments.enumerated() {
+      let path = "\(zonePath).experiments[\(experimentIndex)]"
+      if let issue = Self.idIssue(
+        "\(path).id", experiment.id, seen: &seenExperiments, index: experimentIndex, list: "experiments")
+      {
+        issues.append(issue)
+      }
+      if !(2...ConfigLimits.maxArmsPerExperiment).contains(experiment.arms.count) {
+        issues.append(
+          ConfigIssue(
+            path: "\(path).arms",
+            message:
+              "must list 2 to \(ConfigLimits.maxArmsPerExperiment) arms, found \(experiment.arms.count)"))
+      }
+      var seenArms: [String: Int] = [:]
+      var settingsHere: Set<String> = []
+      for (armIndex, arm) in experiment.arms.enumerated() {
+        let armPath = "\(path).arms[\(armIndex)]"
+        if let issue = Self.idIssue("\(armPath).id", arm.id, seen: &seenArms, index: armIndex, list: "arms") {
+          issues.append(issue)
+        }
+        if arm.weight < 1 || arm.weight > ConfigLimits.maxArmWeight {
+          issues.append(
+            ConfigIssue(
+              path: "\(armPath).weight",
+              message: "must be an integer between 1 and \(ConfigLimits.maxArmWeight), found \(arm.weight)"))
+        }
+        if let timeout = arm.auctionTimeoutSeconds,
+          let issue = Self.rangeIssue(
+            "\(armPath).auctionTimeoutSeconds", timeout, 0...ConfigLimits.maxAuctionTimeout, lowerOpen: true)
+        {
+          issues.append(issue)
+        }
+        let strategy = arm.strategy ?? self.strategy
+        if let lineItems = arm.lineItems {
+          issues += Self.lineItemIssues(
+            lineItems, path: "\(armPath).lineItems", strategy: strategy, knownNetworks: knownNetworks)
+        } else if let issue = Self.bidderIssue(
+          "\(armPath).strategy", strategy: strategy, lineItems: lineItems)
+        {
+          issues.append(issue)
+        }
+        for (setting, overrides) in [
+          ("lineItems", arm.lineItems != nil), ("strategy", arm.strategy != nil),
+          ("auctionTimeoutSeconds", arm.auctionTimeoutSeconds != nil),
+        ] where overrides {
+          if let first = overriddenBy[setting], first != experimentIndex, !settingsHere.contains(setting) {
+            issues.append(
+              ConfigIssue(
+                path: "\(armPath).\(setting)",
+                message:
+                  "also overridden by experiments[\(first)]; two experiments of a zone may not override the "
+                  + "same setting (a user is in one arm of each)"))
+          }
+          settingsHere.insert(setting)
+          overriddenBy[setting] = overriddenBy[setting] ?? experimentIndex
+        }
+      }
+      for (user, armID) in experiment.overrides.sorted(by: { $0.key < $1.key })
+      where !experiment.arms.contains(where: { $0.id == armID }) {
+        let arms = experiment.arms.map(\.id).joined(separator: ", ")
+        issues.append(
+          ConfigIssue(
+            path: "\(path).overrides[\"\(user)\"]", message: "unknown arm '\(armID)'; arms: \(arms)"))
+      }
+    }
+    if experiments.count <= ConfigLimits.maxExperimentsPerZone {  // the check is quadratic in them
+      issues += crossExperimentBidderIssues(path: zonePath)
+    }
+    return issues
+  }
+
+  /// A user is in one arm of every experiment, so a strategy set by one experiment meets the line
+  /// items set by another: every such pair must have a bidder when the strategy needs one.
+  private func crossExperimentBidderIssues(path zonePath: String) -> [ConfigIssue] {
+    var issues: [ConfigIssue] = []
+    // Per experiment, its first arm whose strategy needs a bidder: one is enough to report.
+    let needingBidder = experiments.map { experiment in
+      experiment.arms.first { $0.strategy.map { $0 != .waterfall } ?? false }
+    }
+    for (itemsIndex, itemsExperiment) in experiments.enumerated() {
+      for (armIndex, arm) in itemsExperiment.arms.enumerated() {
+        guard let lineItems = arm.lineItems, !lineItems.contains(where: \.bidding) else { continue }
+        for (strategyIndex, other) in needingBidder.enumerated() where strategyIndex != itemsIndex {
+          guard let other, let strategy = other.strategy,
+            let issue = Self.bidderIssue(
+              "\(zonePath).experiments[\(itemsIndex)].arms[\(armIndex)].lineItems", strategy: strategy,
+              lineItems: lineItems)
+          else { continue }
+          issues.append(
+            ConfigIssue(
+              path: issue.path,
+              message: issue.message + " (with arm '\(other.id)' of experiments[\(strategyIndex)])"))
+          break
+        }
+      }
+    }
+    return issues
+  }
+
+  /// An issue when `id` is blank or was seen before in `list` (`seen` maps ids to their index).
+  private static func idIssue(
+    _ path: String, _ id: String, seen: inout [String: Int], index: Int, list: String
+  ) -> ConfigIssue? {
+    if id.trimmingCharacters(in: .whitespaces).isEmpty {
+      return ConfigIssue(path: path, message: "must be a non-empty string, found \"\(id)\"")
+    }
+    if let first = seen[id] {
+      return ConfigIssue(path: path, message: "duplicate id '\(id)', first used by \(list)[\(first)]")
+    }
+    seen[id] = index
+    return nil
+  }
+
+  /// An issue when `strategy` needs a bidder and `lineItems` has none.
+  private static func bidderIssue(_ path: String, strategy: AuctionStrategy, lineItems: [LineItem])
+    -> ConfigIssue?
+  {
+    guard strategy != .waterfall, !lineItems.contains(where: \.bidding) else { return nil }
+    return ConfigIssue(
+      path: path,
+      message:
+        "strategy '\(strategy.rawValue)' needs at least one line item with \"bidding\": true, found none")
+  }
+
+  /// An issue when `network` is not one of `knownNetworks` (never when that is `nil`).
+  fileprivate static func unknownNetworkIssue(
+    _ path: String, _ network: NetworkID, knownNetworks: [NetworkID]?
+  )
+    -> ConfigIssue?
+  {
+    guard let knownNetworks, !knownNetworks.contains(network) else { return nil }
+    let list = knownNetworks.map(\.rawValue).joined(separator: ", ")
+    return ConfigIssue(path: path, message: "unknown network '\(network)'; known: \(list)")
   }
 
   /// An issue when `value` is not finite or outside `range` (excluding the lower bound if `lowerOpen`).

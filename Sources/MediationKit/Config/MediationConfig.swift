@@ -11,14 +11,45 @@
 ///                    { "network": "max", "placementId": "a1b2", "priority": 0, "ecpm": 15,
 ///                      "timeoutSeconds": 8, "bidding": true, "bidFloor": 5 } ] } ] }
 /// ```
-/// `strategy`, `auctionTimeoutSeconds`, `caps`, `bidding`, `bidFloor` and `serverCallback` may be
-/// left out. A line item's `serverCallback` is the ad unit's server-side reward callback:
+/// `strategy`, `auctionTimeoutSeconds`, `caps`, `queueDepth`, `experiments` (see
+/// ``ZoneConfig/Experiment``), `bidding`, `bidFloor`, `serverCallback` and `disabled` may be left
+/// out. A line item's `serverCallback` is the ad unit's server-side reward callback:
 /// `{ "url": "https://rewards.example.com/max?user={USER_ID}&token={EVENT_TOKEN}", "eventKey": "…" }`.
+///
+/// The top level may also name the configuration, `"version": "2026-12-01.3"` (reported by the
+/// sources that deliver it), and switch networks off everywhere, `"disabledNetworks": ["max"]`; a
+/// single line item is switched off with `"disabled": true`.
 public struct MediationConfig: Codable, Sendable, Equatable {
   /// The zones, in the order the file lists them.
   public var zones: [ZoneConfig]
+  /// A name for this configuration (a date, a counter, a commit), reported wherever the
+  /// configuration in use is named; `nil` when the file gives none.
+  public var version: String?
+  /// Networks switched off in every zone: the remote kill switch for a misbehaving network.
+  /// Empty when left out.
+  public var disabledNetworks: [NetworkID]
 
-  public init(zones: [ZoneConfig]) { self.zones = zones }
+  public init(zones: [ZoneConfig], version: String? = nil, disabledNetworks: [NetworkID] = []) {
+    self.zones = zones
+    self.version = version
+    self.disabledNetworks = disabledNetworks
+  }
+
+  private enum CodingKeys: String, CodingKey {
+    case version, disabledNetworks, zones
+  }
+
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    zones = try container.decode([ZoneConfig].self, forKey: .zones)
+    version = try container.decodeIfPresent(String.self, forKey: .version)
+    disabledNetworks = try container.decodeIfPresent([NetworkID].self, forKey: .disabledNetworks) ?? []
+  }
+
+  /// Whether `item` may be used: neither switched off itself nor its network switched off.
+  package func isEnabled(_ item: LineItem) -> Bool {
+    !item.disabled && !disabledNetworks.contains(item.network)
+  }
 
   /// The zone with `id`.
   /// - Throws: ``MediationError`` `unknownZone`, listing the known zones.
@@ -64,11 +95,17 @@ public struct ZoneConfig: Codable, Sendable, Equatable {
   public var auctionTimeoutSeconds: Double
   /// Frequency caps and pacing; none when left out.
   public var caps: FrequencyCaps?
+  /// How many ads the zone keeps ready, 1 to ``ConfigLimits/maxQueueDepth``; 1 when left out.
+  public var queueDepth: Int
+  /// A/B tests on this zone (at most ``ConfigLimits/maxExperimentsPerZone``), each splitting
+  /// users between its arms; none when left out.
+  public var experiments: [Experiment]
 
   public init(
     id: String, reward: RewardConfig, lineItems: [LineItem], loadTimeoutSeconds: Double = 30,
     adExpirySeconds: Double = 3600, rewardGraceSeconds: Double = 5, autoReload: Bool = true,
-    strategy: AuctionStrategy = .waterfall, auctionTimeoutSeconds: Double = 5, caps: FrequencyCaps? = nil
+    strategy: AuctionStrategy = .waterfall, auctionTimeoutSeconds: Double = 5, caps: FrequencyCaps? = nil,
+    queueDepth: Int = 1, experiments: [Experiment] = []
   ) {
     self.id = id
     self.reward = reward
@@ -80,11 +117,13 @@ public struct ZoneConfig: Codable, Sendable, Equatable {
     self.strategy = strategy
     self.auctionTimeoutSeconds = auctionTimeoutSeconds
     self.caps = caps
+    self.queueDepth = queueDepth
+    self.experiments = experiments
   }
 
   private enum CodingKeys: String, CodingKey {
     case id, reward, lineItems, loadTimeoutSeconds, adExpirySeconds, rewardGraceSeconds, autoReload, strategy
-    case auctionTimeoutSeconds, caps
+    case auctionTimeoutSeconds, caps, queueDepth, experiments
   }
 
   public init(from decoder: any Decoder) throws {
@@ -96,18 +135,129 @@ public struct ZoneConfig: Codable, Sendable, Equatable {
     adExpirySeconds = try container.decode(Double.self, forKey: .adExpirySeconds)
     rewardGraceSeconds = try container.decode(Double.self, forKey: .rewardGraceSeconds)
     autoReload = try container.decode(Bool.self, forKey: .autoReload)
-    if let name = try container.decodeIfPresent(String.self, forKey: .strategy) {
-      guard let strategy = AuctionStrategy(rawValue: name) else {
-        let names = AuctionStrategy.allCases.map(\.rawValue).joined(separator: ", ")
-        throw DecodingError.dataCorruptedError(
-          forKey: .strategy, in: container, debugDescription: "must be one of \(names), found '\(name)'")
-      }
-      self.strategy = strategy
-    } else {
-      strategy = .waterfall
-    }
+    strategy = try AuctionStrategy.decodeIfPresent(from: container, forKey: .strategy) ?? .waterfall
     auctionTimeoutSeconds = try container.decodeIfPresent(Double.self, forKey: .auctionTimeoutSeconds) ?? 5
     caps = try container.decodeIfPresent(FrequencyCaps.self, forKey: .caps)
+    queueDepth = try container.decodeWholeNumberIfPresent(forKey: .queueDepth) ?? 1
+    experiments = try container.decodeIfPresent([Experiment].self, forKey: .experiments) ?? []
+  }
+
+  /// An A/B test on a zone: users are split between its arms in proportion to their weights, each
+  /// user always landing in the same arm (see ``arm(forUser:)``).
+  ///
+  /// ```json
+  /// "experiments": [ { "id": "bidding-test", "arms": [
+  ///     { "id": "control", "weight": 50 },
+  ///     { "id": "hybrid", "weight": 50, "strategy": "hybrid", "auctionTimeoutSeconds": 2 } ],
+  ///   "overrides": { "qa-device-7": "hybrid" } } ]
+  /// ```
+  /// A zone may run several experiments at once; each user is assigned in each independently, so
+  /// two experiments may not override the same setting.
+  public struct Experiment: Codable, Sendable, Equatable {
+    /// The experiment's id, unique in its zone; it also salts the assignment, so two experiments
+    /// split users independently.
+    public var id: String
+    /// The arms, 2 to ``ConfigLimits/maxArmsPerExperiment``.
+    public var arms: [Arm]
+    /// Users put in a given arm whatever the split (user id → arm id), for QA devices.
+    public var overrides: [String: String]
+
+    public init(id: String, arms: [Arm], overrides: [String: String] = [:]) {
+      self.id = id
+      self.arms = arms
+      self.overrides = overrides
+    }
+
+    private enum CodingKeys: String, CodingKey {
+      case id, arms, overrides
+    }
+
+    public init(from decoder: any Decoder) throws {
+      let container = try decoder.container(keyedBy: CodingKeys.self)
+      id = try container.decode(String.self, forKey: .id)
+      arms = try container.decode([Arm].self, forKey: .arms)
+      overrides = try container.decodeIfPresent([String: String].self, forKey: .overrides) ?? [:]
+    }
+
+    /// One arm of an experiment: its share of users and what it changes in the zone. A setting
+    /// left out (`nil`) is the zone's own, so an arm that changes nothing is the control.
+    public struct Arm: Codable, Sendable, Equatable {
+      /// The arm's id, unique in its experiment; events and the ledger report it.
+      public var id: String
+      /// The arm's share of users relative to the other arms' weights: a whole number from 1 to
+      /// ``ConfigLimits/maxArmWeight`` (50/50, or 1/1/2).
+      public var weight: Int
+      /// The line items this arm uses instead of the zone's.
+      public var lineItems: [LineItem]?
+      /// The strategy this arm uses instead of the zone's.
+      public var strategy: AuctionStrategy?
+      /// The auction timeout this arm uses instead of the zone's.
+      public var auctionTimeoutSeconds: Double?
+
+      public init(
+        id: String, weight: Int, lineItems: [LineItem]? = nil, strategy: AuctionStrategy? = nil,
+        auctionTimeoutSeconds: Double? = nil
+      ) {
+        self.id = id
+        self.weight = weight
+        self.lineItems = lineItems
+        self.strategy = strategy
+        self.auctionTimeoutSeconds = auctionTimeoutSeconds
+      }
+
+      private enum CodingKeys: String, CodingKey {
+        case id, weight, strategy, auctionTimeoutSeconds, lineItems
+      }
+
+      public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        guard let weight = try container.decodeWholeNumberIfPresent(forKey: .weight) else {
+          throw DecodingError.keyNotFound(
+            CodingKeys.weight, .init(codingPath: container.codingPath, debugDescription: "weight"))
+        }
+        self.weight = weight
+        lineItems = try container.decodeIfPresent([LineItem].self, forKey: .lineItems)
+        strategy = try AuctionStrategy.decodeIfPresent(from: container, forKey: .strategy)
+        auctionTimeoutSeconds = try container.decodeIfPresent(Double.self, forKey: .auctionTimeoutSeconds)
+      }
+    }
+  }
+}
+
+extension KeyedDecodingContainer {
+  /// The integer at `key`, `nil` when absent. Read as a number first so that a fraction is
+  /// reported at its path ("expected an integer, found 2.5"): Foundation's decoder on Linux calls
+  /// a fraction where an `Int` is expected "not valid JSON", without a path.
+  fileprivate func decodeWholeNumberIfPresent(forKey key: Key) throws -> Int? {
+    let number: Double
+    do {
+      guard let value = try decodeIfPresent(Double.self, forKey: key) else { return nil }
+      number = value
+    } catch DecodingError.typeMismatch(_, let context) {
+      throw DecodingError.typeMismatch(Int.self, context)  // names the integer that was expected
+    }
+    guard let whole = Int(exactly: number) else {
+      throw DecodingError.dataCorruptedError(
+        forKey: key, in: self, debugDescription: "expected an integer, found \(number)")
+    }
+    return whole
+  }
+}
+
+extension AuctionStrategy {
+  /// The strategy named at `key`, `nil` when absent; an unknown name is an error listing the
+  /// known ones.
+  fileprivate static func decodeIfPresent<Key: CodingKey>(
+    from container: KeyedDecodingContainer<Key>, forKey key: Key
+  ) throws -> AuctionStrategy? {
+    guard let name = try container.decodeIfPresent(String.self, forKey: key) else { return nil }
+    guard let strategy = AuctionStrategy(rawValue: name) else {
+      let names = AuctionStrategy.allCases.map(\.rawValue).joined(separator: ", ")
+      throw DecodingError.dataCorruptedError(
+        forKey: key, in: container, debugDescription: "must be one of \(names), found '\(name)'")
+    }
+    return strategy
   }
 }
 
@@ -158,10 +308,13 @@ public struct LineItem: Codable, Sendable, Equatable {
   /// The ad unit's server-to-server reward callback, which the network's server calls after a
   /// rewarded impression; `nil` (the default) for none.
   public var serverCallback: ServerCallbackConfig?
+  /// Whether the line item is switched off (kept in the file, never used); `false` when left out.
+  public var disabled: Bool
 
   public init(
     network: NetworkID, placementId: String, priority: Int, ecpm: Double, timeoutSeconds: Double = 10,
-    bidding: Bool = false, bidFloor: Double = 0, serverCallback: ServerCallbackConfig? = nil
+    bidding: Bool = false, bidFloor: Double = 0, serverCallback: ServerCallbackConfig? = nil,
+    disabled: Bool = false
   ) {
     self.network = network
     self.placementId = placementId
@@ -171,10 +324,11 @@ public struct LineItem: Codable, Sendable, Equatable {
     self.bidding = bidding
     self.bidFloor = bidFloor
     self.serverCallback = serverCallback
+    self.disabled = disabled
   }
 
   private enum CodingKeys: String, CodingKey {
-    case network, placementId, priority, ecpm, timeoutSeconds, bidding, bidFloor, serverCallback
+    case network, placementId, priority, ecpm, timeoutSeconds, bidding, bidFloor, serverCallback, disabled
   }
 
   public init(from decoder: any Decoder) throws {
@@ -187,6 +341,7 @@ public struct LineItem: Codable, Sendable, Equatable {
     bidding = try container.decodeIfPresent(Bool.self, forKey: .bidding) ?? false
     bidFloor = try container.decodeIfPresent(Double.self, forKey: .bidFloor) ?? 0
     serverCallback = try container.decodeIfPresent(ServerCallbackConfig.self, forKey: .serverCallback)
+    disabled = try container.decodeIfPresent(Bool.self, forKey: .disabled) ?? false
   }
 }
 

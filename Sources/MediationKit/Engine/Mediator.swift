@@ -52,8 +52,7 @@ public final class Mediator: Sendable {
     var adapters: [NetworkID: any RewardedAdapter] = [:]
     for registration in registry.all {
       let environment = AdapterEnvironment(
-        scheduler: scheduler, random: random.derived(registration.info.id.rawValue),
-        wallClockMilliseconds: options.wallClockMilliseconds, serverCallbacks: options.serverCallbacks)
+        scheduler: scheduler, random: random.derived(registration.info.id.rawValue))
       adapters[registration.info.id] = registration.makeAdapter(environment)
     }
     self.config = config
@@ -184,7 +183,9 @@ public final class Mediator: Sendable {
     context.userID = userID
   }
 
-  /// The adapter made for `network`, if it is registered (for diagnostics and simulation).
+  /// The adapter this mediator made for `network`, if it is registered: for tests and diagnostic
+  /// tools that inspect an adapter or its SDK (a `FaultInjectingAdapter`'s fault, say). The
+  /// engine alone calls its methods.
   public func adapter(for network: NetworkID) -> (any RewardedAdapter)? { context.adapters[network] }
 
   /// The id of the auction started last: 1, 2, 3… in the order loads start (0 before the first).

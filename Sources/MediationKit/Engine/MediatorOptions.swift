@@ -32,11 +32,6 @@ public struct MediatorOptions: Sendable {
   public var wallClockMilliseconds: @Sendable () -> Int64
   /// Where reward transaction ids come from: unique across runs by default.
   public var transactionIDs: TransactionIDSource
-  /// Where simulated networks' servers send their server-to-server reward callbacks (passed to
-  /// each adapter in its ``AdapterEnvironment``); `nil`, the default, sends none — the simulated
-  /// servers only record what they would send. `S2SDelivery`'s `ServerCallbackDispatcher` sends
-  /// them over HTTP.
-  public var serverCallbacks: (any ServerCallbackSender)?
   /// Where the ``RewardLedger`` is written and read, off the scheduler's executor:
   /// ``LedgerQueue/automatic`` (a background queue; the executor itself on a ``VirtualScheduler``)
   /// by default. Unused without a ledger.
@@ -47,12 +42,10 @@ public struct MediatorOptions: Sendable {
     networkStarts: [NetworkID: NetworkStart] = [:],
     lateSignalWindow: Duration = .seconds(60), maxShowDuration: Duration = .seconds(300),
     wallClockMilliseconds: @escaping @Sendable () -> Int64 = MediatorOptions.systemWallClock,
-    transactionIDs: TransactionIDSource = .systemRandom,
-    serverCallbacks: (any ServerCallbackSender)? = nil, ledgerQueue: LedgerQueue = .automatic
+    transactionIDs: TransactionIDSource = .systemRandom, ledgerQueue: LedgerQueue = .automatic
   ) {
     self.ledgerQueue = ledgerQueue
     self.transactionIDs = transactionIDs
-    self.serverCallbacks = serverCallbacks
     self.wallClockMilliseconds = wallClockMilliseconds
     self.maxShowDuration = maxShowDuration
     self.displayTimeout = displayTimeout

@@ -1,4 +1,5 @@
 import MediationKit
+import MediationKitSimulation
 
 /// MediationKit's adapter for Empower: drives an ``EMAManager`` and translates its zone statuses.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 @_spi(Atomics) import MediationKit
+import MediationKitSimulation
 
 /// MediationKit's adapter for Google AdMob: translates the (simulated) Google Mobile Ads SDK's
 /// completion handlers, reward handler and ``FullScreenContentDelegate`` callbacks into

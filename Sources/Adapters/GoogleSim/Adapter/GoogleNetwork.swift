@@ -1,4 +1,5 @@
 import MediationKit
+import MediationKitSimulation
 
 /// Google AdMob's entry point for MediationKit: its id, info and registration.
 public enum GoogleNetwork {
@@ -15,17 +16,24 @@ public enum GoogleNetwork {
   /// The registration to add to an ``AdapterRegistry``.
   ///
   /// Its factory gives each mediator a ``GoogleAdapter`` with its own ``MobileAds`` on the
-  /// mediator's scheduler, random stream and wall clock; the simulated ad server sends SSV
-  /// callbacks to the mediator's ``MediatorOptions/serverCallbacks``.
-  /// - Parameter profile: How the simulated network behaves.
+  /// mediator's scheduler and random stream.
+  /// - Parameters:
+  ///   - profile: How the simulated network behaves.
+  ///   - wallClockMilliseconds: The wall clock SSV callbacks' `timestamp` comes from; the
+  ///     system's by default.
+  ///   - serverCallbacks: Where the simulated ad server sends SSV callbacks; `nil` (the default)
+  ///     only records them (``MobileAds/simulatedRewardCallbacks``).
   /// - Returns: The registration.
-  public static func registration(profile: GoogleBehaviorProfile = .default) -> AdapterRegistration {
+  public static func registration(
+    profile: GoogleBehaviorProfile = .default,
+    wallClockMilliseconds: @escaping @Sendable () -> Int64 = MediatorOptions.systemWallClock,
+    serverCallbacks: (any ServerCallbackSender)? = nil
+  ) -> AdapterRegistration {
     AdapterRegistration(info: info) { environment in
       GoogleAdapter(
         mobileAds: MobileAds(
           scheduler: environment.scheduler, random: environment.random, profile: profile,
-          wallClockMilliseconds: environment.wallClockMilliseconds,
-          serverCallbacks: environment.serverCallbacks))
+          wallClockMilliseconds: wallClockMilliseconds, serverCallbacks: serverCallbacks))
     }
   }
 }

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import MediationKit
+import MediationKitSimulation
 import RewardCallbacks
 import RewardCrypto
 import Synchronization

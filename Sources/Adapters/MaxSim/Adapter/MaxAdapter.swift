@@ -1,4 +1,5 @@
 import MediationKit
+import MediationKitSimulation
 
 /// AppLovin MAX in MediationKit: registration and info.
 public enum MaxNetwork {
@@ -13,18 +14,25 @@ public enum MaxNetwork {
     capabilities: [.rewarded, .bidding, .impressionRevenue, .serverSideReward])
 
   /// A registration whose factory gives each mediator a ``MaxAdapter`` with its own ``ALSdk``
-  /// instance on the mediator's scheduler, random stream and wall clock; the simulated server
-  /// sends S2S callbacks to the mediator's ``MediatorOptions/serverCallbacks``.
+  /// instance on the mediator's scheduler and random stream.
   ///
-  /// - Parameter profile: How the simulated MAX network behaves.
+  /// - Parameters:
+  ///   - profile: How the simulated MAX network behaves.
+  ///   - wallClockMilliseconds: The wall clock the simulated server stamps S2S callbacks with
+  ///     (`{IMPRESSION_TIMESTAMP}`); the system's by default.
+  ///   - serverCallbacks: Where the simulated server sends S2S callbacks; `nil` (the default)
+  ///     only records them (``ALSdk/simulatedServerCallbacks``).
   /// - Returns: The registration to add to an ``AdapterRegistry``.
-  public static func registration(profile: MaxBehaviorProfile = .default) -> AdapterRegistration {
+  public static func registration(
+    profile: MaxBehaviorProfile = .default,
+    wallClockMilliseconds: @escaping @Sendable () -> Int64 = MediatorOptions.systemWallClock,
+    serverCallbacks: (any ServerCallbackSender)? = nil
+  ) -> AdapterRegistration {
     AdapterRegistration(info: info) { environment in
       MaxAdapter(
         sdk: ALSdk(
           scheduler: environment.scheduler, random: environment.random, profile: profile,
-          wallClockMilliseconds: environment.wallClockMilliseconds,
-          serverCallbacks: environment.serverCallbacks))
+          wallClockMilliseconds: wallClockMilliseconds, serverCallbacks: serverCallbacks))
     }
   }
 }

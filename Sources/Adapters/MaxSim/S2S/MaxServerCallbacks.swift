@@ -1,4 +1,5 @@
 import MediationKit
+import MediationKitSimulation
 import RewardCallbacks
 
 /// An ad unit's S2S rewarded callback, as the MAX dashboard holds it (simulation wiring): the

@@ -1,5 +1,6 @@
 import Dispatch
 import MediationKit
+import MediationKitSimulation
 
 /// The mediation provider string for MAX (`ALSdkInitializationConfigurationBuilder.mediationProvider`).
 public let ALMediationProviderMAX = "max"

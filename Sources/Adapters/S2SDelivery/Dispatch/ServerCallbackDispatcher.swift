@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import MediationKit
+import MediationKitSimulation
 
 /// Delivers simulated networks' server-to-server reward callbacks over HTTP: one GET per callback,
 /// retried under a ``RetryPolicy``, each delivery's result kept and observable.

@@ -1,3 +1,5 @@
+import MediationKit
+
 /// What a simulated network would answer for one request: whether it fills and at what price.
 public struct SimulatedQuote: Sendable, Equatable {
   /// Whether the network would fill (or bid).
