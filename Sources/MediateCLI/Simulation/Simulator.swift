@@ -105,6 +105,13 @@ private final class SessionDriver: Sendable {
     var stats = SimulationStats()
     var remaining: Int
     var requestStartedAt: Duration = .zero
+
+    /// The tenth of the shard the session under way is in, if the first or the last.
+    mutating func tenth(of total: Int, record: (inout RevenueAgainstOracle) -> Void) {
+      let tenth = max(1, total / 10)
+      if stats.requests <= tenth { record(&stats.firstTenth) }
+      if stats.requests > total - tenth { record(&stats.lastTenth) }
+    }
   }
 
   private let mediator: Mediator
@@ -116,6 +123,7 @@ private final class SessionDriver: Sendable {
   private let presenter = HeadlessPresenter()
   private let keepsFunnel: Bool
   private let keepsEarnings: Bool
+  private let requests: Int
 
   init(
     mediator: Mediator, adapters: MadeAdapters, ad: RewardedAd, zone: ZoneConfig, privacy: PrivacySettings,
@@ -124,6 +132,7 @@ private final class SessionDriver: Sendable {
   ) {
     self.keepsFunnel = keepsFunnel
     self.keepsEarnings = keepsEarnings
+    self.requests = requests
     self.mediator = mediator
     self.ad = ad
     self.zone = zone
@@ -165,7 +174,10 @@ private final class SessionDriver: Sendable {
     switch event.event {
     case .loading:
       let oracle = oracleECPM(auctionID: mediator.lastAuctionID)
-      state.withLock { $0.stats.oracleRevenueUSD += oracle / 1000 }
+      state.withLock { state in
+        state.stats.oracleRevenueUSD += oracle / 1000
+        state.tenth(of: requests) { $0.oracleRevenueUSD += oracle / 1000 }
+      }
     case .ready(let info):
       state.withLock { state in
         state.stats.fills += 1
@@ -195,6 +207,7 @@ private final class SessionDriver: Sendable {
       state.withLock { state in
         state.stats.revenueUSD += revenue.usd
         state.stats.revenueByNetwork[revenue.network, default: 0] += revenue.usd
+        state.tenth(of: requests) { $0.revenueUSD += revenue.usd }
         if keepsEarnings { state.stats.lineItems.recordRevenue(revenue) }
       }
     case .rewarded:

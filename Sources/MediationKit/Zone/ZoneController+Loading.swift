@@ -31,7 +31,7 @@ extension ZoneController {
       if let ready = state.ready, ready.expiresAt > now { return .alreadyReady(ready.info) }
       state.loadID += 1
       state.loadStartedAt = now
-      var auction = planner.init(plan: plan, budget: budget, unavailable: unavailable, now: now)
+      var auction = planner.init(plan: planForNextLoad(), budget: budget, unavailable: unavailable, now: now)
       let actions = auction.start(now: now)
       state.auction = auction
       return .start(state.loadID, actions)
@@ -264,6 +264,7 @@ extension ZoneController {
   }
 
   private func finish(_ outcome: LoadOutcome, loadID: Int) {
+    learn(from: outcome)
     let now = context.scheduler.now
     let leftovers = state.withLock { state -> [Cancellable] in
       defer { state.inFlight.removeAll() }

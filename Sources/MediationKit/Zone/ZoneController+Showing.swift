@@ -103,6 +103,7 @@ extension ZoneController {
     for action in actions {
       switch action {
       case .emit(let event):
+        if case .revenuePaid(let revenue) = event { learn(paid: revenue, of: session.ready) }
         context.publish(event, of: session.ready, zone: zone)
       case .startGraceTimer(let duration):
         state.withLock { $0.timers?.grace.arm(after: duration) }
