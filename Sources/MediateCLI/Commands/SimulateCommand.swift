@@ -9,7 +9,7 @@ extension RunCommand {
         // The simulator sends no server callbacks: its networks' servers only would have.
         zone: ServerCallbackChecks.withoutCallbacks(settings.zone), networks: settings.networks,
         seed: settings.seed, requests: requests, privacy: settings.privacy,
-        keepsFunnel: settings.reportPath != nil),
+        keepsFunnel: settings.reportPath != nil, market: settings.market),
       registry: context.registry)
     let started = ContinuousClock.now
     let stats = try ProgressBar.tracking(total: requests, output: context.output, command: .run) {

@@ -29,6 +29,8 @@ struct Simulator {
     /// Whether to record every line item's fills, impressions, revenue and load times
     /// (``SimulationStats/lineItems``), for the optimizer; off by default, as it costs time too.
     var keepsLineItemEarnings = false
+    /// What the networks pay, when not the configured eCPMs (``MarketPrices``).
+    var market: MarketPrices?
   }
 
   static let shardSize = 5_000
@@ -44,7 +46,8 @@ struct Simulator {
   func run(parallel: Bool = true, progress: (@Sendable (Int) -> Void)? = nil) throws(MediationError)
     -> SimulationStats
   {
-    let subset = try registry.subset(settings.networks)
+    let taking = try registry.subset(settings.networks)
+    let subset = settings.market.map { $0.wrapping(taking) } ?? taking
     let shardCount = (settings.requests + Self.shardSize - 1) / Self.shardSize
     let merger = Locked(ShardMerger())
     let done = AtomicInt(0)

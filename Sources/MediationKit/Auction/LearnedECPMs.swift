@@ -42,7 +42,7 @@ struct LearnedECPMs: Sendable {
   /// The weight an observation keeps for each newer observation of the same line item.
   static let decay = 0.98
   /// What a second of waiting for a fill costs, in USD per thousand impressions.
-  static let waitCost = 0.5
+  static let waitCost = 1.0
   /// Loads between a line item's attempts before it is promoted to the front (drawn uniformly).
   static let explorationGap = 50...100
 
@@ -78,6 +78,8 @@ struct LearnedECPMs: Sendable {
   private var random: SeededRandom
   /// Loads ordered so far.
   private(set) var loads = 0
+  /// How many line items the last order promoted to its front.
+  private(set) var promoted = 0
 
   /// Estimates for `plan`'s waterfall entries with their configured eCPMs as the prior;
   /// exploration draws from `random`.
@@ -113,19 +115,29 @@ struct LearnedECPMs: Sendable {
     return prices
   }
 
-  /// The next load's waterfall: the line items due for exploration first (longest due first),
-  /// then the ``ranking``.
+  /// The plan of the next load: `plan` (the one these estimates were made for) with its
+  /// waterfall in the learned order and priced at the learned prices. A line item promoted for
+  /// exploration is priced at infinity for the load, so a hybrid zone does not skip it for a bid.
+  mutating func nextLoad(in plan: LoadPlan) -> LoadPlan {
+    let order = nextOrder()
+    var prices = self.prices(in: plan)
+    for entry in order.prefix(promoted) { prices[entry] = .infinity }
+    return plan.learned(order: order, prices: prices)
+  }
+
+  /// The next load's waterfall: the line items due for exploration first (longest due first;
+  /// ``promoted`` of them), then the ``ranking``.
   mutating func nextOrder() -> [Int] {
     loads += 1
-    var promoted: [(dueAt: Int, entry: Int)] = []
+    var due: [(dueAt: Int, entry: Int)] = []
     for index in estimates.indices where estimates[index].dueAt <= loads {
-      promoted.append((estimates[index].dueAt, estimates[index].entry))
+      due.append((estimates[index].dueAt, estimates[index].entry))
       estimates[index].dueAt = Self.draw(after: loads, &random)
     }
+    promoted = due.count
     let ranking = self.ranking
-    guard !promoted.isEmpty else { return ranking }
-    let front = promoted.sorted { $0.dueAt != $1.dueAt ? $0.dueAt < $1.dueAt : $0.entry < $1.entry }.map(
-      \.entry)
+    guard !due.isEmpty else { return ranking }
+    let front = due.sorted { $0.dueAt != $1.dueAt ? $0.dueAt < $1.dueAt : $0.entry < $1.entry }.map(\.entry)
     return front + ranking.filter { !front.contains($0) }
   }
 

@@ -14,9 +14,7 @@ extension ZoneController {
   /// The plan of the load starting now: the zone's, in the learned order when it learns.
   func planForNextLoad() -> LoadPlan {
     guard let learned else { return plan }
-    return learned.withLock { learned in
-      plan.learned(order: learned.nextOrder(), prices: learned.prices(in: plan))
-    }
+    return learned.withLock { $0.nextLoad(in: plan) }
   }
 
   /// Learns from a finished load.
