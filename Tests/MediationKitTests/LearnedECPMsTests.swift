@@ -18,6 +18,14 @@ struct LearnedECPMsTests {
   static let wrongZone = zone([item("a", "a1", ecpm: 10), item("b", "b1", ecpm: 8), item("c", "c1", ecpm: 2)])
   static let plan = WaterfallPlanner.plan(for: wrongZone)
 
+  /// The market of ``wrongZone``'s line items: each fills 80% of loads, at these prices.
+  static func market(_ a: Double, _ b: Double, _ c: Double) -> [String: Truth] {
+    [
+      "a1": Truth(fillRate: 0.8, price: a), "b1": Truth(fillRate: 0.8, price: b),
+      "c1": Truth(fillRate: 0.8, price: c),
+    ]
+  }
+
   static func learner(seed: UInt64 = 1) -> LearnedECPMs {
     LearnedECPMs(plan: plan, random: SeededRandom(seed: seed))
   }
@@ -80,10 +88,7 @@ struct LearnedECPMsTests {
 
   @Test func convergesToTheTrueOrderWhenTheConfiguredECPMsAreWrong() {
     // Configured 10, 8, 2; they really pay 3, 6 and 12.
-    let truth = [
-      "a1": Truth(fillRate: 0.8, price: 3), "b1": Truth(fillRate: 0.8, price: 6),
-      "c1": Truth(fillRate: 0.8, price: 12),
-    ]
+    let truth = Self.market(3, 6, 12)
     var learned = Self.learner()
     var random = SeededRandom(seed: 42)
     #expect(Self.placements(learned.ranking) == ["a1", "b1", "c1"])
@@ -99,10 +104,7 @@ struct LearnedECPMsTests {
   }
 
   @Test func rePricesALineItemWhosePriceChangesMidRun() {
-    var truth = [
-      "a1": Truth(fillRate: 0.8, price: 10), "b1": Truth(fillRate: 0.8, price: 8),
-      "c1": Truth(fillRate: 0.8, price: 2),
-    ]
+    var truth = Self.market(10, 8, 2)
     var learned = Self.learner()
     var random = SeededRandom(seed: 7)
     for _ in 0..<1_000 { Self.load(&learned, truth: truth, random: &random) }
@@ -160,10 +162,7 @@ struct LearnedECPMsTests {
   }
 
   @Test func sameSeedSameOrdersAndExplorationDependsOnTheSeed() {
-    let truth = [
-      "a1": Truth(fillRate: 0.8, price: 3), "b1": Truth(fillRate: 0.8, price: 6),
-      "c1": Truth(fillRate: 0.8, price: 12),
-    ]
+    let truth = Self.market(3, 6, 12)
     func run(seed: UInt64) -> [[String]] {
       var learned = Self.learner(seed: seed)
       var random = SeededRandom(seed: 99)
