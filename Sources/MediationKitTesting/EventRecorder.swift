@@ -14,7 +14,7 @@ public final class EventRecorder: Sendable {
   deinit { subscription.withLock { $0 }?.cancel() }
 
   /// Every event so far, in delivery order.
-  public var events: [ZoneEvent] { recorded.withLock { $0 } }
+  public var events: [Mediator.ZoneEvent] { recorded.withLock { $0 } }
 
   /// The events of `zone`, without timestamps.
   public func events(zone: String) -> [RewardedAdEvent] { events.filter { $0.zoneID == zone }.map(\.event) }

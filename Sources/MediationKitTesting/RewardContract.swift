@@ -139,7 +139,7 @@ public enum RewardContract {
   }
 
   /// Verifies every zone's events in `events` separately.
-  public static func verify(_ events: [ZoneEvent], requireFinished: Bool = true)
+  public static func verify(_ events: [Mediator.ZoneEvent], requireFinished: Bool = true)
     throws(RewardContractViolation)
   {
     var byZone: [String: [RewardedAdEvent]] = [:]

@@ -91,7 +91,7 @@ public final class ScriptedAdapter: RewardedAdapter, ConsentReadBack {
   public init(
     id: NetworkID, scheduler: any Scheduler, loads: [String: [LoadScript]], bids: [String: [BidScript]] = [:],
     show: ShowScript = .completes, start: StartScript = .succeed(after: .zero),
-    capabilities: Set<AdapterCapability> = [.rewarded], callbackQueue: DispatchQueue? = nil
+    capabilities: Set<AdapterInfo.Capability> = [.rewarded], callbackQueue: DispatchQueue? = nil
   ) {
     let capabilities = bids.isEmpty ? capabilities : capabilities.union([.bidding])
     self.info = AdapterInfo(
@@ -125,7 +125,7 @@ public final class ScriptedAdapter: RewardedAdapter, ConsentReadBack {
   /// Every show request received, in order.
   public var showRequests: [AdapterShowRequest] { state.withLock { $0.showRequests } }
   /// The show each show call's sink belongs to (``AdapterSignalSink/show``), in order.
-  public var showIDs: [AdapterShowID] { state.withLock { $0.shownTo } }
+  public var showIDs: [AdapterSignalSink.ShowID] { state.withLock { $0.shownTo } }
 
   /// When set, cancelled loads still answer later, like an SDK that cannot stop a request.
   public var ignoresCancellation: Bool {

@@ -1,5 +1,5 @@
 import Dispatch
-@_spi(Atomics) import MediationKit
+import MediationKit
 import Testing
 
 /// The operations `AtomicInt` and the Apple-platform stand-in `LockedAtomic<Int>` share, so one
@@ -97,5 +97,37 @@ struct NanosecondConversionTests {
     #expect(VirtualScheduler.nanoseconds(duration) == nanoseconds)
     let whole = Duration.nanoseconds(nanoseconds)
     #expect(VirtualScheduler.duration(nanoseconds: nanoseconds) == whole)
+  }
+}
+
+@Suite("Duration's seconds and milliseconds")
+struct DurationPartsTests {
+  /// `secondsAndAttoseconds` (on Linux from the attosecond count) gives exactly
+  /// `Duration.components`, for either sign and sub-nanosecond parts.
+  @Test(
+    arguments: [
+      Duration.zero, .nanoseconds(1), .nanoseconds(-1), .milliseconds(1500), .milliseconds(-1500),
+      .seconds(1) / 3, .seconds(-1) / 3, .seconds(Int64.max), .seconds(Int64.min),
+      .seconds(86_400 * 365 * 200) + .nanoseconds(7),
+    ])
+  func partsAreTheComponents(duration: Duration) {
+    #expect(duration.secondsAndAttoseconds == duration.components)
+  }
+
+  /// Over seeded random attosecond counts, the parts and the derived `seconds` and `milliseconds`
+  /// match those computed from `components`.
+  @Test func randomDurationsMatchTheComponents() {
+    var random = SeededRandom(seed: 42)
+    for _ in 0..<10_000 {
+      let seconds = Int64(bitPattern: random.next()) >> Int64(random.next() % 64)
+      let attoseconds = Int64(random.next() % 1_000_000_000_000_000_000)
+      let duration = Duration(secondsComponent: seconds, attosecondsComponent: attoseconds)
+      let (wholeSeconds, fraction) = duration.components
+      #expect(duration.secondsAndAttoseconds == duration.components)
+      #expect(duration.seconds == Double(wholeSeconds) + Double(fraction) / 1e18)
+      if abs(wholeSeconds) < Int64.max / 1000 {
+        #expect(duration.milliseconds == wholeSeconds * 1000 + fraction / 1_000_000_000_000_000)
+      }
+    }
   }
 }

@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Atomics) import MediationKit
+import MediationKit
 import Testing
 
 @Suite("VirtualScheduler and SeededRandom")

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-@_spi(Atomics) import MediationKit
+import MediationKit
 import MediationKitSimulation
 
 /// Runs N rewarded-ad sessions on the real engine — the same ``Mediator``, adapters and simulated
@@ -121,7 +121,9 @@ private final class SessionDriver: Sendable {
   private let ad: RewardedAd
   private let zone: ZoneConfig
   private let privacy: PrivacySettings
-  private let oracleNetworks: [(item: LineItem, network: any SimulatedNetwork)]
+  /// Each participating simulated network with the load request the oracle quotes, made once
+  /// (only the auction id changes per request).
+  private let oracleNetworks: [(request: AdapterLoadRequest, network: any SimulatedNetwork)]
   private let state: Locked<State>
   private let presenter = HeadlessPresenter()
   private let keepsFunnel: Bool
@@ -148,7 +150,12 @@ private final class SessionDriver: Sendable {
       case .hybrid: zone.lineItems
       }
     oracleNetworks = participating.compactMap { item in
-      (adapters[item.network] as? any SimulatedNetwork).map { (item, $0) }
+      guard let network = adapters[item.network] as? any SimulatedNetwork else { return nil }
+      let request = AdapterLoadRequest(
+        zoneID: zone.id, placementID: item.placementId, ecpm: item.ecpm,
+        reward: NetworkReward(type: zone.reward.type, amount: Double(zone.reward.amount)),
+        auctionID: 0, privacy: privacy)
+      return (request, network)
     }
     let unquoted = participating.filter { item in
       adapters[item.network].map { !($0 is any SimulatedNetwork) } ?? false
@@ -231,12 +238,9 @@ private final class SessionDriver: Sendable {
   /// The best price any participating network would have filled at in auction `auctionID`.
   private func oracleECPM(auctionID: UInt64) -> Double {
     var best = 0.0
-    for (item, network) in oracleNetworks {
-      let request = AdapterLoadRequest(
-        zoneID: zone.id, placementID: item.placementId, ecpm: item.ecpm,
-        reward: NetworkReward(type: zone.reward.type, amount: Double(zone.reward.amount)),
-        auctionID: auctionID,
-        privacy: privacy)
+    for (template, network) in oracleNetworks {
+      var request = template
+      request.auctionID = auctionID
       let quote = network.quote(request)
       if quote.fills { best = max(best, quote.ecpm) }
     }

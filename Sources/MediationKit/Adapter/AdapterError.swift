@@ -29,6 +29,7 @@ public struct AdapterError: Error, Sendable, Equatable, CustomStringConvertible 
   /// The network's message.
   public var message: String
 
+  /// Creates an error of `kind`, with the network's own code and message.
   public init(_ kind: Kind, vendorCode: Int? = nil, message: String) {
     self.kind = kind
     self.vendorCode = vendorCode

@@ -21,7 +21,7 @@ public struct AdapterInfo: Sendable, Equatable {
   /// The network SDK versions the adapter supports, e.g. `SemanticVersion(13, 0)..<SemanticVersion(14, 0)`.
   public var supportedSDKVersions: Range<SemanticVersion>
   /// Features the adapter supports.
-  public var capabilities: Set<AdapterCapability>
+  public var capabilities: Set<AdapterInfo.Capability>
 
   /// - Parameters:
   ///   - id: The network's identifier.
@@ -34,7 +34,7 @@ public struct AdapterInfo: Sendable, Equatable {
   public init(
     id: NetworkID, displayName: String, adapterVersion: String, sdkVersion: String,
     adapterAPIVersion: SemanticVersion, supportedSDKVersions: Range<SemanticVersion>,
-    capabilities: Set<AdapterCapability> = [.rewarded]
+    capabilities: Set<AdapterInfo.Capability> = [.rewarded]
   ) {
     self.id = id
     self.displayName = displayName
@@ -46,25 +46,30 @@ public struct AdapterInfo: Sendable, Equatable {
   }
 }
 
-/// A feature an adapter may support.
-public enum AdapterCapability: String, Sendable, Hashable, CaseIterable, Codable {
-  /// Loads and shows rewarded ads.
-  case rewarded
-  /// Answers bid requests (real-time bidding).
-  case bidding
-  /// Reports impression-level revenue (``AdapterSignal/revenuePaid(_:)``) for every shown ad.
-  ///
-  /// Declaring it switches the core's own estimate off: the core waits for the network's figure
-  /// until the show's terminal event, and only if none came publishes its estimate (the winning
-  /// price / 1000) with a `missing_revenue` diagnostic. Without it, the core publishes its
-  /// estimate just before the show's next event after `shown` (a click, the reward or the end),
-  /// unless the network's figure came first.
-  ///
-  /// Either way a shown impression gets exactly one `revenue_paid` — the network's figure when it
-  /// reports one in time, else the core's estimate — so an app forwarding revenue to analytics
-  /// (impression-level revenue data) counts each impression once. A figure that arrives after the
-  /// impression's revenue was published is a `duplicate_signal` diagnostic, never a second event.
-  case impressionRevenue
-  /// The network's server calls the publisher to confirm rewards (S2S / SSV).
-  case serverSideReward
+extension AdapterInfo {
+  /// A feature an adapter may support.
+  public enum Capability: String, Sendable, Hashable, CaseIterable, Codable {
+    /// Loads and shows rewarded ads.
+    case rewarded
+    /// Answers bid requests (real-time bidding).
+    case bidding
+    /// Reports impression-level revenue (``AdapterSignal/revenuePaid(_:)``) for every shown ad.
+    ///
+    /// Declaring it switches the core's own estimate off: the core waits for the network's figure
+    /// until the show's terminal event, and only if none came publishes its estimate (the winning
+    /// price / 1000) with a `missing_revenue` diagnostic. Without it, the core publishes its
+    /// estimate just before the show's next event after `shown` (a click, the reward or the end),
+    /// unless the network's figure came first.
+    ///
+    /// Either way a shown impression gets exactly one `revenue_paid` — the network's figure when it
+    /// reports one in time, else the core's estimate — so an app forwarding revenue to analytics
+    /// (impression-level revenue data) counts each impression once. A figure that arrives after the
+    /// impression's revenue was published is a `duplicate_signal` diagnostic, never a second event.
+    case impressionRevenue
+    /// The network's server calls the publisher to confirm rewards (S2S / SSV).
+    case serverSideReward
+  }
 }
+
+/// ``AdapterInfo/Capability`` by its package-internal name (public only nested).
+package typealias AdapterCapability = AdapterInfo.Capability

@@ -2,7 +2,7 @@
 /// and the core.
 ///
 /// Adapters translate their SDK's callbacks into these signals and send them as they happen,
-/// duplicates and odd orders included; the core's ``ShowStateMachine`` turns them into app
+/// duplicates and odd orders included; the core's show state machine turns them into app
 /// events and enforces the reward contract. An adapter never filters or reorders.
 public enum AdapterSignal: Sendable, Equatable {
   /// The ad is on screen (an impression).
@@ -11,7 +11,7 @@ public enum AdapterSignal: Sendable, Equatable {
   case clicked
   /// The network reported what this impression earned. The first figure before the impression's
   /// revenue is published replaces the core's estimate (see
-  /// ``AdapterCapability/impressionRevenue``); later ones are diagnostics.
+  /// ``AdapterInfo/Capability/impressionRevenue``); later ones are diagnostics.
   case revenuePaid(ImpressionRevenue)
   /// The network says the user earned the reward, with the network's own payload if it has one.
   case rewarded(NetworkReward?)
@@ -29,6 +29,7 @@ public struct NetworkReward: Sendable, Equatable, Codable {
   /// How many units.
   public var amount: Double
 
+  /// Creates a reward of `amount` units of `type`.
   public init(type: String, amount: Double) {
     self.type = type
     self.amount = amount
@@ -42,6 +43,7 @@ public struct ImpressionRevenue: Sendable, Equatable {
   /// How exact the figure is.
   public var precision: RevenuePrecision
 
+  /// Creates a revenue figure of `usd` US dollars, as exact as `precision` says.
   public init(usd: Double, precision: RevenuePrecision) {
     self.usd = usd
     self.precision = precision
@@ -69,7 +71,7 @@ public enum RevenuePrecision: String, Sendable, Equatable, Codable {
 public struct AdapterSignalSink: Sendable {
   private let deliver: @Sendable (AdapterSignal) -> Void
   /// The show this sink belongs to.
-  public let show: AdapterShowID
+  public let show: AdapterSignalSink.ShowID
 
   /// Creates a sink that hands each signal to `deliver`, for a show with no identity of its own
   /// (a test's, or a sink an adapter makes).
@@ -78,7 +80,7 @@ public struct AdapterSignalSink: Sendable {
   }
 
   /// Creates the sink of show `show`, which hands each signal to `deliver`.
-  public init(show: AdapterShowID, _ deliver: @escaping @Sendable (AdapterSignal) -> Void) {
+  public init(show: AdapterSignalSink.ShowID, _ deliver: @escaping @Sendable (AdapterSignal) -> Void) {
     self.show = show
     self.deliver = deliver
   }
@@ -87,18 +89,24 @@ public struct AdapterSignalSink: Sendable {
   public func send(_ signal: AdapterSignal) { deliver(signal) }
 }
 
-/// Which show a sink belongs to: the zone and the zone's show number (1, 2, … in show order).
-/// Unique within one ``Mediator``; for logs, and for adapters that route SDK callbacks to shows.
-public struct AdapterShowID: Hashable, Sendable, CustomStringConvertible {
-  /// The MediationKit zone shown.
-  public var zoneID: String
-  /// The zone's show number, counting from 1 (0: a sink made outside the core).
-  public var number: Int
+extension AdapterSignalSink {
+  /// Which show a sink belongs to: the zone and the zone's show number (1, 2, … in show order).
+  /// Unique within one ``Mediator``; for logs, and for adapters that route SDK callbacks to shows.
+  public struct ShowID: Hashable, Sendable, CustomStringConvertible {
+    /// The MediationKit zone shown.
+    public var zoneID: String
+    /// The zone's show number, counting from 1 (0: a sink made outside the core).
+    public var number: Int
 
-  public init(zoneID: String, number: Int) {
-    self.zoneID = zoneID
-    self.number = number
+    /// Names show `number` of zone `zoneID`.
+    public init(zoneID: String, number: Int) {
+      self.zoneID = zoneID
+      self.number = number
+    }
+
+    public var description: String { "\(zoneID)#\(number)" }
   }
-
-  public var description: String { "\(zoneID)#\(number)" }
 }
+
+/// ``AdapterSignalSink/ShowID`` by its package-internal name (public only nested).
+package typealias AdapterShowID = AdapterSignalSink.ShowID

@@ -6,10 +6,14 @@ public struct NetworkID: RawRepresentable, Hashable, Comparable, Codable, Sendab
 {
   public let rawValue: String
 
+  /// Creates the id `rawValue` (`RawRepresentable`).
   public init(rawValue: String) { self.rawValue = rawValue }
+  /// Creates the id `rawValue`, the name configuration files use (`"max"`).
   public init(_ rawValue: String) { self.rawValue = rawValue }
+  /// Creates the id a string literal spells.
   public init(stringLiteral value: String) { self.rawValue = value }
 
+  /// Reads the id from a single string.
   public init(from decoder: any Decoder) throws {
     rawValue = try decoder.singleValueContainer().decode(String.self)
   }

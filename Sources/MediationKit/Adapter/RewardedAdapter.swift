@@ -6,7 +6,7 @@
 /// ## The contract for implementers
 /// 1. **Translate, don't decide.** Map each SDK callback to one completion or one
 ///    ``AdapterSignal``, as it happens. Forward duplicates, late and out-of-order callbacks
-///    unchanged: the core's ``ShowStateMachine`` grants the reward exactly once, holds a dismissal
+///    unchanged: the core's show state machine grants the reward exactly once, holds a dismissal
 ///    for the grace window and ignores what follows the terminal event. An adapter never times out,
 ///    retries, de-duplicates or caches.
 /// 2. **One ad object per load.** ``load(_:completion:)`` creates a fresh ``AdapterAd``; the core
@@ -57,7 +57,7 @@ public protocol RewardedAdapter: AnyObject, Sendable {
   ) -> Cancellable
 
   /// Asks the network for a bid (real-time bidding). Only called on adapters whose
-  /// ``AdapterInfo/capabilities`` contain ``AdapterCapability/bidding``.
+  /// ``AdapterInfo/capabilities`` contain ``AdapterInfo/Capability/bidding``.
   ///
   /// Answer with the price the network commits to, or an error for no bid (a child-directed
   /// user, no demand). The core runs the auction; if this bid wins, it calls
@@ -72,7 +72,7 @@ public protocol RewardedAdapter: AnyObject, Sendable {
   ) -> Cancellable
 
   /// The user's privacy signals changed (``Mediator/privacy``, or a CMP's consent strings through
-  /// ``IABConsentReader``): hand them to the SDK's privacy API now, so a consent withdrawn between
+  /// ``IABConsent/Reader``): hand them to the SDK's privacy API now, so a consent withdrawn between
   /// loads reaches the network at once rather than with the next request.
   ///
   /// Called on the thread that changed them, before that change returns, in the order of the
@@ -173,8 +173,8 @@ public struct AdapterLoadRequest: Sendable {
   public var serverCallback: ServerCallbackConfig?
   /// Where this load's ad tells the core, before it is shown, that the SDK no longer has it
   /// (availability lost, expired or invalidated on the SDK's side). Keep it with the ad;
-  /// ``AdapterWithdrawalSink/ignored`` in bid requests.
-  public var withdrawals: AdapterWithdrawalSink = .ignored
+  /// ``AdapterWithdrawal/Sink/ignored`` in bid requests.
+  public var withdrawals: AdapterWithdrawal.Sink = .ignored
 
   public init(
     zoneID: String, placementID: String, ecpm: Double, reward: NetworkReward, auctionID: UInt64 = 0,

@@ -6,8 +6,11 @@
 public struct SemanticVersion: Sendable, Hashable, Comparable, CustomStringConvertible,
   LosslessStringConvertible
 {
+  /// Incompatible API changes.
   public var major: Int
+  /// Additions that keep compatibility.
   public var minor: Int
+  /// Fixes that keep compatibility.
   public var patch: Int
   /// What follows the numbers, including its `-` or `+` (empty when there is none).
   public var label: String

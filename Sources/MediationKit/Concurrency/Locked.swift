@@ -1,23 +1,20 @@
 import Foundation
 
-/// A value behind a lock: the lock box every MediationKit type (and the simulated SDKs) keeps its
-/// shared mutable state in.
+/// A value behind a lock: the lock box the package's types (the core, the simulated SDKs, the
+/// stores) keep their shared mutable state in. Package access: an app or adapter brings its own.
 ///
 /// A `pthread` mutex (through `NSLock`) rather than `Synchronization.Mutex`: the thread sanitizer
 /// on Linux does not see `Mutex`'s futex-based locking and reports races on correctly locked state,
 /// while it understands `pthread` mutexes, so `swift test --sanitize=thread` stays meaningful.
-public final class Locked<Value>: @unchecked Sendable {
+package final class Locked<Value>: @unchecked Sendable {
   // @unchecked Sendable is safe: the value is read and written only inside `withLock`, while
   // `lock` is held, and the pointer never escapes.
-  //
-  // The value lives behind a pointer the box owns rather than in a `var` property: the lock already
-  // makes every access exclusive, and a class property would add Swift's dynamic exclusivity check
-  // (a thread-local access set) to every `withLock` on the engine's hot path.
+  // Performance: a pointer, not a `var`, so `withLock` skips the dynamic exclusivity check.
   @usableFromInline let value: UnsafeMutablePointer<Value>
   @usableFromInline let lock = NSLock()
 
   /// Creates a lock box holding `value`.
-  public init(_ value: Value) {
+  package init(_ value: Value) {
     self.value = .allocate(capacity: 1)
     self.value.initialize(to: value)
   }
@@ -32,7 +29,7 @@ public final class Locked<Value>: @unchecked Sendable {
   /// Inlinable, so that other modules (adapters, simulated SDKs) get it specialized for their
   /// values rather than calling the generic version.
   @inlinable
-  public func withLock<Result, Failure: Error>(
+  package func withLock<Result, Failure: Error>(
     _ body: (inout Value) throws(Failure) -> Result
   ) throws(Failure) -> Result {
     lock.lock()
@@ -43,13 +40,13 @@ public final class Locked<Value>: @unchecked Sendable {
 
 extension Locked {
   /// The value, read under the lock.
-  public func get() -> Value { withLock { $0 } }
+  package func get() -> Value { withLock { $0 } }
 
   /// Replaces the value under the lock.
-  public func set(_ newValue: Value) { withLock { $0 = newValue } }
+  package func set(_ newValue: Value) { withLock { $0 = newValue } }
 
   /// Replaces the value and returns the old one, atomically.
-  public func exchange(_ newValue: Value) -> Value {
+  package func exchange(_ newValue: Value) -> Value {
     withLock { value in
       let old = value
       value = newValue

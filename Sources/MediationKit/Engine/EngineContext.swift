@@ -123,7 +123,7 @@ final class EngineContext: Sendable {
 
   /// Submits the acknowledgement of `transactionID` to the ledger queue, behind every reward
   /// recorded before it; see ``Mediator/acknowledgeReward(transactionID:)->()``. A failed write gives
-  /// the reward's zone a ``Diagnostic/Kind/ledgerWriteFailed`` diagnostic (every zone in
+  /// the reward's zone a ``RewardedAdEvent/Diagnostic/Kind/ledgerWriteFailed`` diagnostic (every zone in
   /// `zoneIDs` when this run never saw the reward).
   func acknowledgeReward(transactionID: String, zoneIDs: [String]) {
     guard let ledger, let ledgerIO else { return }
@@ -188,7 +188,7 @@ final class EngineContext: Sendable {
   ///
   /// The ledger is read, and each redelivery counted, where ``MediatorOptions/ledgerQueue``
   /// says; the rewards are published back on the executor. If the ledger cannot be read, every
-  /// zone in `zoneIDs` gets a ``Diagnostic/Kind/ledgerReadFailed`` diagnostic instead.
+  /// zone in `zoneIDs` gets a ``RewardedAdEvent/Diagnostic/Kind/ledgerReadFailed`` diagnostic instead.
   func redeliverPendingRewards(zoneIDs: [String]) {
     guard let ledger, let ledgerIO else { return }
     typealias Redelivery = (entry: LedgerEntry, uncounted: LedgerError?)

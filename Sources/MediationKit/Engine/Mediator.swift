@@ -30,7 +30,7 @@ public final class Mediator: Sendable {
   ///     from an earlier run are redelivered, marked ``Reward/isRedelivery``, on the scheduler's
   ///     executor once it yields: subscribe before yielding the executor. The initializer does not
   ///     touch the ledger: it is read on ``MediatorOptions/ledgerQueue``, and a ledger that cannot
-  ///     be read gives every zone a ``Diagnostic/Kind/ledgerReadFailed`` diagnostic.
+  ///     be read gives every zone a ``RewardedAdEvent/Diagnostic/Kind/ledgerReadFailed`` diagnostic.
   /// - Throws: ``MediationError`` `invalidConfiguration` listing the problems in `config`, or naming
   ///   a network in ``MediatorOptions/networkStarts`` that is not registered.
   public init(
@@ -80,7 +80,7 @@ public final class Mediator: Sendable {
   /// The write goes to ``MediatorOptions/ledgerQueue``, behind every reward recorded before it
   /// (an acknowledgement never overtakes the record of its reward), and the call returns at once;
   /// on a ``VirtualScheduler``, whose ledger I/O runs inline, it returns once the write is done.
-  /// If the write fails, the reward's zone gets a ``Diagnostic/Kind/ledgerWriteFailed``
+  /// If the write fails, the reward's zone gets a ``RewardedAdEvent/Diagnostic/Kind/ledgerWriteFailed``
   /// diagnostic: the reward stays pending and is redelivered on a later start, which is harmless
   /// since the app credits each transaction id once. Acknowledging twice, an unknown id, or a
   /// mediator without a ledger, does nothing. For the result, `try await` the async form.

@@ -63,23 +63,33 @@ extension MediatorOptions {
   }
 }
 
-/// When a mediator starts a network's adapter (``MediatorOptions/networkStarts``).
-public enum NetworkStart: String, Sendable, Equatable, Codable {
-  /// With the mediator, in parallel with the others (the default).
-  case atLaunch = "at_launch"
-  /// With the first load or bid that needs it, which waits for the start.
-  case onFirstUse = "on_first_use"
-  /// Never: its line items are skipped, `not_started` (an SDK the app leaves off).
-  case never
+extension MediatorOptions {
+  /// When a mediator starts a network's adapter (``MediatorOptions/networkStarts``).
+  public enum NetworkStart: String, Sendable, Equatable, Codable {
+    /// With the mediator, in parallel with the others (the default).
+    case atLaunch = "at_launch"
+    /// With the first load or bid that needs it, which waits for the start.
+    case onFirstUse = "on_first_use"
+    /// Never: its line items are skipped, `not_started` (an SDK the app leaves off).
+    case never
+  }
 }
 
-/// Where a mediator's reward transaction ids come from.
-public enum TransactionIDSource: Sendable, Equatable {
-  /// Random version-4 UUIDs from the system's generator: unique across runs, processes and
-  /// devices, which a ``RewardLedger`` and the app's server rely on to credit each reward once.
-  case systemRandom
-  /// UUID-shaped ids drawn from the mediator's seeded stream: the same seed gives the same ids,
-  /// so output is reproducible byte for byte. Two runs with one seed repeat ids: use it for tests
-  /// and simulation, never with a ledger that outlives the run.
-  case seeded
+/// ``MediatorOptions/NetworkStart`` by its package-internal name (public only nested).
+package typealias NetworkStart = MediatorOptions.NetworkStart
+
+extension MediatorOptions {
+  /// Where a mediator's reward transaction ids come from.
+  public enum TransactionIDSource: Sendable, Equatable {
+    /// Random version-4 UUIDs from the system's generator: unique across runs, processes and
+    /// devices, which a ``RewardLedger`` and the app's server rely on to credit each reward once.
+    case systemRandom
+    /// UUID-shaped ids drawn from the mediator's seeded stream: the same seed gives the same ids,
+    /// so output is reproducible byte for byte. Two runs with one seed repeat ids: use it for tests
+    /// and simulation, never with a ledger that outlives the run.
+    case seeded
+  }
 }
+
+/// ``MediatorOptions/TransactionIDSource`` by its package-internal name (public only nested).
+package typealias TransactionIDSource = MediatorOptions.TransactionIDSource

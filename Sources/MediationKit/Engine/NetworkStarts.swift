@@ -38,7 +38,7 @@ final class NetworkStarts: Sendable {
         }))
   }
 
-  /// Starts every network marked ``NetworkStart/atLaunch``, each with the start timeout.
+  /// Starts every network marked ``MediatorOptions/NetworkStart/atLaunch``, each with the start timeout.
   func launch(placements: [NetworkID: [String]]) {
     self.placements.withLock { $0 = placements }
     let now = scheduler.now

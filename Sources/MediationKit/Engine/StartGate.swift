@@ -9,9 +9,9 @@
 /// lock, calls the adapter and runs the timers; this type only decides.
 struct StartGate<Waiter> {
   enum Phase: Equatable {
-    /// Not asked to start yet: it starts with the first request (``NetworkStart/onFirstUse``).
+    /// Not asked to start yet: it starts with the first request (``MediatorOptions/NetworkStart/onFirstUse``).
     case deferred
-    /// The app chose never to start it (``NetworkStart/never``).
+    /// The app chose never to start it (``MediatorOptions/NetworkStart/never``).
     case disabled
     /// `start` was called at `since`; no answer yet.
     case starting(since: Duration)

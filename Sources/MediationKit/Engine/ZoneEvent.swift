@@ -1,22 +1,3 @@
-/// An event of one zone, stamped with the scheduler's time and the network involved.
-public struct ZoneEvent: Sendable, Equatable {
-  /// When it happened, on the mediator's scheduler.
-  public var time: Duration
-  /// The zone.
-  public var zoneID: String
-  /// The network serving (or that served) the ad; `nil` for `loading` and `failed`.
-  public var network: NetworkID?
-  /// What happened.
-  public var event: RewardedAdEvent
-
-  public init(time: Duration, zoneID: String, network: NetworkID?, event: RewardedAdEvent) {
-    self.time = time
-    self.zoneID = zoneID
-    self.network = network
-    self.event = event
-  }
-}
-
 /// Fans events out to subscribers, on the scheduler's executor, in order.
 ///
 /// Delivery is re-entrancy safe: an event published while another is being delivered (a
@@ -108,3 +89,28 @@ final class EventHub: Sendable {
     }
   }
 }
+
+extension Mediator {
+  /// An event of one zone, stamped with the scheduler's time and the network involved.
+  public struct ZoneEvent: Sendable, Equatable {
+    /// When it happened, on the mediator's scheduler.
+    public var time: Duration
+    /// The zone.
+    public var zoneID: String
+    /// The network serving (or that served) the ad; `nil` for `loading` and `failed`.
+    public var network: NetworkID?
+    /// What happened.
+    public var event: RewardedAdEvent
+
+    /// Creates the record of `event` in zone `zoneID` at `time`.
+    public init(time: Duration, zoneID: String, network: NetworkID?, event: RewardedAdEvent) {
+      self.time = time
+      self.zoneID = zoneID
+      self.network = network
+      self.event = event
+    }
+  }
+}
+
+/// ``Mediator/ZoneEvent`` by its package-internal name (public only nested).
+package typealias ZoneEvent = Mediator.ZoneEvent

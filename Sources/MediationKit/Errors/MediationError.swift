@@ -74,13 +74,14 @@ public struct MediationError: Error, Sendable, Equatable, CustomStringConvertibl
   /// What happened, specifically.
   public var message: String
   /// For a failed load: every line item considered and what became of it.
-  public var waterfall: [NetworkResponse]
+  public var waterfall: [AdInfo.NetworkResponse]
   /// For `capped`: how long until a show is allowed.
   public var retryAfter: Duration?
 
   /// Creates an error with `code` and a specific `message`.
-  public init(_ code: Code, _ message: String, waterfall: [NetworkResponse] = [], retryAfter: Duration? = nil)
-  {
+  public init(
+    _ code: Code, _ message: String, waterfall: [AdInfo.NetworkResponse] = [], retryAfter: Duration? = nil
+  ) {
     self.code = code
     self.message = message
     self.waterfall = waterfall

@@ -14,12 +14,14 @@ public struct AdInfo: Sendable, Equatable {
   /// The strategy that chose the network.
   public var strategy: AuctionStrategy
   /// Every line item considered, in the order tried, like MAX's `MANetworkResponseInfo`.
-  public var responses: [NetworkResponse]
+  public var responses: [AdInfo.NetworkResponse]
   /// Time from the start of the load to ready.
   public var latency: Duration
 
+  /// Creates the description of an ad ready in zone `zoneID`, served by `network`.
   public init(
-    zoneID: String, network: NetworkID, placementID: String, ecpm: Double, responses: [NetworkResponse],
+    zoneID: String, network: NetworkID, placementID: String, ecpm: Double,
+    responses: [AdInfo.NetworkResponse],
     latency: Duration, precision: RevenuePrecision = .publisherDefined, strategy: AuctionStrategy = .waterfall
   ) {
     self.precision = precision
@@ -33,59 +35,69 @@ public struct AdInfo: Sendable, Equatable {
   }
 }
 
-/// One line item's part in an auction.
-public struct NetworkResponse: Sendable, Equatable {
-  /// What happened to the line item.
-  public enum State: String, Sendable, Equatable, Codable {
-    /// It filled (the winner, in a waterfall).
-    case loaded
-    /// The network answered with an error (no fill, …).
-    case failed
-    /// The network did not answer within the line item's timeout; the load was cancelled.
-    case timedOut = "timed_out"
-    /// Not tried, for the reason in ``NetworkResponse/error``.
-    case skipped
-    /// Never reached the network because its adapter had not started: its start failed or timed
-    /// out, did not complete within the line item's timeout, or the app chose not to start it
-    /// (``MediatorOptions/networkStarts``). ``NetworkResponse/error`` says which, with the start
-    /// error.
-    case notStarted = "not_started"
-    /// Not reached: an earlier line item won, or the zone's budget ran out.
-    case notAttempted = "not_attempted"
-    /// A bid that was received; the auction has not finished with it yet.
-    case bid
-    /// The network declined to bid.
-    case noBid = "no_bid"
-    /// The bid was below the line item's floor.
-    case belowFloor = "below_floor"
-    /// The bid lost to a higher one (or to the waterfall).
-    case outbid
-  }
+extension AdInfo {
+  /// One line item's part in an auction.
+  public struct NetworkResponse: Sendable, Equatable {
+    /// What happened to the line item.
+    public enum State: String, Sendable, Equatable, Codable {
+      /// It filled (the winner, in a waterfall).
+      case loaded
+      /// The network answered with an error (no fill, …).
+      case failed
+      /// The network did not answer within the line item's timeout; the load was cancelled.
+      case timedOut = "timed_out"
+      /// Not tried, for the reason in ``AdInfo/NetworkResponse/error``.
+      case skipped
+      /// Never reached the network because its adapter had not started: its start failed or timed
+      /// out, did not complete within the line item's timeout, or the app chose not to start it
+      /// (``MediatorOptions/networkStarts``). ``AdInfo/NetworkResponse/error`` says which, with the start
+      /// error.
+      case notStarted = "not_started"
+      /// Not reached: an earlier line item won, or the zone's budget ran out.
+      case notAttempted = "not_attempted"
+      /// A bid that was received; the auction has not finished with it yet.
+      case bid
+      /// The network declined to bid.
+      case noBid = "no_bid"
+      /// The bid was below the line item's floor.
+      case belowFloor = "below_floor"
+      /// The bid lost to a higher one (or to the waterfall).
+      case outbid
+    }
 
-  public var network: NetworkID
-  public var placementID: String
-  public var priority: Int
-  /// The line item's configured eCPM, or the price the network reported when it loaded.
-  public var ecpm: Double
-  public var state: State
-  /// How long the network took; `nil` when it was not tried.
-  public var latency: Duration?
-  /// The network's bid, for bidders that bid.
-  public var bid: Double?
-  /// Why it failed or was skipped.
-  public var error: String?
+    /// The line item's network.
+    public var network: NetworkID
+    /// The line item's placement id.
+    public var placementID: String
+    /// The line item's position in the zone's waterfall (lower goes first).
+    public var priority: Int
+    /// The line item's configured eCPM, or the price the network reported when it loaded.
+    public var ecpm: Double
+    /// What came of the line item.
+    public var state: State
+    /// How long the network took; `nil` when it was not tried.
+    public var latency: Duration?
+    /// The network's bid, for bidders that bid.
+    public var bid: Double?
+    /// Why it failed or was skipped.
+    public var error: String?
 
-  public init(
-    network: NetworkID, placementID: String, priority: Int, ecpm: Double, state: State,
-    latency: Duration? = nil, bid: Double? = nil, error: String? = nil
-  ) {
-    self.bid = bid
-    self.network = network
-    self.placementID = placementID
-    self.priority = priority
-    self.ecpm = ecpm
-    self.state = state
-    self.latency = latency
-    self.error = error
+    /// Creates the outcome of one line item.
+    public init(
+      network: NetworkID, placementID: String, priority: Int, ecpm: Double, state: State,
+      latency: Duration? = nil, bid: Double? = nil, error: String? = nil
+    ) {
+      self.bid = bid
+      self.network = network
+      self.placementID = placementID
+      self.priority = priority
+      self.ecpm = ecpm
+      self.state = state
+      self.latency = latency
+      self.error = error
+    }
   }
 }
+
+/// ``AdInfo/NetworkResponse`` by its package-internal name (public only nested).
+package typealias NetworkResponse = AdInfo.NetworkResponse

@@ -20,7 +20,7 @@ public enum RewardedAdEvent: Sendable, Equatable {
   /// The user tapped the ad.
   case clicked
   /// The impression's revenue.
-  case revenuePaid(AdRevenue)
+  case revenuePaid(RewardedAdEvent.Revenue)
   /// The user earned the reward. Grant it here, and only here.
   case rewarded(Reward)
   /// The ad was dismissed after the reward (terminal).
@@ -34,7 +34,7 @@ public enum RewardedAdEvent: Sendable, Equatable {
   case expired
   /// Something the network did that the core corrected or ignored (a duplicate or late reward,
   /// a callback after the terminal event). Informational; never grant on it.
-  case diagnostic(Diagnostic)
+  case diagnostic(RewardedAdEvent.Diagnostic)
 
   /// The event's wire name, as the CLI prints it (`revenue_paid`, `show_failed`, …).
   public var name: String {
@@ -79,6 +79,7 @@ public struct Reward: Sendable, Equatable, Codable {
   /// (see ``RewardLedger``). Credit it only if its transaction id was not credited before.
   public var isRedelivery: Bool
 
+  /// Creates a reward; the mediator makes these, tests and ledgers rebuild them.
   public init(
     type: String, amount: Int, transactionID: String, network: NetworkID, networkReward: NetworkReward? = nil,
     isRedelivery: Bool = false
@@ -95,6 +96,7 @@ public struct Reward: Sendable, Equatable, Codable {
     case type, amount, transactionID, network, networkReward, isRedelivery
   }
 
+  /// Reads a reward; `isRedelivery` defaults to `false` when absent.
   public init(from decoder: any Decoder) throws {
     let container = try decoder.container(keyedBy: CodingKeys.self)
     self.init(
@@ -107,71 +109,89 @@ public struct Reward: Sendable, Equatable, Codable {
   }
 }
 
-/// Revenue for one impression, attributed to a zone and network.
-public struct AdRevenue: Sendable, Equatable {
-  public var network: NetworkID
-  public var zoneID: String
-  public var placementID: String
-  /// Revenue in USD for this impression.
-  public var usd: Double
-  public var precision: RevenuePrecision
+extension RewardedAdEvent {
+  /// Revenue for one impression, attributed to a zone and network.
+  public struct Revenue: Sendable, Equatable {
+    /// The network that served the impression.
+    public var network: NetworkID
+    /// The zone that showed it.
+    public var zoneID: String
+    /// The network's placement id.
+    public var placementID: String
+    /// Revenue in USD for this impression.
+    public var usd: Double
+    /// How exact ``usd`` is.
+    public var precision: RevenuePrecision
 
-  public init(
-    network: NetworkID, zoneID: String, placementID: String, usd: Double, precision: RevenuePrecision
-  ) {
-    self.network = network
-    self.zoneID = zoneID
-    self.placementID = placementID
-    self.usd = usd
-    self.precision = precision
+    /// Creates the revenue of one impression.
+    public init(
+      network: NetworkID, zoneID: String, placementID: String, usd: Double, precision: RevenuePrecision
+    ) {
+      self.network = network
+      self.zoneID = zoneID
+      self.placementID = placementID
+      self.usd = usd
+      self.precision = precision
+    }
   }
 }
 
-/// A note about a network's behaviour that the core corrected or ignored.
-public struct Diagnostic: Sendable, Equatable {
-  /// What kind of thing happened.
-  public enum Kind: String, Sendable, Equatable, Codable {
-    /// The network reported the reward again; it was granted once.
-    case duplicateReward = "duplicate_reward"
-    /// The reward came after the dismissal was final; it was not granted.
-    case lateReward = "late_reward"
-    /// A callback arrived after the show's terminal event and was ignored.
-    case signalAfterTerminal = "signal_after_terminal"
-    /// A callback implied the ad was displayed before `displayed` arrived.
-    case impliedDisplay = "implied_display"
-    /// The network reported something twice (display, dismissal, revenue).
-    case duplicateSignal = "duplicate_signal"
-    /// The network did something out of order the core treated as the nearest valid step
-    /// (a show failure after the display counts as the dismissal).
-    case outOfOrderSignal = "out_of_order_signal"
-    /// The network never reported the dismissal; the core ended the show after the maximum show
-    /// duration.
-    case endedByCore = "ended_by_core"
-    /// A load completed after its line item timed out or was cancelled; the ad was discarded.
-    case lateLoad = "late_load"
-    /// The reward could not be recorded in the ledger; it is delivered anyway, but will not be
-    /// redelivered if the app stops before crediting it. Or the app's acknowledgement of a reward
-    /// could not be written: the reward stays pending and will be redelivered on a later start.
-    case ledgerWriteFailed = "ledger_write_failed"
-    /// The rewards still pending from earlier runs could not be read at start, so none were
-    /// redelivered; ``Mediator/pendingRewards()`` reads them again. Sent to every zone.
-    case ledgerReadFailed = "ledger_read_failed"
-    /// A network that declares ``AdapterCapability/impressionRevenue`` reported no revenue for a
-    /// shown impression; the core published its own estimate instead.
-    case missingRevenue = "missing_revenue"
-    /// A consent string a CMP stored (TCF, GPP, US Privacy) is malformed; the message names the
-    /// key. It was left out of the privacy signals.
-    case malformedConsent = "malformed_consent"
-    /// The network withdrew a loaded ad (``AdapterWithdrawalSink``): before the show it was
-    /// discarded and `expired` follows; after the show started it changed nothing.
-    case adWithdrawn = "ad_withdrawn"
-  }
+/// ``RewardedAdEvent/Revenue`` by its package-internal name (public only nested).
+package typealias AdRevenue = RewardedAdEvent.Revenue
 
-  public var kind: Kind
-  public var message: String
+extension RewardedAdEvent {
+  /// A note about a network's behaviour that the core corrected or ignored.
+  public struct Diagnostic: Sendable, Equatable {
+    /// What kind of thing happened.
+    public enum Kind: String, Sendable, Equatable, Codable {
+      /// The network reported the reward again; it was granted once.
+      case duplicateReward = "duplicate_reward"
+      /// The reward came after the dismissal was final; it was not granted.
+      case lateReward = "late_reward"
+      /// A callback arrived after the show's terminal event and was ignored.
+      case signalAfterTerminal = "signal_after_terminal"
+      /// A callback implied the ad was displayed before `displayed` arrived.
+      case impliedDisplay = "implied_display"
+      /// The network reported something twice (display, dismissal, revenue).
+      case duplicateSignal = "duplicate_signal"
+      /// The network did something out of order the core treated as the nearest valid step
+      /// (a show failure after the display counts as the dismissal).
+      case outOfOrderSignal = "out_of_order_signal"
+      /// The network never reported the dismissal; the core ended the show after the maximum show
+      /// duration.
+      case endedByCore = "ended_by_core"
+      /// A load completed after its line item timed out or was cancelled; the ad was discarded.
+      case lateLoad = "late_load"
+      /// The reward could not be recorded in the ledger; it is delivered anyway, but will not be
+      /// redelivered if the app stops before crediting it. Or the app's acknowledgement of a reward
+      /// could not be written: the reward stays pending and will be redelivered on a later start.
+      case ledgerWriteFailed = "ledger_write_failed"
+      /// The rewards still pending from earlier runs could not be read at start, so none were
+      /// redelivered; ``Mediator/pendingRewards()`` reads them again. Sent to every zone.
+      case ledgerReadFailed = "ledger_read_failed"
+      /// A network that declares ``AdapterInfo/Capability/impressionRevenue`` reported no revenue for a
+      /// shown impression; the core published its own estimate instead.
+      case missingRevenue = "missing_revenue"
+      /// A consent string a CMP stored (TCF, GPP, US Privacy) is malformed; the message names the
+      /// key. It was left out of the privacy signals.
+      case malformedConsent = "malformed_consent"
+      /// The network withdrew a loaded ad (``AdapterWithdrawal/Sink``): before the show it was
+      /// discarded and `expired` follows; after the show started it changed nothing.
+      case adWithdrawn = "ad_withdrawn"
+    }
 
-  public init(_ kind: Kind, _ message: String) {
-    self.kind = kind
-    self.message = message
+    /// What kind of note this is; stable, for filtering.
+    public var kind: Kind
+    /// The details, for the log.
+    public var message: String
+
+    /// Creates a note of `kind` with `message`.
+    public init(_ kind: Kind, _ message: String) {
+      self.kind = kind
+      self.message = message
+    }
   }
 }
+
+/// ``RewardedAdEvent/Diagnostic`` by its package-internal name (public only nested).
+package typealias Diagnostic = RewardedAdEvent.Diagnostic

@@ -176,7 +176,7 @@ public final class RewardedAd: Sendable {
   /// Tells the mediator's ``RewardLedger`` that the app has credited `reward`, so it is never
   /// delivered again. Safe on the main actor: the write goes to the mediator's ledger queue and
   /// the call returns at once; a failed write gives this zone a
-  /// ``Diagnostic/Kind/ledgerWriteFailed`` diagnostic and the reward will be redelivered. See
+  /// ``RewardedAdEvent/Diagnostic/Kind/ledgerWriteFailed`` diagnostic and the reward will be redelivered. See
   /// ``Mediator/acknowledgeReward(transactionID:)->()``.
   public func acknowledge(_ reward: Reward) {
     controller.acknowledge(reward)

@@ -17,7 +17,7 @@
 ///
 /// Make one per SDK instance and forward the SDK's listener to it. For a vendor SDK that is a
 /// process-wide singleton, that means one router per process, made where the SDK's listener is
-/// set (see ``RewardedAdapter`` rule 5). The logic is the pure value ``GlobalListenerRoutes``;
+/// set (see ``RewardedAdapter`` rule 5). The logic is the pure value `GlobalListenerRoutes`;
 /// this class only adds a lock and the closures.
 public final class GlobalListenerRouter: Sendable {
   private struct State {
@@ -40,7 +40,7 @@ public final class GlobalListenerRouter: Sendable {
   }
 
   /// The bookkeeping as it stands, for tests and diagnostics.
-  public var routes: GlobalListenerRoutes { state.withLock { $0.routes } }
+  package var routes: GlobalListenerRoutes { state.withLock { $0.routes } }
 
   // MARK: Start
 
@@ -119,7 +119,7 @@ public final class GlobalListenerRouter: Sendable {
   /// - Returns: The show it was sent to; `nil` (and nothing sent) when no recent show matches.
   @discardableResult
   public func send(_ signal: AdapterSignal, placementID: String?, impressionID: String? = nil)
-    -> AdapterShowID?
+    -> AdapterSignalSink.ShowID?
   {
     let callback: GlobalListenerRoutes.Callback =
       switch signal {

@@ -4,9 +4,9 @@
 ///
 /// Loads and ad objects are named by tickets (one per ``addLoad(placementID:)``); shows by the
 /// ticket of the ad object shown.
-public struct GlobalListenerRoutes: Sendable, Equatable {
+package struct GlobalListenerRoutes: Sendable, Equatable {
   /// What the router must do after a change.
-  public enum Effect: Sendable, Equatable {
+  package enum Effect: Sendable, Equatable {
     /// Ask the SDK to load `placementID` (once while loads wait for it).
     case requestLoad(placementID: String)
     /// Complete load `ticket` with a new ad object.
@@ -18,7 +18,7 @@ public struct GlobalListenerRoutes: Sendable, Equatable {
   }
 
   /// An SDK callback, as far as routing cares.
-  public enum Callback: Sendable, Equatable {
+  package enum Callback: Sendable, Equatable {
     /// The ad opened (the impression).
     case opened
     /// The show failed before opening.
@@ -28,51 +28,51 @@ public struct GlobalListenerRoutes: Sendable, Equatable {
   }
 
   /// Where the SDK's start stands.
-  public enum StartState: Sendable, Equatable {
+  package enum StartState: Sendable, Equatable {
     case pending
     case started
     case failed(AdapterError)
   }
 
   /// A recent show.
-  public struct Show: Sendable, Equatable {
+  package struct Show: Sendable, Equatable {
     /// The ticket of the ad object shown.
-    public var ticket: UInt64
-    public var placementID: String
+    package var ticket: UInt64
+    package var placementID: String
     /// The SDK's id for the impression, once a callback named it.
-    public var impressionID: String?
+    package var impressionID: String?
     /// Whether the SDK reported it opened (or failed).
-    public var opened = false
+    package var opened = false
   }
 
-  public private(set) var start = StartState.pending
+  package private(set) var start = StartState.pending
   /// Loads waiting for availability, by placement, in arrival order.
-  public private(set) var waiting: [String: [UInt64]] = [:]
+  package private(set) var waiting: [String: [UInt64]] = [:]
   /// Placements with an SDK load asked for and not yet answered.
-  public private(set) var requested: Set<String> = []
+  package private(set) var requested: Set<String> = []
   /// The SDK's availability flag, by placement, as last reported.
-  public private(set) var available: [String: Bool] = [:]
+  package private(set) var available: [String: Bool] = [:]
   /// Ad objects handed to the core and not yet shown or discarded, by placement.
-  public private(set) var loaded: [String: [UInt64]] = [:]
+  package private(set) var loaded: [String: [UInt64]] = [:]
   /// The recent shows, oldest first, at most ``capacity``.
-  public private(set) var shows: [Show] = []
+  package private(set) var shows: [Show] = []
   /// How many recent shows are kept for late callbacks.
-  public let capacity: Int
+  package let capacity: Int
   private var nextTicket: UInt64 = 0
 
   /// - Parameter capacity: How many recent shows to keep routing late callbacks to (at least 2).
-  public init(capacity: Int = 8) { self.capacity = max(2, capacity) }
+  package init(capacity: Int = 8) { self.capacity = max(2, capacity) }
 
   // MARK: Start
 
   /// The SDK started: ask for the placements loads wait for, fill those already available.
-  public mutating func started() -> [Effect] {
+  package mutating func started() -> [Effect] {
     start = .started
     return waiting.keys.sorted().flatMap { placementAwaited($0) }
   }
 
   /// The SDK failed to start: every waiting load fails, and so will later ones.
-  public mutating func startFailed(_ error: AdapterError) -> [Effect] {
+  package mutating func startFailed(_ error: AdapterError) -> [Effect] {
     start = .failed(error)
     let failed = waiting.keys.sorted().flatMap { waiting[$0] ?? [] }
     waiting.removeAll()
@@ -89,7 +89,7 @@ public struct GlobalListenerRoutes: Sendable, Equatable {
 
   /// A load for `placementID` arrives: it waits for availability, or fills at once when the
   /// placement is available (the completion then comes inside the adapter's `load`).
-  public mutating func addLoad(placementID: String) -> (ticket: UInt64, effects: [Effect]) {
+  package mutating func addLoad(placementID: String) -> (ticket: UInt64, effects: [Effect]) {
     nextTicket += 1
     let ticket = nextTicket
     if case .failed(let error) = start { return (ticket, [.fail(ticket: ticket, Self.notStarted(error))]) }
@@ -115,14 +115,14 @@ public struct GlobalListenerRoutes: Sendable, Equatable {
 
   /// The core cancelled load `ticket`: it stops waiting (the SDK's own load goes on; its
   /// availability serves the next load).
-  public mutating func cancelLoad(_ ticket: UInt64) {
+  package mutating func cancelLoad(_ ticket: UInt64) {
     for placementID in waiting.keys { waiting[placementID]?.removeAll { $0 == ticket } }
     waiting = waiting.filter { !$0.value.isEmpty }
   }
 
   /// The SDK's availability flag for `placementID` changed: on `true` every waiting load fills;
   /// on `false` every loaded ad object of the placement is withdrawn, and waiting loads ask again.
-  public mutating func availabilityChanged(placementID: String, available isAvailable: Bool) -> [Effect] {
+  package mutating func availabilityChanged(placementID: String, available isAvailable: Bool) -> [Effect] {
     available[placementID] = isAvailable
     requested.remove(placementID)
     if isAvailable { return fillWaiting(placementID) }
@@ -136,13 +136,13 @@ public struct GlobalListenerRoutes: Sendable, Equatable {
   }
 
   /// The SDK's load of `placementID` failed: every load waiting for it fails.
-  public mutating func loadFailed(placementID: String, _ error: AdapterError) -> [Effect] {
+  package mutating func loadFailed(placementID: String, _ error: AdapterError) -> [Effect] {
     requested.remove(placementID)
     return (waiting.removeValue(forKey: placementID) ?? []).map { .fail(ticket: $0, error) }
   }
 
   /// The core discarded ad object `ticket` without showing it.
-  public mutating func discarded(_ ticket: UInt64) {
+  package mutating func discarded(_ ticket: UInt64) {
     forgetLoaded(ticket)
   }
 
@@ -157,7 +157,7 @@ public struct GlobalListenerRoutes: Sendable, Equatable {
   // MARK: Shows
 
   /// Ad object `ticket` is being shown on `placementID`: it becomes the newest recent show.
-  public mutating func showStarted(_ ticket: UInt64, placementID: String) {
+  package mutating func showStarted(_ ticket: UInt64, placementID: String) {
     forgetLoaded(ticket)
     shows.append(Show(ticket: ticket, placementID: placementID))
     if shows.count > capacity { shows.removeFirst(shows.count - capacity) }
@@ -173,7 +173,7 @@ public struct GlobalListenerRoutes: Sendable, Equatable {
   ///   that arrives after show N+1 was asked for, but before it opened, still reaches show N. Only
   ///   when no show of the placement has opened does a callback without an impression id go to the
   ///   newest show; one with an id no recent show has gets `nil` (its show is no longer kept).
-  public mutating func route(_ callback: Callback, placementID: String?, impressionID: String? = nil)
+  package mutating func route(_ callback: Callback, placementID: String?, impressionID: String? = nil)
     -> UInt64?
   {
     if let impressionID, let index = shows.lastIndex(where: { $0.impressionID == impressionID }) {

@@ -12,6 +12,7 @@ public struct LedgerEntry: Sendable, Equatable, Codable {
   /// redeliveries on later starts.
   public var deliveries: Int
 
+  /// Creates the entry of `reward`, recorded at `recordedAtMilliseconds` (Unix time).
   public init(reward: Reward, zoneID: String, recordedAtMilliseconds: Int64, deliveries: Int = 1) {
     self.reward = reward
     self.zoneID = zoneID
@@ -25,6 +26,7 @@ public struct LedgerError: Error, Sendable, Equatable, CustomStringConvertible {
   /// What went wrong, for the log: the operation, the storage's own message, and where.
   public var message: String
 
+  /// Creates an error that says `message`.
   public init(_ message: String) {
     self.message = message
   }
@@ -55,17 +57,17 @@ public struct LedgerError: Error, Sendable, Equatable, CustomStringConvertible {
 ///   publishes after it (its `closed`, the next `loading`…) is held, then published behind the
 ///   reward, each stamped with the time it happened. Other zones, timers and adapters go on.
 /// - Nothing is lost or doubled: each reward is recorded once, in the order earned (the queue is
-///   serial), and published once, after a ``Diagnostic/Kind/ledgerWriteFailed`` diagnostic if the
+///   serial), and published once, after a ``RewardedAdEvent/Diagnostic/Kind/ledgerWriteFailed`` diagnostic if the
 ///   record failed.
 ///
 /// On a ``VirtualScheduler`` the default runs the I/O inside the action that earned the reward
-/// instead (``LedgerQueue/automatic``), so seeded runs stay byte-identical. Without a ledger
+/// instead (``MediatorOptions/LedgerQueue/automatic``), so seeded runs stay byte-identical. Without a ledger
 /// nothing of this runs.
 ///
 /// The app's calls use the same queue. ``Mediator/acknowledgeReward(transactionID:)->()`` (and
 /// ``RewardedAd/acknowledge(_:)->()``) submits ``acknowledge(transactionID:)`` behind the records
 /// submitted before it and returns at once — safe on the main actor; a failed write gives the
-/// reward's zone a ``Diagnostic/Kind/ledgerWriteFailed`` diagnostic and leaves the reward pending,
+/// reward's zone a ``RewardedAdEvent/Diagnostic/Kind/ledgerWriteFailed`` diagnostic and leaves the reward pending,
 /// to be redelivered. Their `async` forms, and ``Mediator/pendingRewards()``, run there too and
 /// resume the awaiting task with the result.
 public protocol RewardLedger: Sendable {
@@ -97,6 +99,7 @@ public final class InMemoryRewardLedger: RewardLedger {
 
   private let state = Locked(State())
 
+  /// Creates an empty ledger.
   public init() {}
 
   public func record(_ entry: LedgerEntry) throws(LedgerError) {

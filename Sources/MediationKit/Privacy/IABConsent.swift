@@ -3,7 +3,7 @@
 ///
 /// Part of ``PrivacySettings`` (``PrivacySettings/iab``), so every adapter receives them with
 /// each request and through ``RewardedAdapter/privacyDidChange(_:)``. Fill it yourself or let
-/// ``IABConsentReader`` read the CMP's standard `UserDefaults` keys.
+/// ``IABConsent/Reader`` read the CMP's standard `UserDefaults` keys.
 public struct IABConsent: Sendable, Equatable, Codable {
   /// The fields, with the TC string decoded once.
   private struct Fields: Sendable, Equatable {
@@ -63,8 +63,9 @@ public struct IABConsent: Sendable, Equatable, Codable {
   }
   /// ``tcString`` decoded, kept with it so requests do not decode it again; `nil` when there is
   /// no TC string or it is not a valid TCF v2 string.
-  public var tcf: TCFConsent? { box?.fields.tcf }
+  package var tcf: TCFConsent? { box?.fields.tcf }
 
+  /// Creates consent from the IAB strings a CMP stored; `nil` means the key is absent.
   public init(
     tcString: String? = nil, gdprApplies: Bool? = nil, gppString: String? = nil, gppSectionIDs: [Int] = [],
     usPrivacyString: String? = nil
@@ -97,6 +98,7 @@ public struct IABConsent: Sendable, Equatable, Codable {
     case tcString, gdprApplies, gppString, gppSectionIDs, usPrivacyString
   }
 
+  /// Reads the strings; absent keys stay `nil`.
   public init(from decoder: any Decoder) throws {
     let container = try decoder.container(keyedBy: CodingKeys.self)
     self.init(

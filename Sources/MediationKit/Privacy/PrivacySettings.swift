@@ -10,6 +10,7 @@ public struct PrivacySettings: Sendable, Equatable, Codable {
   /// The IAB consent strings (TCF v2, GPP, US Privacy), alongside the booleans above.
   public var iab: IABConsent
 
+  /// Creates privacy settings; a `nil` flag means the app has not said.
   public init(
     hasUserConsent: Bool? = nil, doNotSell: Bool? = nil, isChildDirected: Bool = false,
     iab: IABConsent = IABConsent()
@@ -33,6 +34,7 @@ public struct PrivacySettings: Sendable, Equatable, Codable {
 
   private enum CodingKeys: String, CodingKey { case hasUserConsent, doNotSell, isChildDirected, iab }
 
+  /// Reads the settings; absent fields take the defaults.
   public init(from decoder: any Decoder) throws {
     let container = try decoder.container(keyedBy: CodingKeys.self)
     self.init(

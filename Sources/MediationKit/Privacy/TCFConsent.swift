@@ -23,34 +23,34 @@ import Foundation
 /// | 12 | publisher country code |
 ///
 /// The vendor sections that follow are not decoded: mediation needs the purposes.
-public struct TCFConsent: Sendable, Equatable {
-  public var version: Int
+package struct TCFConsent: Sendable, Equatable {
+  package var version: Int
   /// When the string was created and last updated, in deciseconds since 1970.
-  public var created: Int64
-  public var lastUpdated: Int64
-  public var cmpID: Int
-  public var cmpVersion: Int
-  public var consentScreen: Int
+  package var created: Int64
+  package var lastUpdated: Int64
+  package var cmpID: Int
+  package var cmpVersion: Int
+  package var consentScreen: Int
   /// Two upper-case letters, e.g. `"EN"`.
-  public var consentLanguage: String
-  public var vendorListVersion: Int
-  public var policyVersion: Int
-  public var isServiceSpecific: Bool
+  package var consentLanguage: String
+  package var vendorListVersion: Int
+  package var policyVersion: Int
+  package var isServiceSpecific: Bool
   /// The purposes (1...24) the user consented to.
-  public var purposeConsents: Set<Int>
+  package var purposeConsents: Set<Int>
   /// The purposes (1...24) the publisher may pursue on legitimate interest.
-  public var purposeLegitimateInterests: Set<Int>
+  package var purposeLegitimateInterests: Set<Int>
   /// Purpose 1 was not disclosed (a publisher in a country that does not require it).
-  public var purposeOneTreatment: Bool
+  package var purposeOneTreatment: Bool
   /// Two upper-case letters, e.g. `"DE"`.
-  public var publisherCountryCode: String
+  package var publisherCountryCode: String
 
   /// The bits the decoded fields span.
   static let coreBits = 213
 
   /// Decodes the core segment of `tcString`.
   /// - Throws: ``TCFDecodingError`` saying what is wrong (not base64url, wrong version, too short).
-  public init(decoding tcString: String) throws(TCFDecodingError) {
+  package init(decoding tcString: String) throws(TCFDecodingError) {
     let core = tcString.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
     guard !core.isEmpty else { throw TCFDecodingError("the core segment is empty") }
     guard let bytes = Self.base64URLDecoded(core) else {
@@ -84,7 +84,7 @@ public struct TCFConsent: Sendable, Equatable {
 
   /// Whether the user consented to `purpose` (1: store and access information on a device, the
   /// purpose personalised ads need).
-  public func consents(toPurpose purpose: Int) -> Bool { purposeConsents.contains(purpose) }
+  package func consents(toPurpose purpose: Int) -> Bool { purposeConsents.contains(purpose) }
 
   /// Base64url without padding, through Foundation's decoder.
   static func base64URLDecoded(_ text: Substring) -> [UInt8]? {
@@ -100,12 +100,12 @@ public struct TCFConsent: Sendable, Equatable {
 }
 
 /// Why a TC string could not be decoded.
-public struct TCFDecodingError: Error, Sendable, Equatable, CustomStringConvertible {
-  public var reason: String
+package struct TCFDecodingError: Error, Sendable, Equatable, CustomStringConvertible {
+  package var reason: String
 
-  public init(_ reason: String) { self.reason = reason }
+  package init(_ reason: String) { self.reason = reason }
 
-  public var description: String { "not a TCF v2 TC string: \(reason)" }
+  package var description: String { "not a TCF v2 TC string: \(reason)" }
 }
 
 /// Reads a byte array as a stream of bits, most significant first.

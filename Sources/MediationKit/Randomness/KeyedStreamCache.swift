@@ -4,20 +4,20 @@
 /// Hashing the label is most of the cost of ``SeededRandom/derived(_:_:)``, so the label's
 /// ``SeededRandom/keyBase(_:)`` is kept for up to ``capacity`` labels (others are derived each
 /// time). The streams are exactly those of `derived(_:_:)`.
-public final class KeyedStreamCache: Sendable {
+package final class KeyedStreamCache: Sendable {
   /// How many labels are remembered.
-  public static let capacity = 8
+  package static let capacity = 8
 
   private let root: SeededRandom
   private let bases = Locked<[(label: String, base: UInt64)]>([])
 
   /// Creates a cache of `root`'s keyed streams.
-  public init(_ root: SeededRandom) {
+  package init(_ root: SeededRandom) {
     self.root = root
   }
 
   /// `root.derived(label, index)`.
-  public func stream(_ label: String, _ index: UInt64) -> SeededRandom {
+  package func stream(_ label: String, _ index: UInt64) -> SeededRandom {
     let base = bases.withLock { bases -> UInt64 in
       for entry in bases where entry.label == label { return entry.base }
       let base = root.keyBase(label)

@@ -5,6 +5,7 @@ public struct AdapterRegistration: Sendable {
   /// Makes an adapter for a mediator's environment.
   public var makeAdapter: @Sendable (AdapterEnvironment) -> any RewardedAdapter
 
+  /// Registers the network `info` describes, made by `makeAdapter` for each mediator.
   public init(info: AdapterInfo, makeAdapter: @escaping @Sendable (AdapterEnvironment) -> any RewardedAdapter)
   {
     self.info = info

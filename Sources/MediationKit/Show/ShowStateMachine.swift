@@ -14,9 +14,9 @@
 /// - After the terminal event (`closed`, `skipped`, `showFailed`) only diagnostics come out.
 /// - A displayed show reports its revenue exactly once (``RevenueRule``): the network's first
 ///   figure if it comes in time, else the core's estimate; a later figure is a diagnostic.
-public struct ShowStateMachine: Sendable, Equatable {
+package struct ShowStateMachine: Sendable, Equatable {
   /// Where the show is.
-  public enum Phase: Sendable, Equatable {
+  package enum Phase: Sendable, Equatable {
     /// Show requested; waiting for the network to display the ad.
     case awaitingDisplay
     /// On screen.
@@ -28,7 +28,7 @@ public struct ShowStateMachine: Sendable, Equatable {
   }
 
   /// Something that happened to the show.
-  public enum Input: Sendable, Equatable {
+  package enum Input: Sendable, Equatable {
     /// An adapter signal.
     case signal(AdapterSignal)
     /// The grace window after a reward-less dismissal ended.
@@ -40,7 +40,7 @@ public struct ShowStateMachine: Sendable, Equatable {
   }
 
   /// An app-facing event of one show, before the core attaches zone details.
-  public enum Event: Sendable, Equatable {
+  package enum Event: Sendable, Equatable {
     case shown
     case clicked
     case revenuePaid(ImpressionRevenue)
@@ -48,11 +48,11 @@ public struct ShowStateMachine: Sendable, Equatable {
     case closed
     case skipped
     case showFailed(MediationError)
-    case diagnostic(Diagnostic)
+    case diagnostic(RewardedAdEvent.Diagnostic)
   }
 
   /// What the owner of the machine must do.
-  public enum Action: Sendable, Equatable {
+  package enum Action: Sendable, Equatable {
     /// Deliver an event to the app.
     case emit(Event)
     /// Start the grace-window timer; feed ``Input/graceWindowEnded`` when it fires.
@@ -72,51 +72,51 @@ public struct ShowStateMachine: Sendable, Equatable {
   ///   published, and the estimate is dropped;
   /// - otherwise the estimate is published just before the first event that follows `shown`
   ///   (a click, the reward or the terminal event) — or, when the network declares
-  ///   ``AdapterCapability/impressionRevenue``, just before the terminal event only, since its
+  ///   ``AdapterInfo/Capability/impressionRevenue``, just before the terminal event only, since its
   ///   figure is expected (and missing it is reported with a diagnostic);
   /// - a network figure after the revenue was published is a `duplicateSignal` diagnostic.
-  public struct RevenueRule: Sendable, Equatable {
+  package struct RevenueRule: Sendable, Equatable {
     /// The core's estimate for the impression (the winning price / 1000); `nil`: the core has
     /// none, so only the network's figure is published.
-    public var estimate: ImpressionRevenue?
-    /// The network declares ``AdapterCapability/impressionRevenue``: hold the estimate until the
+    package var estimate: ImpressionRevenue?
+    /// The network declares ``AdapterInfo/Capability/impressionRevenue``: hold the estimate until the
     /// terminal event.
-    public var networkReportsRevenue: Bool
+    package var networkReportsRevenue: Bool
 
-    public init(estimate: ImpressionRevenue?, networkReportsRevenue: Bool) {
+    package init(estimate: ImpressionRevenue?, networkReportsRevenue: Bool) {
       self.estimate = estimate
       self.networkReportsRevenue = networkReportsRevenue
     }
 
     /// Only the network's figures, no estimate.
-    public static let networkOnly = RevenueRule(estimate: nil, networkReportsRevenue: true)
+    package static let networkOnly = RevenueRule(estimate: nil, networkReportsRevenue: true)
   }
 
   /// How long a reward-less dismissal is held for a late reward.
-  public let graceWindow: Duration
+  package let graceWindow: Duration
   /// How the show's revenue is chosen.
-  public let revenueRule: RevenueRule
+  package let revenueRule: RevenueRule
   /// The current phase.
-  public private(set) var phase: Phase = .awaitingDisplay
+  package private(set) var phase: Phase = .awaitingDisplay
   /// Whether `rewarded` was emitted.
-  public private(set) var didReward = false
+  package private(set) var didReward = false
   /// Whether the show's `revenuePaid` was emitted (the network's figure or the estimate).
-  public private(set) var didReportRevenue = false
+  package private(set) var didReportRevenue = false
 
   /// Creates a machine for one show.
   /// - Parameters:
   ///   - graceWindow: How long to wait for a reward after a reward-less dismissal.
   ///   - revenue: How the show's one `revenuePaid` is chosen.
-  public init(graceWindow: Duration, revenue: RevenueRule = .networkOnly) {
+  package init(graceWindow: Duration, revenue: RevenueRule = .networkOnly) {
     self.graceWindow = graceWindow
     self.revenueRule = revenue
   }
 
   /// Whether the show is over.
-  public var isFinished: Bool { phase == .finished }
+  package var isFinished: Bool { phase == .finished }
 
   /// Feeds one input and returns the actions to perform, in order.
-  public mutating func handle(_ input: Input) -> [Action] {
+  package mutating func handle(_ input: Input) -> [Action] {
     var actions: [Action] = []
     handle(input, into: &actions)
     return actions

@@ -106,7 +106,7 @@ public struct Cancellable: Sendable {
 
   /// Creates a handle that cancels `target`: for schedulers and adapters that keep their own
   /// cancellable objects, without a closure allocation per handle.
-  public init(_ target: any CancellationTarget) {
+  package init(_ target: any CancellationTarget) {
     self.target = target
   }
 
@@ -120,7 +120,7 @@ public struct Cancellable: Sendable {
 }
 
 /// Something a ``Cancellable`` can cancel.
-public protocol CancellationTarget: AnyObject, Sendable {
+package protocol CancellationTarget: AnyObject, Sendable {
   /// Cancels the work if it has not finished yet; idempotent.
   func cancel()
 }
@@ -131,16 +131,35 @@ private final class ClosureCancellation: CancellationTarget {
   func cancel() { action() }
 }
 
+// Package, not public: an extension of a standard-library type would collide with an app's own.
 extension Duration {
   /// This duration in whole milliseconds, rounded toward zero.
-  public var milliseconds: Int64 {
-    let (seconds, attoseconds) = components
+  package var milliseconds: Int64 {
+    let (seconds, attoseconds) = secondsAndAttoseconds
     return seconds * 1000 + attoseconds / 1_000_000_000_000_000
   }
 
   /// This duration in seconds, as a floating-point number.
-  public var seconds: Double {
-    let (seconds, attoseconds) = components
+  package var seconds: Double {
+    let (seconds, attoseconds) = secondsAndAttoseconds
     return Double(seconds) + Double(attoseconds) / 1e18
+  }
+
+  /// `components`, the same two parts. On Linux from the 128-bit attosecond count, as
+  /// `Duration.components` divides in software (the simulator reads a duration per random draw);
+  /// elsewhere `Int128` needs iOS 18 / macOS 15, so `components` itself (tests compare the two).
+  package var secondsAndAttoseconds: (seconds: Int64, attoseconds: Int64) {
+    #if os(Linux)
+      let attoseconds = self.attoseconds
+      // Below about 9.2 s the count fits 64 bits, whose division by a constant is a multiplication.
+      if let small = Int64(exactly: attoseconds) {
+        let (seconds, fraction) = small.quotientAndRemainder(dividingBy: 1_000_000_000_000_000_000)
+        return (seconds, fraction)
+      }
+      let (seconds, fraction) = attoseconds.quotientAndRemainder(dividingBy: 1_000_000_000_000_000_000)
+      return (Int64(seconds), Int64(fraction))
+    #else
+      return components
+    #endif
   }
 }

@@ -266,33 +266,28 @@ public final class VirtualScheduler: Scheduler {
   /// lock again.
   private func runNext(notAfter deadline: Duration?) -> Bool {
     let limit = deadline.map(Self.nanoseconds) ?? .max
-    // Cancelled slots popped on the way; optional, so that the usual pop has no array to release.
-    var cancelled: [Slot]?
-    let slot = state.withLock { state -> Slot? in
-      while let top = state.heap.peek() {
-        if top.time > limit { return nil }
+    while true {
+      let popped = state.withLock { state -> (slot: Slot, runs: Bool)? in
+        guard let top = state.heap.peek(), top.time <= limit else { return nil }
         state.heap.removeFirst()
         let slot = top.slot.takeRetainedValue()
         slot.heapIndex.store(-1, ordering: .relaxed)
-        guard slot.isTimer || slot.claim() else {
-          cancelled = (cancelled ?? []) + [slot]
-          continue
-        }
+        guard slot.isTimer || slot.claim() else { return (slot, false) }
         if top.time > state.nowNanoseconds {
           state.nowNanoseconds = top.time
           state.now = Self.duration(nanoseconds: top.time)
           wholeNanoseconds.store(Int(top.time), ordering: .releasing)
         }
-        return slot
+        return (slot, true)
       }
-      return nil
+      guard let popped else { return false }
+      // A cancelled slot is released here, outside the lock, before the next pop.
+      guard popped.runs else { continue }
+      pending.count.subtract(1, ordering: .relaxed)
+      let outer = executingThread.exchange(Self.currentThread, ordering: .relaxed)
+      popped.slot.action()
+      executingThread.store(outer, ordering: .relaxed)
+      return true
     }
-    cancelled = nil  // released here, outside the lock
-    guard let slot else { return false }
-    pending.count.subtract(1, ordering: .relaxed)
-    let outer = executingThread.exchange(Self.currentThread, ordering: .relaxed)
-    slot.action()
-    executingThread.store(outer, ordering: .relaxed)
-    return true
   }
 }

@@ -51,7 +51,7 @@ struct BeaconAdapterTests {
     // as a late_reward diagnostic, and not make show 2 rewarded. Show 2's own reward is late too.
     #expect(!names.contains("rewarded"))
     #expect(names.filter { $0 == "skipped" }.count == 2)
-    let notes = setup.recorder.events(zone: "z").compactMap { event -> Diagnostic.Kind? in
+    let notes = setup.recorder.events(zone: "z").compactMap { event -> RewardedAdEvent.Diagnostic.Kind? in
       if case .diagnostic(let note) = event { note.kind } else { nil }
     }
     #expect(notes.filter { $0 == .lateReward }.count == 2)

@@ -89,7 +89,7 @@ struct UnityAdapterMappingTests {
 
     let cancelled = LoadRecorder()
     let other = LoadListener(sdk: makeSDK().sdk, completion: cancelled.completion)
-    Cancellable(other).cancel()
+    other.cancel()
     other.unityAdsAdLoaded("Rewarded_iOS")
     #expect(cancelled.results.isEmpty)
   }

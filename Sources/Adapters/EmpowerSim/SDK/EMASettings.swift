@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Atomics) import MediationKit
+import MediationKit
 
 /// How much the SDK logs, from ``none`` to ``all``.
 public enum LogLevel: Int, Sendable, Comparable, CaseIterable {

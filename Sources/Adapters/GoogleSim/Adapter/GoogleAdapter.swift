@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Atomics) import MediationKit
+import MediationKit
 import MediationKitSimulation
 
 /// MediationKit's adapter for Google AdMob: translates the (simulated) Google Mobile Ads SDK's

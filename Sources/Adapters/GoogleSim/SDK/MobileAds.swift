@@ -48,7 +48,7 @@ public final class MobileAds: Sendable {
   private let unkeyedMarket: KeyedStreamCache
   private let bidTiming: KeyedStreamCache
   private let bidLoadTiming: KeyedStreamCache
-  private let bidTokenKey: SeededRandom
+  private let bidTokenKey: KeyedStreamCache
   private let defaultAdUnit: GADSimulatedAdUnit
 
   /// Settings applied to every request of this instance (privacy tags).
@@ -94,7 +94,7 @@ public final class MobileAds: Sendable {
     self.unkeyedMarket = KeyedStreamCache(random.derived("GADMobileAds.market.unkeyed"))
     self.bidTiming = KeyedStreamCache(random.derived("GADMobileAds.bid"))
     self.bidLoadTiming = KeyedStreamCache(random.derived("GADMobileAds.bidLoad"))
-    self.bidTokenKey = random.derived("GADMobileAds.bidToken")
+    self.bidTokenKey = KeyedStreamCache(random.derived("GADMobileAds.bidToken"))
     self.defaultAdUnit = GADSimulatedAdUnit(
       ecpm: profile.defaultECPM, rewardType: profile.defaultRewardType,
       rewardAmount: profile.defaultRewardAmount)
@@ -449,12 +449,11 @@ public final class MobileAds: Sendable {
   private func mintBid(adUnitID: String, key: UInt64, price: Double, issuedAt: Duration) -> String {
     let issued = UInt64(max(0, issuedAt.milliseconds))
     let mac = bidMAC(adUnitID: adUnitID, key: key, priceBits: price.bitPattern, issued: issued)
-    return "gadsim1.\(String(key, radix: 16)).\(String(price.bitPattern, radix: 16))."
-      + "\(String(issued, radix: 16)).\(String(mac, radix: 16))"
+    return BidToken(key: key, priceBits: price.bitPattern, issued: issued, mac: mac).adString
   }
 
   private func bidMAC(adUnitID: String, key: UInt64, priceBits: UInt64, issued: UInt64) -> UInt64 {
-    var random = bidTokenKey.derived(
+    var random = bidTokenKey.stream(
       adUnitID, key ^ (priceBits &* 0xBF58_476D_1CE4_E5B9) ^ (issued &* 0x94D0_49BB_1331_11EB))
     return random.next()
   }
@@ -462,15 +461,12 @@ public final class MobileAds: Sendable {
   /// The bid `adString` stands for, if it is a well-formed, unexpired bid for `adUnitID` made by
   /// this instance (used or not).
   private func validBid(_ adString: String, adUnitID: String) -> (key: UInt64, price: Double, mac: UInt64)? {
-    let parts = adString.split(separator: ".")
-    guard parts.count == 5, parts[0] == "gadsim1",
-      let key = UInt64(parts[1], radix: 16), let priceBits = UInt64(parts[2], radix: 16),
-      let issued = UInt64(parts[3], radix: 16), let mac = UInt64(parts[4], radix: 16),
-      issued <= UInt64(Int64.max),
-      mac == bidMAC(adUnitID: adUnitID, key: key, priceBits: priceBits, issued: issued),
-      scheduler.now - .milliseconds(Int64(issued)) < profile.bidLifetime
+    guard let token = BidToken(adString: adString), token.issued <= UInt64(Int64.max),
+      token.mac
+        == bidMAC(adUnitID: adUnitID, key: token.key, priceBits: token.priceBits, issued: token.issued),
+      scheduler.now - .milliseconds(Int64(token.issued)) < profile.bidLifetime
     else { return nil }
-    return (key, Double(bitPattern: priceBits), mac)
+    return (token.key, Double(bitPattern: token.priceBits), token.mac)
   }
 
   /// Loads a bid: at its price, after the short bid-load latency, once.

@@ -52,19 +52,20 @@ public final class MAAd: Sendable, CustomStringConvertible {
   /// Makes ``creativeIdentifier`` on demand, so no string is built for ads nobody inspects.
   private let creativeNumber: Int
 
-  private let placementStorage = Locked<String?>(nil)
-  /// What the show tied to the ad, for its S2S callback: custom data, the user id, and the wall
-  /// clock when the impression happened.
+  /// What the show tied to the ad: its placement and, for its S2S callback, custom data, the user
+  /// id and the wall clock when the impression happened. (One lock box per ad, not one per field:
+  /// an ad is made per load.)
   private let showContext = Locked(ShowContext())
 
   struct ShowContext: Sendable {
+    var placement: String?
     var customData: String?
     var userIdentifier: String?
     var impressionMilliseconds: Int64?
   }
 
   /// The placement passed to `show(forPlacement:customData:)`, once the ad is shown.
-  public var placement: String? { placementStorage.withLock { $0 } }
+  public var placement: String? { showContext.withLock { $0.placement } }
 
   init(
     adUnitIdentifier: String, networkName: String, creativeNumber: Int, ecpm: Double,
@@ -93,7 +94,7 @@ public final class MAAd: Sendable, CustomStringConvertible {
   }
 
   func setPlacement(_ placement: String?) {
-    placementStorage.withLock { $0 = placement }
+    showContext.withLock { $0.placement = placement }
   }
 
   /// Ties the show's custom data and user id to the ad, for its S2S callback.

@@ -67,8 +67,9 @@ public final class MARewardedAd: Sendable {
   private let profile: MaxBehaviorProfile
   private let fullscreen: FullscreenSlot
   private let delegates = DelegateSlots()
-  /// The label of the keyed streams of plain ``load()`` calls (made once, not per load).
-  private let vendorLoadLabel: String
+  /// The keyed streams of plain ``load()`` calls and bid checks:
+  /// `sdk.random.derived("MARewardedAd.load:<ad unit>", index)`, the label hashed once.
+  private let vendorLoadKeyBase: UInt64
   private let state: Locked<State>
 
   init(adUnitIdentifier: String, sdk: ALSdk) {
@@ -77,7 +78,7 @@ public final class MARewardedAd: Sendable {
     self.scheduler = sdk.scheduler
     self.profile = sdk.profile
     self.fullscreen = sdk.fullscreen
-    self.vendorLoadLabel = "MARewardedAd.load:\(adUnitIdentifier)"
+    self.vendorLoadKeyBase = sdk.random.keyBase("MARewardedAd.load:\(adUnitIdentifier)")
     self.state = Locked(
       State(
         random: sdk.random.derived("MARewardedAd:\(adUnitIdentifier)"),
@@ -156,7 +157,7 @@ public final class MARewardedAd: Sendable {
       scheduler.execute { [self] in notify { $0.delegate?.didLoad(ad) } }
     case .draw(let key, let ecpm, let rewardAmount, let rewardLabel, let serverCallback):
       let market = MaxMarketOutcome(
-        sdk.random.derived(vendorLoadLabel, key), profile: profile, lineItemECPM: ecpm,
+        SeededRandom.keyed(base: vendorLoadKeyBase, index: key), profile: profile, lineItemECPM: ecpm,
         privacy: sdk.privacySettings.current)
       start(
         market, kind: .vendor, auctionID: nil, reward: (rewardAmount, rewardLabel),
@@ -263,12 +264,10 @@ public final class MARewardedAd: Sendable {
       }
       let token = state.withLock { state -> String in
         let sequence = state.bids.nextSequence
-        var check = sdk.random.derived(vendorLoadLabel, ~sequence)
-        let token = "maxsim-\(String(sequence, radix: 36))-\(String(check.next(), radix: 36))"
-        state.bids.issue(
+        var check = SeededRandom.keyed(base: vendorLoadKeyBase, index: ~sequence)
+        return state.bids.issue(
           MaxBidBook.Bid(auctionID: auctionID, price: market.ecpm, networkIndex: market.networkIndex),
-          token: token)
-        return token
+          check: check.next())
       }
       completion(.bid(price: market.ecpm, token: token))
     }
@@ -379,9 +378,17 @@ public final class MARewardedAd: Sendable {
       ad.setPlacement(placement)
       ad.setShowContext(customData: customData, userIdentifier: sdk.userIdentifier)
       // The scheduler runs actions due at the same time in submission order, so the timeline's
-      // order breaks ties.
-      for (delay, event) in timeline {
-        scheduler.schedule(after: delay) { [self] in deliver(event, for: ad) }
+      // order breaks ties; neighbours due at the same time share one action (one scheduling per
+      // instant, not per event), which runs them in that same order.
+      var start = timeline.startIndex
+      while start < timeline.endIndex {
+        let delay = timeline[start].0
+        let end = timeline[start...].firstIndex { $0.0 != delay } ?? timeline.endIndex
+        let group = timeline[start..<end]
+        scheduler.schedule(after: delay) { [self] in
+          for (_, event) in group { deliver(event, for: ad) }
+        }
+        start = end
       }
     }
   }

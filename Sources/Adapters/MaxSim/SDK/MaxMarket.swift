@@ -76,6 +76,11 @@ extension MaxBehaviorProfile {
 
 /// The bids an ad unit answered and that were not loaded yet, at most a fixed number: a new bid
 /// expires the oldest one, so bids that lost their auction never pile up.
+///
+/// Bid `n` sits in slot `n % capacity` of a ring until bid `n + capacity` takes it, and its token,
+/// `maxsim-<n in base 36>-<check in base 36>`, names its slot: a redemption reads the sequence
+/// number back instead of hashing the token into a dictionary (a bidding run redeems a bid per
+/// auction).
 struct MaxBidBook: Sendable {
   struct Bid: Sendable {
     var auctionID: UInt64
@@ -83,38 +88,64 @@ struct MaxBidBook: Sendable {
     var networkIndex: Int
   }
 
+  private struct Entry: Sendable {
+    var token: String
+    var bid: Bid
+    var open: Bool
+  }
+
+  private static let tokenPrefix = "maxsim-"
+
   private let capacity: Int
   private var issued: UInt64 = 0
-  private var bids: [String: Bid] = [:]
-  /// The tokens in issue order, as a ring: slot `n % capacity` holds the token of bid `n`.
-  private var ring: [String] = []
+  private var ring: [Entry] = []
+  private var openCount = 0
 
   init(capacity: Int) { self.capacity = max(1, capacity) }
 
   /// How many bids can still be loaded.
-  var count: Int { bids.count }
+  var count: Int { openCount }
 
   /// The sequence number the next bid gets.
   var nextSequence: UInt64 { issued }
 
-  /// Records a bid under `token`, expiring the oldest one when full.
-  mutating func issue(_ bid: Bid, token: String) {
-    let slot = Int(issued % UInt64(capacity))
+  /// Records a bid, expiring the oldest one when full, and returns its token; `check` is the
+  /// token's unguessable part.
+  mutating func issue(_ bid: Bid, check: UInt64) -> String {
+    let token = "\(Self.tokenPrefix)\(String(issued, radix: 36))-\(String(check, radix: 36))"
+    let entry = Entry(token: token, bid: bid, open: true)
     if ring.count < capacity {
-      ring.append(token)
+      ring.append(entry)
     } else {
-      bids[ring[slot]] = nil
-      ring[slot] = token
+      let slot = Int(issued % UInt64(capacity))
+      if ring[slot].open { openCount -= 1 }
+      ring[slot] = entry
     }
-    bids[token] = bid
+    openCount += 1
     issued += 1
+    return token
   }
 
   /// Takes the bid of `token` for `auctionID`; `nil` when unknown, expired, used or for another
   /// auction. A token is used up by its first load, whatever the answer.
   mutating func redeem(_ token: String, auctionID: UInt64) -> Bid? {
-    guard let bid = bids.removeValue(forKey: token), bid.auctionID == auctionID else { return nil }
-    return bid
+    guard let sequence = Self.sequence(of: token), sequence < issued,
+      issued - sequence <= UInt64(capacity)
+    else { return nil }
+    let slot = Int(sequence % UInt64(capacity))
+    guard ring[slot].open, ring[slot].token == token else { return nil }
+    ring[slot].open = false
+    openCount -= 1
+    let bid = ring[slot].bid
+    return bid.auctionID == auctionID ? bid : nil
+  }
+
+  /// The sequence number a token of this book would carry; `nil` when it cannot be one.
+  private static func sequence(of token: String) -> UInt64? {
+    guard token.hasPrefix(tokenPrefix) else { return nil }
+    let rest = token.utf8.dropFirst(tokenPrefix.utf8.count)
+    guard let dash = rest.firstIndex(of: UInt8(ascii: "-")) else { return nil }
+    return UInt64(Substring(rest[..<dash]), radix: 36)
   }
 }
 

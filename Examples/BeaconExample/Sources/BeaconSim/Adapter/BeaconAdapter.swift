@@ -20,7 +20,7 @@ public final class BeaconAdapter: RewardedAdapter {
   public func start(
     _ request: AdapterStartRequest, completion: @escaping @Sendable (Result<Void, AdapterError>) -> Void
   ) {
-    startCompletion.set(completion)
+    startCompletion.withLock { $0 = completion }
     sdk.setListener(Listener(router: router) { [weak self] error in self?.didStart(error) })
     sdk.start(appKey: appKey)
   }

@@ -50,7 +50,7 @@ public final class UnityAdapter: SimulatedNetwork {
     sdk.load(
       request.placementID, loadDelegate: listener, auctionID: request.auctionID == 0 ? nil : request.auctionID
     )
-    return Cancellable(listener)
+    return Cancellable { listener.cancel() }
   }
 
   /// What a load of `request` would do, without loading (the simulator's oracle): whether it
@@ -118,7 +118,7 @@ final class InitializationListener: UnityAdsInitializationDelegate, Sendable {
 }
 
 /// The delegate of one load: completes it once, unless the core cancelled it.
-final class LoadListener: UnityAdsLoadDelegate, CancellationTarget {
+final class LoadListener: UnityAdsLoadDelegate, Sendable {
   typealias Completion = @Sendable (Result<AdapterLoadedAd, AdapterError>) -> Void
 
   private let sdk: UnityAdsSDK

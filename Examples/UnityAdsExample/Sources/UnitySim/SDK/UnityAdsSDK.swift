@@ -267,7 +267,7 @@ public final class UnityAdsSDK: Sendable {
 
     init(profile: UnityBehaviorProfile, metaData: [String: Bool], random: inout SeededRandom) {
       let seconds = random.logNormal(
-        median: profile.loadLatencyMedian.seconds, sigma: profile.loadLatencySigma)
+        median: profile.loadLatencyMedian / .seconds(1), sigma: profile.loadLatencySigma)
       latency = .milliseconds(Int64((seconds * 1000).rounded()))
       var fill = profile.fillRate
       if metaData["gdpr.consent"] == false { fill *= profile.noConsentFillFactor }
