@@ -82,6 +82,21 @@ struct LearnedECPMsSimulationTests {
     )
   }
 
+  @Test func strategyBiddingSwitchesLearningOff() throws {
+    // Bidding has no waterfall to order: the cycle and the simulator run it without learning.
+    let config = try Self.wrongConfig(autoECPM: true)
+    let cycle = mediate(
+      ["--config", config, "--zone", "level_complete", "--strategy", "bidding"],
+      registry: BuiltInNetworks.registry())
+    #expect(cycle.code == 0, "\(cycle.err)")
+    let report = try SimulatorTests.report(
+      ["--config", config, "--zone", "level_complete", "--strategy", "bidding", "--requests", "2000"])
+    #expect(Set(report.keys) == SimulatorTests.keys)
+    let hybrid = try SimulatorTests.report(
+      ["--config", config, "--zone", "level_complete", "--strategy", "hybrid", "--requests", "2000"])
+    #expect(hybrid["efficiency_last_tenth"] is Double)
+  }
+
   @Test func marketUsageErrors() throws {
     let noZone = temporaryFile(
       ConfigFileWriter.json(MediationConfig(zones: [try Self.builtIn.zone("daily_bonus")])))

@@ -309,4 +309,13 @@ struct LearnedECPMsTests {
         "zones[0].autoECPM: expected true or false, found a string"
       ])
   }
+
+  @Test func switchingToBiddingDropsLearnedECPMs() {
+    var zone = zone([bidder("a", "a1")])
+    zone.autoECPM = true
+    zone.use(.hybrid)
+    #expect(zone.autoECPM && zone.strategy == .hybrid)
+    zone.apply(ZoneConfig.Experiment.Arm(id: "bids", weight: 1, strategy: .bidding))
+    #expect(!zone.autoECPM && zone.strategy == .bidding)
+  }
 }

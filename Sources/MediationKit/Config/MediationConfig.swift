@@ -128,6 +128,13 @@ public struct ZoneConfig: Codable, Sendable, Equatable {
     self.autoECPM = autoECPM
   }
 
+  /// Switches the zone to `strategy` (an experiment arm's, a tool's): learned eCPMs go with a
+  /// switch to `bidding`, which has no waterfall for them to order.
+  package mutating func use(_ strategy: AuctionStrategy) {
+    self.strategy = strategy
+    if strategy == .bidding { autoECPM = false }
+  }
+
   private enum CodingKeys: String, CodingKey {
     case id, reward, lineItems, loadTimeoutSeconds, adExpirySeconds, rewardGraceSeconds, autoReload, strategy
     case auctionTimeoutSeconds, caps, queueDepth, experiments, autoECPM
