@@ -13,28 +13,36 @@ extension ZoneController {
   }
 
   private func startRequestedLoad() {
-    state.withLock { $0.retryTimer.take() }?.cancel()
-    beginLoad()
+    beginLoad(cancellingRetry: true)
   }
 
-  func beginLoad() {
-    enum Start { case alreadyLoading, alreadyReady(AdInfo), start(Int, [LoadAction]) }
+  /// What ``beginLoad(cancellingRetry:)`` found.
+  private enum LoadStart { case alreadyLoading, alreadyReady(AdInfo), start(Int, [LoadAction]) }
+
+  /// Starts a load unless one is under way or an unexpired ad is ready. One lock round while the
+  /// cached network availability is current (the usual case); two when it must be recomputed,
+  /// which asks the registry and the start gate outside the zone's lock.
+  func beginLoad(cancellingRetry: Bool = false) {
     let now = context.scheduler.now
     let version = context.adapterStatusVersion
-    let cached = state.withLock { $0.unavailable.version == version ? $0.unavailable.networks : nil }
-    let unavailable = cached ?? context.unavailableNetworks(for: zone.lineItems)
-    let started = cached == nil ? context.starts.started(plan.entries.map(\.item.network)) : nil
-    let start = state.withLock { state -> Start in
-      state.unavailable = (version, unavailable)
-      if let started { state.started = started }
-      if state.auction != nil { return .alreadyLoading }
-      if let ready = state.ready, ready.expiresAt > now { return .alreadyReady(ready.info) }
-      state.loadID += 1
-      state.loadStartedAt = now
-      var auction = planner.init(plan: planForNextLoad(), budget: budget, unavailable: unavailable, now: now)
-      let actions = auction.start(now: now)
-      state.auction = auction
-      return .start(state.loadID, actions)
+    var retry: Cancellable?
+    let current = state.withLock { state -> LoadStart? in
+      if cancellingRetry { retry = state.retryTimer.take() }
+      guard state.unavailable.version == version else { return nil }
+      return startIfIdle(&state, now: now)
+    }
+    retry?.cancel()
+    let start: LoadStart
+    if let current {
+      start = current
+    } else {
+      let unavailable = context.unavailableNetworks(for: zone.lineItems)
+      let started = context.starts.started(plan.entries.map(\.item.network))
+      start = state.withLock { state -> LoadStart in
+        state.unavailable = (version, unavailable)
+        state.started = started
+        return startIfIdle(&state, now: now)
+      }
     }
     switch start {
     case .alreadyLoading:
@@ -45,6 +53,18 @@ extension ZoneController {
       context.publish(zone.id, nil, .loading)
       perform(actions, loadID: loadID, request: baseRequest())
     }
+  }
+
+  private func startIfIdle(_ state: inout State, now: Duration) -> LoadStart {
+    if state.auction != nil { return .alreadyLoading }
+    if let ready = state.slot.ready, ready.expiresAt > now { return .alreadyReady(ready.info) }
+    state.loadID += 1
+    state.loadStartedAt = now
+    var auction = planner.init(
+      plan: planForNextLoad(), budget: budget, unavailable: state.unavailable.networks, now: now)
+    let actions = auction.start(now: now)
+    state.auction = auction
+    return .start(state.loadID, actions)
   }
 
   /// The request every network call of one load shares: zone, reward, auction id and privacy.
@@ -263,32 +283,38 @@ extension ZoneController {
     }
   }
 
+  /// Ends load `loadID`: its open requests and timers go, and the zone has its ready ad or
+  /// counts a failure. One lock round for both.
   private func finish(_ outcome: LoadOutcome, loadID: Int) {
     learn(from: outcome)
     let now = context.scheduler.now
-    let leftovers = state.withLock { state -> [Cancellable] in
+    /// Ends the load's requests and timers under the lock; returns the handles to cancel after it.
+    func endRequests(_ state: inout State) -> [Cancellable] {
       defer { state.inFlight.removeAll() }
       if state.attempt.take() != nil { state.timers?.load.disarm() }
       var handles = state.inFlight.handles
       if let timer = state.auctionTimer.take() { handles.append(timer) }
       return handles
     }
-    for handle in leftovers { handle.cancel() }
     switch outcome {
     case .failed(let error, let responses):
       var error = error
       error.waterfall = responses
-      let retryDelay = state.withLock { state -> Duration? in
+      let (leftovers, retryDelay) = state.withLock { state -> ([Cancellable], Duration?) in
+        let leftovers = endRequests(&state)
         state.consecutiveFailures += 1
-        return zone.autoReload ? Self.retryDelay(afterFailures: state.consecutiveFailures) : nil
+        return (leftovers, zone.autoReload ? Self.retryDelay(afterFailures: state.consecutiveFailures) : nil)
       }
+      for handle in leftovers { handle.cancel() }
       context.publish(zone.id, nil, .failed(error))
       if let retryDelay { scheduleRetry(after: retryDelay) }
     case .filled(let entry, let loaded, let price, let precision, let responses):
       let item = plan.entries[entry].item
       var lifetime = adExpiry
       if let own = loaded.lifetime { lifetime = min(lifetime, own) }
-      let (info, ready, withdrawal) = state.withLock { state -> (AdInfo, ReadyAd, AdapterWithdrawal?) in
+      let (leftovers, info, ready, withdrawal) = state.withLock {
+        state -> ([Cancellable], AdInfo, ReadyAd, AdapterWithdrawal?) in
+        let leftovers = endRequests(&state)
         let info = AdInfo(
           zoneID: zone.id, network: item.network, placementID: item.placementId, ecpm: price,
           responses: responses,
@@ -301,14 +327,14 @@ extension ZoneController {
         // Withdrawn before its fill was handled: never ready, though the app hears `ready`
         // and then `expired`, as for any ad that goes away.
         if let early = state.earlyWithdrawal.take(), early.loadID == loadID, early.entry == entry {
-          state.lastAd = .withdrawn(early.reason)
-          return (info, ready, early.reason)
+          state.slot = .empty(.withdrawn(early.reason))
+          return (leftovers, info, ready, early.reason)
         }
         state.timers?.expiry.arm(after: lifetime)
-        state.ready = ready
-        state.lastAd = .none
-        return (info, ready, nil)
+        state.slot = .ready(ready)
+        return (leftovers, info, ready, nil)
       }
+      for handle in leftovers { handle.cancel() }
       context.publish(zone.id, item.network, .ready(info))
       if let withdrawal { publishWithdrawal(of: ready, reason: withdrawal) }
     }

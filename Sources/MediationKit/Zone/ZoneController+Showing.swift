@@ -14,24 +14,10 @@ extension ZoneController {
   /// Shows the ready ad; see ``RewardedAd/show(from:customData:)`` for the rules.
   func show(from presenter: any AdPresenting, customData: String?) throws(MediationError) {
     let now = context.scheduler.now
-    let ready = try state.withLock { state throws(MediationError) -> ReadyAd in
-      guard let ready = state.ready else {
-        switch state.lastAd {
-        case .shown:
-          throw MediationError(.alreadyUsed, "zone '\(zone.id)': its ad was already shown; load a new one")
-        case .expired: throw MediationError(.expired, "zone '\(zone.id)': its ad expired before it was shown")
-        case .withdrawn(let reason):
-          throw MediationError(
-            .expired,
-            "zone '\(zone.id)': the network withdrew its ad before it was shown (\(reason)); load a new one")
-        case .none:
-          let detail = state.auction != nil ? "still loading" : "no ad loaded"
-          throw MediationError(.notReady, "zone '\(zone.id)': \(detail)")
-        }
-      }
-      if ready.expiresAt <= now {
-        throw MediationError(.expired, "zone '\(zone.id)': its ad expired before it was shown")
-      }
+    // One lock round: the checks, taking the ad and starting its session, so nothing can slip in
+    // between (a withdrawal or expiry finds the ad on screen, not ready and not gone).
+    let (ready, showID) = try state.withLock { state throws(MediationError) -> (ReadyAd, Int) in
+      let ready = try state.slot.showable(zoneID: zone.id, now: now, loading: state.auction != nil)
       if let caps = zone.caps {
         state.showTimes.removeAll { $0 <= now - .seconds(86_400) }
         if let wait = FrequencyCapCheck.wait(caps: caps, showTimes: state.showTimes, now: now) {
@@ -45,21 +31,17 @@ extension ZoneController {
         let other = context.fullScreen.current ?? "?"
         throw MediationError(.anotherAdShowing, "zone '\(zone.id)': another ad is showing (zone '\(other)')")
       }
-      state.ready = nil
+      _ = state.slot.take(leaving: .shown)
       state.timers?.expiry.disarm()
-      state.lastAd = .shown
       state.consecutiveWithdrawals = 0
       if zone.caps != nil { state.showTimes.append(now) }
-      return ready
-    }
-    let showID = state.withLock { state -> Int in
       state.lastShowID += 1
       state.session = ShowSession(
         id: state.lastShowID, ready: ready,
         machine: ShowStateMachine(graceWindow: rewardGrace, revenue: ready.revenue))
       state.timers?.display.arm(after: context.options.displayTimeout)
       state.timers?.showDuration.arm(after: context.options.maxShowDuration)
-      return state.lastShowID
+      return (ready, state.lastShowID)
     }
     let scheduler = context.scheduler
     // Weak: the SDK may keep the sink after the ad is discarded.
@@ -91,27 +73,21 @@ extension ZoneController {
         // only adds diagnostics).
         let ended = !wasFinished && session.machine.isFinished
         state.session = session
+        state.apply(timerActionsOf: actions)
         return (session, ended)
       }
       guard let showID, let index = state.lingering.firstIndex(where: { $0.session.id == showID }) else {
         return nil
       }
       state.lingering[index].session.machine.handle(input, into: &actions)
+      state.apply(timerActionsOf: actions)
       return (state.lingering[index].session, false)
     }
     guard let (session, ended) = handled else { return }
     for action in actions {
-      switch action {
-      case .emit(let event):
-        if case .revenuePaid(let revenue) = event { learn(paid: revenue, of: session.ready) }
-        context.publish(event, of: session.ready, zone: zone)
-      case .startGraceTimer(let duration):
-        state.withLock { $0.timers?.grace.arm(after: duration) }
-      case .cancelGraceTimer:
-        state.withLock { $0.timers?.grace.disarm() }
-      case .cancelDisplayTimer:
-        state.withLock { $0.timers?.display.disarm() }
-      }
+      guard case .emit(let event) = action else { continue }
+      if case .revenuePaid(let revenue) = event { learn(paid: revenue, of: session.ready) }
+      context.publish(event, of: session.ready, zone: zone)
     }
     if ended { showEnded(session) }
   }
@@ -157,6 +133,21 @@ extension ZoneController {
       return nil
     }) {
       ended.loaded.ad.discard()
+    }
+  }
+}
+
+extension ZoneController.State {
+  /// Arms and disarms the show timers `actions` ask for, in the same lock round as the input
+  /// that produced them; the events they carry are published after the lock.
+  mutating func apply(timerActionsOf actions: [ShowStateMachine.Action]) {
+    for action in actions {
+      switch action {
+      case .emit: break
+      case .startGraceTimer(let duration): timers?.grace.arm(after: duration)
+      case .cancelGraceTimer: timers?.grace.disarm()
+      case .cancelDisplayTimer: timers?.display.disarm()
+      }
     }
   }
 }

@@ -10,10 +10,8 @@ extension ZoneController {
   fileprivate func withdraw(loadID: Int, entry: Int, reason: AdapterWithdrawal) {
     enum Found { case ready(ReadyAd), shown(ReadyAd), pending, gone }
     let found = state.withLock { state -> Found in
-      if let ready = state.ready, ready.loadID == loadID {
-        state.ready = nil
+      if let ready = state.slot.withdraw(loadID: loadID, reason: reason) {
         state.timers?.expiry.disarm()
-        state.lastAd = .withdrawn(reason)
         return .ready(ready)
       }
       if let session = state.session, session.ready.loadID == loadID { return .shown(session.ready) }
@@ -71,9 +69,7 @@ extension ZoneController {
 
   func expire() {
     let expired = state.withLock { state -> ReadyAd? in
-      guard let ready = state.ready else { return nil }
-      state.ready = nil
-      state.lastAd = .expired
+      guard let ready = state.slot.take(leaving: .expired) else { return nil }
       return ready
     }
     guard let expired else { return }

@@ -27,13 +27,6 @@ final class ZoneController: Sendable {
     }
   }
 
-  /// Why the zone has no ad, for the error `show` throws.
-  enum LastAd {
-    case none, shown, expired
-    /// The network withdrew it before it was shown.
-    case withdrawn(AdapterWithdrawal)
-  }
-
   /// The zone's deadlines, made once and armed again for every load, fill and show; a disarmed
   /// one leaves nothing queued.
   struct Timers {
@@ -75,8 +68,7 @@ final class ZoneController: Sendable {
     /// reverts, so `true` lets a request skip the start gate and its lock.
     var started: [Bool] = []
     var auctionTimer: Cancellable?
-    var ready: ReadyAd?
-    var lastAd = LastAd.none
+    var slot = AdSlot.empty(.notLoaded)
     /// Consecutive failed loads, for the retry backoff; reset by a fill.
     var consecutiveFailures = 0
     var retryTimer: Cancellable?
@@ -155,7 +147,7 @@ final class ZoneController: Sendable {
 
   var isReady: Bool {
     let now = context.scheduler.now
-    return state.withLock { state in state.ready.map { $0.expiresAt > now } ?? false }
+    return state.withLock { state in state.slot.ready.map { $0.expiresAt > now } ?? false }
   }
 
   var isLoading: Bool { state.withLock { $0.auction != nil } }
