@@ -5,11 +5,11 @@
 public enum BidRanking {
   /// One bid, with where its line item stands in the zone's configuration.
   public struct Entry: Sendable, Equatable {
-    public var item: LineItem
+    public var item: ZoneConfig.LineItem
     public var configIndex: Int
     public var price: Double
 
-    public init(item: LineItem, configIndex: Int, price: Double) {
+    public init(item: ZoneConfig.LineItem, configIndex: Int, price: Double) {
       self.item = item
       self.configIndex = configIndex
       self.price = price
