@@ -60,7 +60,7 @@ public struct LedgerError: Error, Sendable, Equatable, CustomStringConvertible {
 ///   serial), and published once, after a ``RewardedAdEvent/Diagnostic/Kind/ledgerWriteFailed`` diagnostic if the
 ///   record failed.
 ///
-/// On a ``VirtualScheduler`` the default runs the I/O inside the action that earned the reward
+/// On a `VirtualScheduler` the default runs the I/O inside the action that earned the reward
 /// instead (``MediatorOptions/LedgerQueue/automatic``), so seeded runs stay byte-identical. Without a ledger
 /// nothing of this runs.
 ///
