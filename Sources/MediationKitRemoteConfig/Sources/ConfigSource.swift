@@ -84,7 +84,7 @@ public struct SkippedConfig: Sendable, Equatable, CustomStringConvertible {
   public var description: String { "\(source.rawValue): \(reason)" }
 }
 
-/// How configuration bytes become a ``MediationConfig``: MediationKit's ``MediationConfig/load(_:source:knownNetworks:)`` (decoding
+/// How configuration bytes become a ``MediationConfig``: MediationKit's `MediationConfig.load` (decoding
 /// and validation, with the network ids line items may use), plus checks of the app's own.
 public struct ConfigValidator: Sendable {
   private let knownNetworks: [NetworkID]?
@@ -94,7 +94,7 @@ public struct ConfigValidator: Sendable {
   ///
   /// - Parameters:
   ///   - knownNetworks: The network ids line items may use (the registry's); `nil` skips that check.
-  ///   - additionalChecks: More rules, run on a configuration ``MediationConfig/load(_:source:knownNetworks:)`` accepted; each
+  ///   - additionalChecks: More rules, run on a configuration `MediationConfig.load` accepted; each
   ///     issue it returns rejects the configuration.
   public init(
     knownNetworks: [NetworkID]?,
@@ -121,7 +121,9 @@ public struct ConfigValidator: Sendable {
     try check(MediationConfig.load(contentsOf: url, knownNetworks: knownNetworks), source: url.path)
   }
 
-  private func check(_ config: MediationConfig, source: String) throws(MediationConfig.LoadError) -> MediationConfig {
+  private func check(_ config: MediationConfig, source: String) throws(MediationConfig.LoadError)
+    -> MediationConfig
+  {
     let issues = additionalChecks(config)
     if !issues.isEmpty { throw MediationConfig.LoadError(source: source, issues: issues) }
     return config
@@ -139,7 +141,9 @@ public struct BundledConfigSource: ConfigSource {
   ///
   /// - Throws: ``MediationConfig.LoadError`` when the document is not a valid configuration: a bundled
   ///   configuration must be good, so this is found at start-up, not later.
-  public init(data: Data, name: String = "bundled", validator: ConfigValidator) throws(MediationConfig.LoadError) {
+  public init(data: Data, name: String = "bundled", validator: ConfigValidator) throws(MediationConfig
+    .LoadError)
+  {
     self.config = try validator.validate(data, source: name)
     self.name = name
   }
