@@ -1,5 +1,6 @@
 import Foundation
 import MediationKit
+import MediationKitTesting
 
 /// `mediate bench-apply`: the wall-clock cost of ``Mediator/apply(_:)`` on a running mediator with
 /// 100 zones of 20 line items each, every zone holding a ready ad, over the built-in simulated

@@ -125,7 +125,10 @@ struct LoadPlan: Sendable {
 
   private(set) var entries: [Entry]
   /// The indices of the waterfall entries, in order.
-  let waterfall: [Int]
+  private(set) var waterfall: [Int]
+  /// The waterfall entries' learned prices for this load, by entry (``LearnedECPMs``); `nil`: the
+  /// configured eCPMs.
+  private(set) var learnedPrices: [Double]?
 
   /// The plan of `items`' bidders (config order) followed by the waterfall items the filter keeps.
   init(bidders: [Int], waterfallOf items: [LineItem], where keep: (LineItem) -> Bool) {
@@ -146,4 +149,16 @@ struct LoadPlan: Sendable {
     }
     return plan
   }
+
+  /// This plan with its waterfall entries tried in `order` (a permutation of ``waterfall``) and
+  /// priced at `prices` (by entry), for one load of a zone with learned eCPMs.
+  func learned(order: [Int], prices: [Double]) -> LoadPlan {
+    var plan = self
+    plan.waterfall = order
+    plan.learnedPrices = prices
+    return plan
+  }
+
+  /// What `entry` is expected to pay when it fills: its learned price, else its configured eCPM.
+  func price(of entry: Int) -> Double { learnedPrices?[entry] ?? entries[entry].item.ecpm }
 }

@@ -9,7 +9,9 @@ extension ZoneController {
   /// cancelled and end ``AdInfo/NetworkResponse/State/disabled``. A retired zone comes back. `change`,
   /// when given, is published as a ``RewardedAdEvent/Diagnostic/Kind/configurationApplied`` diagnostic first.
   func reconfigure(_ zone: ZoneConfig, in config: MediationConfig, change: String?) {
-    let setup = ZoneSetup(zone: zone, in: config, adapters: context.adapters)
+    let previous = setups.withLock { $0.current }
+    let setup = ZoneSetup(
+      zone: zone, in: config, adapters: context.adapters, seed: context.options.seed, previous: previous)
     let old = setups.withLock { setups -> ZoneSetup in
       setups.current = setup
       setups.removal = nil

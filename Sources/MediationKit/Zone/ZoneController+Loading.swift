@@ -80,7 +80,7 @@ extension ZoneController {
     state.loadStartedAt = now
     setups.withLock { $0.load = setup }
     var auction = setup.planner.init(
-      plan: setup.plan, budget: setup.budget, unavailable: state.unavailable.networks, now: now)
+      plan: planForNextLoad(setup), budget: setup.budget, unavailable: state.unavailable.networks, now: now)
     let actions = auction.start(now: now)
     state.auction = auction
     let request = baseRequest(setup.zone)
@@ -314,6 +314,7 @@ extension ZoneController {
   /// Ends load `loadID`: its open requests and timers go, and the zone has its ready ad or
   /// counts a failure. One lock round for both.
   private func finish(_ outcome: LoadOutcome, loadID: Int) {
+    learn(from: outcome, in: setups.withLock { $0.load })
     let now = context.scheduler.now
     /// Ends the load's requests and timers under the lock; returns the handles to cancel after it.
     func endRequests(_ state: inout State) -> [Cancellable] {

@@ -18,12 +18,19 @@ final class ZoneSetup: Sendable {
   let rewardGrace: Duration
   /// The configuration's version, for the reasons given when a change withdraws an ad.
   let version: String?
+  /// The learned eCPMs, when the zone learns them (``ZoneConfig/autoECPM``): carried over from
+  /// the previous setup while the zone's plan and its learning settings stay the same, so an
+  /// apply that leaves a zone's waterfall alone keeps what it learned.
+  let learned: Locked<LearnedECPMs>?
   /// Every registered adapter when the setup was made, by network id.
   let networkAdapters: [NetworkID: any RewardedAdapter]
   /// The networks the configuration switched off everywhere.
   let disabledNetworks: Set<NetworkID>
 
-  init(zone: ZoneConfig, in config: MediationConfig, adapters: [NetworkID: any RewardedAdapter]) {
+  init(
+    zone: ZoneConfig, in config: MediationConfig, adapters: [NetworkID: any RewardedAdapter], seed: UInt64,
+    previous: ZoneSetup? = nil
+  ) {
     self.zone = zone
     self.version = config.version
     networkAdapters = adapters
@@ -42,6 +49,13 @@ final class ZoneSetup: Sendable {
     }
     self.adapters = plan.entries.map { adapters[$0.item.network] }
     reportsRevenue = self.adapters.map { $0?.info.capabilities.contains(.impressionRevenue) ?? false }
+    if let previous, previous.zone.autoECPM == zone.autoECPM, previous.zone.strategy == zone.strategy,
+      previous.plan.entries.map(\.item) == plan.entries.map(\.item), previous.plan.waterfall == plan.waterfall
+    {
+      learned = previous.learned
+    } else {
+      learned = ZoneController.learnedECPMs(zone: zone, plan: plan, seed: seed)
+    }
   }
 
   /// Why `network` is switched off everywhere, if it is.
