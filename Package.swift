@@ -12,6 +12,7 @@ let package = Package(
     .library(name: "MediationKitUI", targets: ["MediationKitUI"]),
     .library(name: "MediationKitTesting", targets: ["MediationKitTesting"]),
     .library(name: "MediationKitSimulation", targets: ["MediationKitSimulation"]),
+    .library(name: "MediationKitRemoteConfig", targets: ["MediationKitRemoteConfig"]),
     .library(name: "EmpowerSim", targets: ["EmpowerSim"]),
     .library(name: "MaxSim", targets: ["MaxSim"]),
     .library(name: "GoogleSim", targets: ["GoogleSim"]),
@@ -33,6 +34,13 @@ let package = Package(
     // What simulated networks and the simulator need and an app never does: the oracle's quotes
     // and the simulated servers' callback sender.
     .target(name: "MediationKitSimulation", dependencies: ["MediationKit"]),
+    // zlib (its CRC-32 checks the remote configuration's on-disk cache): in every Apple SDK, and
+    // `apt-get install zlib1g-dev` on Linux.
+    .systemLibrary(
+      name: "CZlib", path: "Sources/CSystemLibraries/CZlib", pkgConfig: "zlib",
+      providers: [.apt(["zlib1g-dev"])]),
+    // Configuration sources: bundled, a file, and remote over HTTPS with a last-known-good cache.
+    .target(name: "MediationKitRemoteConfig", dependencies: ["MediationKit", "CZlib"]),
     .target(
       name: "EmpowerSim", dependencies: ["MediationKit", "MediationKitSimulation"],
       path: "Sources/Adapters/EmpowerSim"),
@@ -76,6 +84,7 @@ let package = Package(
       dependencies: [
         "MediationKit", "EmpowerSim", "MaxSim", "GoogleSim", "RewardLedgerSQLite", "RewardCallbacks",
         "S2SDelivery", "ReplayGuardSQLite", "ReplayGuardPostgres", "RewardCrypto", "MediationKitSimulation",
+        "MediationKitRemoteConfig",
       ]),
     .executableTarget(name: "mediate", dependencies: ["MediateCLI"]),
     .testTarget(name: "MediationKitTests", dependencies: ["MediationKit", "MediationKitTesting"]),
@@ -123,6 +132,9 @@ let package = Package(
         "MediationKitSimulation",
       ]),
     .testTarget(name: "RewardCryptoTests", dependencies: ["RewardCrypto"]),
+    .testTarget(
+      name: "MediationKitRemoteConfigTests",
+      dependencies: ["MediationKitRemoteConfig", "MediationKit", "MediationKitTesting"]),
     .testTarget(
       name: "ReplayGuardPostgresTests",
       dependencies: [

@@ -29,7 +29,9 @@ from collections import deque
 from pathlib import Path
 
 # The products an iOS app may link (see the README's "Using it in an iOS app").
-APP_PRODUCTS = ["MediationKit", "MediationKitUI", "MediationKitTesting", "RewardLedgerSQLite"]
+APP_PRODUCTS = [
+    "MediationKit", "MediationKitUI", "MediationKitTesting", "RewardLedgerSQLite", "MediationKitRemoteConfig",
+]
 # The system-library targets that wrap OpenSSL.
 OPENSSL_TARGETS = ["COpenSSLCrypto"]
 

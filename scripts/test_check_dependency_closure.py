@@ -29,7 +29,7 @@ class DependencyClosureTests(unittest.TestCase):
     def test_a_clean_closure_passes(self):
         result = check("--describe-json", str(FIXTURES / "clean.json"))
         self.assertEqual(result.returncode, 0, result.stderr)
-        self.assertIn("MediationKit, MediationKitUI, MediationKitTesting, RewardLedgerSQLite reach none of "
+        self.assertIn("MediationKit, MediationKitUI, MediationKitTesting, RewardLedgerSQLite, MediationKitRemoteConfig reach none of "
                       "COpenSSLCrypto", result.stdout)
 
     def test_a_product_reaching_openssl_fails_naming_the_path(self):

@@ -33,10 +33,10 @@ enum Command: String, CaseIterable, Equatable {
     case .run:
       "mediate [run] [--zone ZONE] [--networks LIST] [--strategy S] [--requests N] [--seed N] [--config FILE] "
         + "[--user-id ID] [--no-consent] [--do-not-sell] [--child-directed] [--ledger FILE [--pause-before-ack]] "
-        + "[--report FILE.html] [--json]"
+        + "[--report FILE.html] [--json] [--config-url URL [--config-cache DIR]]"
     case .networks:
       "mediate networks [--seed N] [--config FILE] [--start-on-first-use LIST] [--never-start LIST] [--json]"
-    case .zones: "mediate zones [--config FILE] [--json]"
+    case .zones: "mediate zones [--config FILE] [--config-url URL [--config-cache DIR]] [--json]"
     case .validate: "mediate validate FILE [--json]"
     case .config: "mediate config [--config FILE] [--zone ZONE]"
     case .compare:
@@ -114,6 +114,14 @@ struct OptionSpec {
     help: "Comma-separated network ids never started: their line items are skipped, not_started.")
   static let config = OptionSpec(
     name: "--config", valueName: "FILE", help: "A JSON zone configuration (default: the built-in one).")
+  static let configURL = OptionSpec(
+    name: "--config-url", valueName: "URL",
+    help:
+      "Fetch the configuration from URL; if it fails or is invalid, use the cached copy, then the bundled one "
+      + "(--config FILE or the built-in default). Says which on stderr.")
+  static let configCache = OptionSpec(
+    name: "--config-cache", valueName: "DIR",
+    help: "With --config-url: keep the last good remote configuration in DIR for the next run.")
   static let strategy = OptionSpec(
     name: "--strategy", valueName: "S",
     help: "waterfall, bidding or hybrid: overrides the zone's strategy (default: the zone's).")
@@ -198,10 +206,10 @@ struct OptionSpec {
     case .run:
       [
         .zone, .networks, .strategy, .requests, .seed, .config, .userID, .noConsent, .doNotSell,
-        .childDirected, .ledger, .pauseBeforeAck, .report, .json, .help,
+        .childDirected, .ledger, .pauseBeforeAck, .report, .json, .help, .configURL, .configCache,
       ]
     case .networks: [.seed, .config, .startOnFirstUse, .neverStart, .json, .help]
-    case .zones: [.config, .json, .help]
+    case .zones: [.config, .json, .help, .configURL, .configCache]
     case .validate: [.json, .help]
     case .config: [.config, .zoneFilter, .help]
     case .compare:

@@ -145,9 +145,23 @@ struct CommandContext {
 
   var json: Bool { arguments.has(.json) }
 
-  /// The configuration in use: `--config FILE` or the built-in default.
+  /// The configuration in use: `--config FILE` or the built-in default, or with `--config-url` the
+  /// server's, its cached copy or that one (``loadRemoteConfig(bundledData:bundledName:)``).
   func loadConfig() throws(CLIError) -> (MediationConfig, source: String) {
     let known = registry.networkIDs
+    if arguments.value(.configURL) != nil || arguments.value(.configCache) != nil {
+      let path = arguments.value(.config)
+      let data: Data
+      if let path {
+        guard let contents = FileManager.default.contents(atPath: path) else { throw .noInput(path) }
+        data = contents
+      } else {
+        data = Data(DefaultConfig.json.utf8)
+      }
+      if let remote = try loadRemoteConfig(bundledData: data, bundledName: path ?? "built-in default") {
+        return remote
+      }
+    }
     if let path = arguments.value(.config) {
       return (try Self.loadConfig(path: path, knownNetworks: known), path)
     }

@@ -346,7 +346,7 @@ struct ConfigFuzzTests {
   }
 
   /// Known bug: validation checks `auctionTimeoutSeconds` only for `bidding` and `hybrid` zones,
-  /// but `Auction.init` turns it into a `Duration` for every zone, which traps when it is not
+  /// but the zone's `LoadBudget` turns it into a `Duration` for every zone, which traps when it is not
   /// finite or too large: such a waterfall config loads, then crashes the app on its first load.
   @Test func waterfallZonesRejectAnUnusableAuctionTimeout() {
     for value in [#""NaN""#, #""Infinity""#, "1e308", "-1e300"] {

@@ -2,9 +2,9 @@
 ///
 /// Highest price first; equal prices go to the line item with the lower `priority` number, then
 /// to the one listed first in the configuration. Bids below their line item's `bidFloor` are out.
-public enum BidRanking {
+package enum BidRanking {
   /// One bid, with where its line item stands in the zone's configuration.
-  public struct Entry: Sendable, Equatable {
+  package struct Entry: Sendable, Equatable {
     public var item: LineItem
     public var configIndex: Int
     public var price: Double
@@ -17,7 +17,7 @@ public enum BidRanking {
   }
 
   /// The bids at or above their floors, best first.
-  public static func ranked(_ bids: [Entry]) -> [Entry] {
+  package static func ranked(_ bids: [Entry]) -> [Entry] {
     bids.filter { $0.price >= $0.item.bidFloor }
       .sorted { lhs, rhs in
         if lhs.price != rhs.price { return lhs.price > rhs.price }

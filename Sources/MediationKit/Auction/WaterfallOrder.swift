@@ -2,14 +2,14 @@
 ///
 /// Tiers by ascending `priority`; within a tier, by descending `ecpm`; remaining ties keep the
 /// order the configuration lists them in (the sort is stable).
-public enum WaterfallOrder {
+package enum WaterfallOrder {
   /// The line items in the order they are tried.
-  public static func sorted(_ lineItems: [LineItem]) -> [LineItem] {
+  package static func sorted(_ lineItems: [LineItem]) -> [LineItem] {
     sortedIndices(lineItems).map { lineItems[$0] }
   }
 
   /// The indices of `lineItems` in the order they are tried.
-  public static func sortedIndices(_ lineItems: [LineItem]) -> [Int] {
+  package static func sortedIndices(_ lineItems: [LineItem]) -> [Int] {
     lineItems.indices.sorted { lhs, rhs in
       let left = lineItems[lhs]
       let right = lineItems[rhs]

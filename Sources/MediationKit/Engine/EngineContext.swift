@@ -82,7 +82,7 @@ final class EngineContext: Sendable {
   var adapterStatusVersion: Int { starts.version }
 
   /// The networks an auction cannot ask, with why.
-  func unavailableNetworks(for items: [LineItem]) -> [NetworkID: Auction.Unavailable] {
+  func unavailableNetworks(for items: [LineItem]) -> [NetworkID: LoadPlan.Unavailable] {
     starts.unavailable(for: items)
   }
 

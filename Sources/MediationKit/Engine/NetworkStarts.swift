@@ -117,17 +117,17 @@ final class NetworkStarts: Sendable {
   /// The networks of `items` a load cannot ask now, and why: not registered, or not started
   /// (failed, timed out, or never to be started). Networks still starting are not in it: their
   /// requests wait.
-  func unavailable(for items: [LineItem]) -> [NetworkID: Auction.Unavailable] {
+  func unavailable(for items: [LineItem]) -> [NetworkID: LoadPlan.Unavailable] {
     gates.withLock { gates in
-      var unavailable: [NetworkID: Auction.Unavailable] = [:]
+      var unavailable: [NetworkID: LoadPlan.Unavailable] = [:]
       for item in items {
         guard let gate = gates[item.network] else {
-          unavailable[item.network] = Auction.Unavailable(
+          unavailable[item.network] = LoadPlan.Unavailable(
             fate: .skipped, reason: "no adapter registered for '\(item.network)'")
           continue
         }
         if let refusal = gate.refusal {
-          unavailable[item.network] = Auction.Unavailable(fate: .notStarted, reason: refusal)
+          unavailable[item.network] = LoadPlan.Unavailable(fate: .notStarted, reason: refusal)
         }
       }
       return unavailable

@@ -124,7 +124,7 @@ struct StartGate<Waiter> {
     switch phase {
     case .disabled: "not started: MediatorOptions.networkStarts says .never for '\(network)'"
     case .failed(let error, _): "adapter failed to start: \(error)"
-    case .timedOut(_, let after): "adapter start timed out after \(Auction.format(after))"
+    case .timedOut(_, let after): "adapter start timed out after \(MessageFormat.duration(after))"
     case .deferred, .starting, .started: nil
     }
   }
@@ -138,7 +138,7 @@ struct StartGate<Waiter> {
       case .starting: (.initializing, "initializing", nil)
       case .started(let latency): (.ready, "ready", latency)
       case .failed(let error, let latency): (.failed, error, latency)
-      case .timedOut(_, let after): (.timedOut, "no answer within \(Auction.format(after))", after)
+      case .timedOut(_, let after): (.timedOut, "no answer within \(MessageFormat.duration(after))", after)
       }
     return AdapterStatus(
       network: network, state: state, description: description, latency: latency, start: mode)

@@ -11,7 +11,8 @@ import MediationKit
 #endif
 
 /// A tiny HTTP server on 127.0.0.1 for tests: it records each request's head and answers from a
-/// script — a status code, or no answer at all (to make the client time out).
+/// script — a status code, a full answer (headers, a body, a truncated body), or no answer at all
+/// (to make the client time out).
 ///
 /// It binds port 0 (the system picks a free port; read ``port``), runs one thread that multiplexes
 /// the listening socket and every connection with `poll`, and closes each connection after its
@@ -30,6 +31,11 @@ public final class LoopbackHTTPReceiver: Sendable {
     case status(Int)
     /// No answer: the connection stays open, unanswered, until the client gives up.
     case silent
+    /// A full answer: the status, these header fields (`Content-Length` and `Connection: close`
+    /// are added) and this body. `declaredLength`, when given, is the `Content-Length` sent
+    /// instead of the body's length: a larger one makes a truncated answer (the connection closes
+    /// after the body).
+    case answer(status: Int, headers: [String: String] = [:], body: [UInt8] = [], declaredLength: Int? = nil)
   }
 
   /// A failure to start: which system call failed and why.
@@ -259,6 +265,10 @@ extension LoopbackHTTPReceiver.Loop {
       Self.answer(connection.fd, status: status)
       close(connection.fd)
       return false
+    case .answer(let status, let headers, let body, let declaredLength):
+      Self.answer(connection.fd, status: status, headers: headers, body: body, declaredLength: declaredLength)
+      close(connection.fd)
+      return false
     case .silent:
       connection.silent = true
       connection.buffer = []
@@ -284,7 +294,9 @@ extension LoopbackHTTPReceiver.Loop {
     return nil
   }
 
-  private static func answer(_ fd: Int32, status: Int) {
+  private static func answer(
+    _ fd: Int32, status: Int, headers: [String: String] = [:], body: [UInt8] = [], declaredLength: Int? = nil
+  ) {
     let reason =
       switch status {
       case 200: "OK"
@@ -292,11 +304,15 @@ extension LoopbackHTTPReceiver.Loop {
       case 400: "Bad Request"
       case 404: "Not Found"
       case 431: "Request Header Fields Too Large"
+      case 304: "Not Modified"
       case 500: "Internal Server Error"
       case 503: "Service Unavailable"
       default: "Status"
       }
-    let bytes = Array("HTTP/1.1 \(status) \(reason)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8)
+    var head = "HTTP/1.1 \(status) \(reason)\r\n"
+    for (name, value) in headers.sorted(by: { $0.key < $1.key }) { head += "\(name): \(value)\r\n" }
+    head += "Content-Length: \(declaredLength ?? body.count)\r\nConnection: close\r\n\r\n"
+    let bytes = Array(head.utf8) + body
     var sent = 0
     while sent < bytes.count {
       let result = bytes[sent...].withUnsafeBytes {

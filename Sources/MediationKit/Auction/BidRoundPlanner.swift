@@ -1,0 +1,176 @@
+/// A planner that opens with a bidding round: every bidding line item is asked at once; when all
+/// have answered or the round's timeout passes, the bids at or above their floors are ranked by
+/// ``BidRanking`` and the planner's ``loadOrder(ranked:)`` lines up the loads.
+protocol BidRoundPlanner: LoadPlanner {
+  var round: BidRound { get set }
+  var sequence: LoadSequence { get set }
+  /// The entries to load once the round has closed with at least one bid at or above its floor,
+  /// `ranked` best first; may record the fate of entries it leaves out in `sequence`.
+  mutating func loadOrder(ranked: [Int]) -> [Int]
+}
+
+/// The bidding round's open requests.
+struct BidRound: Sendable {
+  /// The round's limit (``LoadBudget/auctionTimeout``).
+  let timeout: Duration
+  /// When each bid still open was asked for, by entry.
+  var pending: [Int: Duration] = [:]
+  var isOpen = false
+
+  init(timeout: Duration) { self.timeout = timeout }
+}
+
+extension BidRoundPlanner {
+  var isFinished: Bool { sequence.isFinished }
+
+  mutating func start(now: Duration) -> [LoadAction] {
+    var actions: [LoadAction] = []
+    for (index, entry) in sequence.plan.entries.enumerated() where entry.isBidder {
+      if let unavailable = sequence.unavailability(of: entry.item.network) {
+        sequence.responses[index] = sequence.response(index, unavailable.fate, error: unavailable.reason)
+      } else {
+        round.pending[index] = now
+        actions.append(.requestBid(entry: index))
+      }
+    }
+    if round.pending.isEmpty { return closeRound(now: now) }
+    round.isOpen = true
+    return [.startAuctionTimer(min(round.timeout, sequence.remaining(at: now)))] + actions
+  }
+
+  mutating func bidAnswered(entry: Int, result: Result<AdapterBid, AdapterError>, now: Duration)
+    -> [LoadAction]
+  {
+    guard round.isOpen, let askedAt = round.pending.removeValue(forKey: entry) else { return [] }
+    switch result {
+    case .success(let bid):
+      sequence.bids[entry] = bid
+      sequence.responses[entry] = sequence.response(
+        entry, .bid, latency: now - askedAt, ecpm: bid.price, bid: bid.price)
+    case .failure(let error):
+      sequence.responses[entry] = sequence.response(entry, .noBid, latency: now - askedAt, error: "\(error)")
+    }
+    return round.pending.isEmpty ? closeRound(now: now) : []
+  }
+
+  mutating func auctionTimedOut(now: Duration) -> [LoadAction] {
+    guard round.isOpen else { return [] }
+    let late = round.pending.keys.sorted()
+    for entry in late {
+      let latency = now - round.pending[entry]!
+      sequence.responses[entry] =
+        sequence.awaiting.remove(entry) != nil
+        ? sequence.response(
+          entry, .notStarted, latency: latency, error: "adapter start not complete within the auction timeout"
+        )
+        : sequence.response(entry, .timedOut, latency: latency, error: "no bid within the auction timeout")
+    }
+    round.pending.removeAll()
+    return [.cancelBids(late)] + closeRound(now: now)
+  }
+
+  mutating func loaded(entry: Int, ad: AdapterLoadedAd, now: Duration) -> [LoadAction] {
+    sequence.loaded(entry: entry, ad: ad, now: now)
+  }
+
+  mutating func failed(entry: Int, error: AdapterError, now: Duration) -> [LoadAction] {
+    sequence.failed(entry: entry, error: error, now: now)
+  }
+
+  mutating func timedOut(entry: Int, now: Duration) -> [LoadAction] {
+    sequence.timedOut(entry: entry, now: now)
+  }
+
+  mutating func awaitingStart(entry: Int) {
+    if round.isOpen, round.pending[entry] != nil {
+      sequence.awaiting.insert(entry)
+    } else {
+      sequence.awaitingStart(entry: entry)
+    }
+  }
+
+  mutating func startCompleted(entry: Int) { sequence.awaiting.remove(entry) }
+
+  mutating func notStarted(entry: Int, reason: String, now: Duration) -> [LoadAction] {
+    sequence.awaiting.remove(entry)
+    if round.isOpen, let askedAt = round.pending.removeValue(forKey: entry) {
+      sequence.responses[entry] = sequence.response(entry, .notStarted, latency: now - askedAt, error: reason)
+      return round.pending.isEmpty ? closeRound(now: now) : []
+    }
+    return sequence.notStarted(entry: entry, reason: reason, now: now)
+  }
+
+  /// Ranks the bids and lines up the loads: with no bid, the waterfall in order.
+  private mutating func closeRound(now: Duration) -> [LoadAction] {
+    round.isOpen = false
+    let bids = sequence.bids
+    if bids.isEmpty { return sequence.begin(candidates: sequence.plan.waterfall, now: now) }
+    let entries = sequence.plan.entries
+    let ranked = BidRanking.ranked(
+      bids.map {
+        BidRanking.Entry(
+          item: entries[$0.key].item, configIndex: entries[$0.key].configIndex, price: $0.value.price)
+      })
+    let rankedEntries = ranked.map { rankedBid in
+      bids.keys.first { entries[$0].configIndex == rankedBid.configIndex }!
+    }
+    for (entry, bid) in bids where !rankedEntries.contains(entry) {
+      sequence.responses[entry] = sequence.response(
+        entry, .belowFloor, ecpm: bid.price, bid: bid.price,
+        error:
+          "bid \(MessageFormat.usd(bid.price)) below floor \(MessageFormat.usd(entries[entry].item.bidFloor))"
+      )
+    }
+    return sequence.begin(candidates: loadOrder(ranked: rankedEntries), now: now)
+  }
+}
+
+/// `bidding`: the bidding round alone; the bids at or above their floors are loaded best first.
+struct BiddingPlanner: BidRoundPlanner {
+  static func plan(for zone: ZoneConfig) -> LoadPlan {
+    let items = zone.lineItems
+    return LoadPlan(bidders: items.indices.filter { items[$0].bidding }, waterfallOf: items) { _ in false }
+  }
+
+  var round: BidRound
+  var sequence: LoadSequence
+
+  init(plan: LoadPlan, budget: LoadBudget, unavailable: [NetworkID: LoadPlan.Unavailable], now: Duration) {
+    round = BidRound(timeout: budget.auctionTimeout)
+    sequence = LoadSequence(plan: plan, budget: budget, unavailable: unavailable, now: now)
+  }
+
+  func loadOrder(ranked: [Int]) -> [Int] { ranked }
+}
+
+/// `hybrid`: the bidding round first; then the waterfall's non-bidding items priced at or above
+/// the best bid, in waterfall order, then the bids best first. Items priced below the best bid
+/// are skipped.
+struct HybridPlanner: BidRoundPlanner {
+  static func plan(for zone: ZoneConfig) -> LoadPlan {
+    let items = zone.lineItems
+    return LoadPlan(bidders: items.indices.filter { items[$0].bidding }, waterfallOf: items) { !$0.bidding }
+  }
+
+  var round: BidRound
+  var sequence: LoadSequence
+
+  init(plan: LoadPlan, budget: LoadBudget, unavailable: [NetworkID: LoadPlan.Unavailable], now: Duration) {
+    round = BidRound(timeout: budget.auctionTimeout)
+    sequence = LoadSequence(plan: plan, budget: budget, unavailable: unavailable, now: now)
+  }
+
+  mutating func loadOrder(ranked: [Int]) -> [Int] {
+    let bestBid = ranked.first.flatMap { sequence.bids[$0]?.price }
+    var priced: [Int] = []
+    for index in sequence.plan.waterfall {
+      if let bestBid, sequence.plan.entries[index].item.ecpm < bestBid {
+        sequence.responses[index] = sequence.response(
+          index, .skipped, error: "priced below the best bid \(MessageFormat.usd(bestBid))")
+      } else {
+        priced.append(index)
+      }
+    }
+    return priced + ranked
+  }
+}

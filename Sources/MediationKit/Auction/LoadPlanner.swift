@@ -1,0 +1,129 @@
+/// What a zone asks of one load: which bidders to ask, which line item to load next and with
+/// what timeout, and what each answer means. A pure value that returns actions; the zone
+/// performs them and feeds the answers back.
+///
+/// Every planner keeps these promises:
+/// - Each load gets its line item's timeout, capped by what is left of the zone's budget; a
+///   bidding round is capped the same way. When the budget runs out the load fails with
+///   `loadTimeout`.
+/// - A network that has not started is never asked: the zone says when a bid or load waits for
+///   its network's start (``awaitingStart(entry:)``), which counts against the same timeouts, and
+///   when the start refuses it (``notStarted(entry:reason:now:)``); either way an entry that never
+///   reached its network ends `not_started`.
+/// - Answers for an attempt that already ended are stale: a stale ad is handed back to be
+///   discarded.
+///
+/// A new strategy is one new conforming type and one line in ``LoadPlanners/planner(for:)``.
+protocol LoadPlanner: Sendable {
+  /// The zone's entries for this strategy, in the order ``LoadPlan`` describes; the same for
+  /// every load, so made once per zone.
+  static func plan(for zone: ZoneConfig) -> LoadPlan
+
+  init(plan: LoadPlan, budget: LoadBudget, unavailable: [NetworkID: LoadPlan.Unavailable], now: Duration)
+
+  /// Whether the load has ended (its `finish` action was returned).
+  var isFinished: Bool { get }
+
+  mutating func start(now: Duration) -> [LoadAction]
+  mutating func bidAnswered(entry: Int, result: Result<AdapterBid, AdapterError>, now: Duration)
+    -> [LoadAction]
+  /// The bidding round's timer (``LoadAction/startAuctionTimer(_:)``) fired.
+  mutating func auctionTimedOut(now: Duration) -> [LoadAction]
+  mutating func loaded(entry: Int, ad: AdapterLoadedAd, now: Duration) -> [LoadAction]
+  mutating func failed(entry: Int, error: AdapterError, now: Duration) -> [LoadAction]
+  /// The timeout of `entry`'s load (``LoadAction/load(entry:bid:timeout:)``) passed.
+  mutating func timedOut(entry: Int, now: Duration) -> [LoadAction]
+  /// `entry`'s bid or load waits for its network's start (the zone has not sent it).
+  mutating func awaitingStart(entry: Int)
+  /// `entry`'s network has started; its bid or load is sent now.
+  mutating func startCompleted(entry: Int)
+  /// `entry`'s network did not start (or never will), for `reason`: its bid or load ends
+  /// `not_started` and the load goes on at once.
+  mutating func notStarted(entry: Int, reason: String, now: Duration) -> [LoadAction]
+}
+
+/// Chooses a zone's planner.
+enum LoadPlanners {
+  static func planner(for zone: ZoneConfig) -> any LoadPlanner.Type {
+    switch zone.strategy {
+    case .waterfall: WaterfallPlanner.self
+    case .bidding: BiddingPlanner.self
+    case .hybrid: HybridPlanner.self
+    }
+  }
+}
+
+/// What a planner asks the zone to do.
+enum LoadAction {
+  /// Ask entry `entry`'s network for a bid; feed the answer back with `bidAnswered`.
+  /// (Actions name entries, not line items: the zone has the plan.)
+  case requestBid(entry: Int)
+  /// Start the bidding round's timer; feed `auctionTimedOut` when it fires.
+  case startAuctionTimer(Duration)
+  /// Cancel the bid requests still open.
+  case cancelBids([Int])
+  /// Load entry `entry` (with its bid, if any); feed the answer back tagged with `entry`. The
+  /// timeout includes any wait for the network's start.
+  case load(entry: Int, bid: AdapterBid?, timeout: Duration)
+  /// Cancel the network request of `entry` (or its wait for the network's start).
+  case cancel(entry: Int)
+  /// Release an ad that arrived too late to be used.
+  case discard(AdapterLoadedAd, Diagnostic)
+  /// The load is over.
+  case finish(LoadOutcome)
+}
+
+enum LoadOutcome {
+  case filled(
+    entry: Int, ad: AdapterLoadedAd, price: Double, precision: RevenuePrecision,
+    responses: [NetworkResponse])
+  case failed(MediationError, responses: [NetworkResponse])
+}
+
+/// The zone's limits for one load, converted from its configured seconds once per zone.
+struct LoadBudget: Sendable {
+  /// ``ZoneConfig/loadTimeoutSeconds``: the whole load's budget.
+  let loadTimeout: Duration
+  /// ``ZoneConfig/auctionTimeoutSeconds``: the bidding round's limit.
+  let auctionTimeout: Duration
+}
+
+/// A zone's line items as a planner orders them: bidders first (config order), then the
+/// waterfall items in ``WaterfallOrder``.
+struct LoadPlan: Sendable {
+  /// A line item's place in the plan.
+  struct Entry: Sendable {
+    let item: LineItem
+    let configIndex: Int
+    let isBidder: Bool
+    /// The line item's load timeout, converted from its seconds once per zone.
+    let timeout: Duration
+
+    init(item: LineItem, configIndex: Int, isBidder: Bool) {
+      self.item = item
+      self.configIndex = configIndex
+      self.isBidder = isBidder
+      self.timeout = .seconds(item.timeoutSeconds)
+    }
+  }
+
+  /// Why a network cannot be asked, and the fate its line items get.
+  struct Unavailable: Sendable {
+    /// ``NetworkResponse/State/skipped`` (not registered) or ``NetworkResponse/State/notStarted``.
+    let fate: NetworkResponse.State
+    let reason: String
+  }
+
+  let entries: [Entry]
+  /// The indices of the waterfall entries, in order.
+  let waterfall: [Int]
+
+  /// The plan of `items`' bidders (config order) followed by the waterfall items the filter keeps.
+  init(bidders: [Int], waterfallOf items: [LineItem], where keep: (LineItem) -> Bool) {
+    let waterfallItems = WaterfallOrder.sortedIndices(items).filter { keep(items[$0]) }
+    entries =
+      bidders.map { Entry(item: items[$0], configIndex: $0, isBidder: true) }
+      + waterfallItems.map { Entry(item: items[$0], configIndex: $0, isBidder: false) }
+    waterfall = Array(bidders.count..<entries.count)
+  }
+}

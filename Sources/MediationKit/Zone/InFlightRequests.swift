@@ -1,0 +1,26 @@
+/// The open network requests of one load, by auction entry: a handful at most, so a small array.
+struct InFlightRequests {
+  private struct Request {
+    let entry: Int
+    let handle: Cancellable
+  }
+
+  private var requests: [Request] = []
+
+  /// Every open request's handle.
+  var handles: [Cancellable] { requests.map(\.handle) }
+
+  mutating func insert(_ handle: Cancellable, for entry: Int) {
+    requests.removeAll { $0.entry == entry }
+    requests.append(Request(entry: entry, handle: handle))
+  }
+
+  /// Removes `entry`'s request and returns its handle.
+  mutating func remove(_ entry: Int) -> Cancellable? {
+    guard let index = requests.firstIndex(where: { $0.entry == entry }) else { return nil }
+    return requests.remove(at: index).handle
+  }
+
+  /// Forgets every request, keeping the storage for the next load.
+  mutating func removeAll() { requests.removeAll(keepingCapacity: true) }
+}

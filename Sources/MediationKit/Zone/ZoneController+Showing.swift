@@ -1,0 +1,151 @@
+/// Showing: frequency caps, the one show on screen with its ``ShowStateMachine``, and the
+/// late-signal window that keeps an ended show's ad until the network's late callbacks are in.
+extension ZoneController {
+  /// See ``RewardedAd/acknowledge(_:)->()``.
+  func acknowledge(_ reward: Reward) {
+    context.acknowledgeReward(transactionID: reward.transactionID, zoneIDs: [zone.id])
+  }
+
+  /// See ``RewardedAd/acknowledge(_:)->Bool``.
+  func acknowledge(_ reward: Reward) async throws(MediationError) -> Bool {
+    try await context.acknowledgeReward(transactionID: reward.transactionID)
+  }
+
+  /// Shows the ready ad; see ``RewardedAd/show(from:customData:)`` for the rules.
+  func show(from presenter: any AdPresenting, customData: String?) throws(MediationError) {
+    let now = context.scheduler.now
+    // One lock round: the checks, taking the ad and starting its session, so nothing can slip in
+    // between (a withdrawal or expiry finds the ad on screen, not ready and not gone).
+    let (ready, showID) = try state.withLock { state throws(MediationError) -> (ReadyAd, Int) in
+      let ready = try state.slot.showable(zoneID: zone.id, now: now, loading: state.auction != nil)
+      if let caps = zone.caps {
+        state.showTimes.removeAll { $0 <= now - .seconds(86_400) }
+        if let wait = FrequencyCapCheck.wait(caps: caps, showTimes: state.showTimes, now: now) {
+          throw MediationError(
+            .capped,
+            "zone '\(zone.id)': \(wait.reason); next show allowed in \(MessageFormat.duration(wait.duration))",
+            retryAfter: wait.duration)
+        }
+      }
+      guard context.fullScreen.acquire(zone.id) else {
+        let other = context.fullScreen.current ?? "?"
+        throw MediationError(.anotherAdShowing, "zone '\(zone.id)': another ad is showing (zone '\(other)')")
+      }
+      _ = state.slot.take(leaving: .shown)
+      state.timers?.expiry.disarm()
+      state.consecutiveWithdrawals = 0
+      if zone.caps != nil { state.showTimes.append(now) }
+      state.lastShowID += 1
+      state.session = ShowSession(
+        id: state.lastShowID, ready: ready,
+        machine: ShowStateMachine(graceWindow: rewardGrace, revenue: ready.revenue))
+      state.timers?.display.arm(after: context.options.displayTimeout)
+      state.timers?.showDuration.arm(after: context.options.maxShowDuration)
+      return (ready, state.lastShowID)
+    }
+    let scheduler = context.scheduler
+    // Weak: the SDK may keep the sink after the ad is discarded.
+    let sink = AdapterSignalSink(show: AdapterShowID(zoneID: zone.id, number: showID)) { [weak self] signal in
+      guard let self else { return }
+      // `Scheduler.runOnExecutor` inlined: its escaping closure would allocate on every signal.
+      if scheduler.isCurrentExecutor {
+        receive(.signal(signal), show: showID)
+      } else {
+        scheduler.execute { [self] in receive(.signal(signal), show: showID) }
+      }
+    }
+    ready.loaded.ad.show(
+      AdapterShowRequest(zoneID: zone.id, customData: customData, userID: context.userID), from: presenter,
+      signals: sink)
+  }
+
+  /// Feeds `input` to show `showID` (the show on screen when `nil`, for its timers) and performs
+  /// what its machine asks; a show past its late-signal window ignores it.
+  func receive(_ input: ShowStateMachine.Input, show showID: Int?) {
+    var actions: [ShowStateMachine.Action] = []
+    let handled = state.withLock { state -> (session: ShowSession, ended: Bool)? in
+      if var session = state.session, showID == nil || session.id == showID {
+        // Taken out while it changes, so the machine is not copied.
+        state.session = nil
+        let wasFinished = session.machine.isFinished
+        session.machine.handle(input, into: &actions)
+        // Ended by this input (a later one, delivered while the show's end is being published,
+        // only adds diagnostics).
+        let ended = !wasFinished && session.machine.isFinished
+        state.session = session
+        state.apply(timerActionsOf: actions)
+        return (session, ended)
+      }
+      guard let showID, let index = state.lingering.firstIndex(where: { $0.session.id == showID }) else {
+        return nil
+      }
+      state.lingering[index].session.machine.handle(input, into: &actions)
+      state.apply(timerActionsOf: actions)
+      return (state.lingering[index].session, false)
+    }
+    guard let (session, ended) = handled else { return }
+    for action in actions {
+      if case .emit(let event) = action { context.publish(event, of: session.ready, zone: zone) }
+    }
+    if ended { showEnded(session) }
+  }
+
+  /// Frees the screen and preloads; the ad itself is discarded only after the late-signal window,
+  /// so a network's late callbacks (a reward after the final dismissal) still reach the show and
+  /// are reported as diagnostics.
+  private func showEnded(_ session: ShowSession) {
+    let window = context.options.lateSignalWindow
+    let until = context.scheduler.now + window
+    // The zone's state first, the screen after: a show started on another thread as soon as the
+    // screen is free must find this one gone, not lose its own session and timers to it.
+    state.withLock { state in
+      guard let timers = state.timers else { return }
+      if state.session?.id == session.id {
+        timers.grace.disarm()
+        timers.display.disarm()
+        timers.showDuration.disarm()
+        state.session = nil
+      }
+      state.lingering.append(Lingering(until: until, session: session))
+      if state.lingering.count == 1 { timers.linger.arm(after: window) }
+    }
+    context.fullScreen.release(zone.id)
+    if zone.autoReload { beginLoad() }
+  }
+
+  /// Discards the ads of the ended shows whose late-signal window is over and forgets them;
+  /// then waits for the next one.
+  func endLateSignalWindows() {
+    let now = context.scheduler.now
+    // The timer is armed for the oldest window only, so that one is over: even when the clock
+    // stands a fraction short of its end (a scheduler counting whole nanoseconds), as re-arming
+    // for that fraction would fire at once, again and again.
+    var timerWindow = true
+    // One show at a time (windows rarely end together), so no list of them is built.
+    while let ended = state.withLock({ state -> ReadyAd? in
+      if let first = state.lingering.first, timerWindow || first.until <= now {
+        timerWindow = false
+        return state.lingering.removeFirst().session.ready
+      }
+      if let next = state.lingering.first { state.timers?.linger.arm(after: next.until - now) }
+      return nil
+    }) {
+      ended.loaded.ad.discard()
+    }
+  }
+}
+
+extension ZoneController.State {
+  /// Arms and disarms the show timers `actions` ask for, in the same lock round as the input
+  /// that produced them; the events they carry are published after the lock.
+  mutating func apply(timerActionsOf actions: [ShowStateMachine.Action]) {
+    for action in actions {
+      switch action {
+      case .emit: break
+      case .startGraceTimer(let duration): timers?.grace.arm(after: duration)
+      case .cancelGraceTimer: timers?.grace.disarm()
+      case .cancelDisplayTimer: timers?.display.disarm()
+      }
+    }
+  }
+}

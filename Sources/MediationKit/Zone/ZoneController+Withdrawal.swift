@@ -1,0 +1,96 @@
+/// The ready ad going away: withdrawn by its network (at any time, on any thread) or expired.
+extension ZoneController {
+  /// The sink load `loadID`'s request to `entry` hands the adapter for its ad.
+  func withdrawalSink(loadID: Int, entry: Int) -> AdapterWithdrawalSink {
+    AdapterWithdrawalSink(receiver: withdrawals, loadID: loadID, entry: entry)
+  }
+
+  /// Un-readies load `loadID`'s ad at once, on the caller's thread, so that ``isReady`` and
+  /// ``show(from:customData:)`` never see it again; publishes on the executor.
+  fileprivate func withdraw(loadID: Int, entry: Int, reason: AdapterWithdrawal) {
+    enum Found { case ready(ReadyAd), shown(ReadyAd), pending, gone }
+    let found = state.withLock { state -> Found in
+      if let ready = state.slot.withdraw(loadID: loadID, reason: reason) {
+        state.timers?.expiry.disarm()
+        return .ready(ready)
+      }
+      if let session = state.session, session.ready.loadID == loadID { return .shown(session.ready) }
+      if let ended = state.lingering.first(where: { $0.session.ready.loadID == loadID }) {
+        return .shown(ended.session.ready)
+      }
+      // The load has not filled yet as far as the core knows (its completion is still hopping
+      // onto the executor): remember it for the fill.
+      if state.loadID == loadID, state.auction != nil {
+        state.earlyWithdrawal = (loadID, entry, reason)
+        return .pending
+      }
+      return .gone
+    }
+    switch found {
+    case .ready(let ready):
+      context.scheduler.runOnExecutor { [self] in publishWithdrawal(of: ready, reason: reason) }
+    case .shown(let ready):
+      let note = Diagnostic(
+        .adWithdrawn, "the network withdrew the ad after its show started (\(reason)); the show is unchanged")
+      context.scheduler.runOnExecutor { [self] in
+        context.publish(zone.id, ready.info.network, .diagnostic(note))
+      }
+    case .pending, .gone:
+      break
+    }
+  }
+
+  /// Discards a withdrawn ad, says why, publishes `expired` and, with auto-reload, loads again:
+  /// at once after the first withdrawal since the last show, then with the retry backoff, so an
+  /// SDK that withdraws every ad it fills does not make the zone load in a loop.
+  func publishWithdrawal(of ready: ReadyAd, reason: AdapterWithdrawal) {
+    ready.loaded.ad.discard()
+    let network = ready.info.network
+    let note = Diagnostic(.adWithdrawn, "the network withdrew the ready ad (\(reason)); discarded")
+    context.publish(zone.id, network, .diagnostic(note))
+    context.publish(zone.id, network, .expired)
+    guard zone.autoReload else { return }
+    let withdrawals = state.withLock { state in
+      state.consecutiveWithdrawals += 1
+      return state.consecutiveWithdrawals
+    }
+    if withdrawals == 1 {
+      beginLoad()
+    } else {
+      scheduleRetry(after: Self.retryDelay(afterFailures: withdrawals - 1))
+    }
+  }
+
+  /// The wait before retrying after `failures` consecutive failed loads: 2^min(6, n) seconds,
+  /// so 2, 4, 8, … and at most 64 s.
+  static func retryDelay(afterFailures failures: Int) -> Duration {
+    .seconds(1 << min(6, max(1, failures)))
+  }
+
+  func expire() {
+    let expired = state.withLock { state -> ReadyAd? in
+      guard let ready = state.slot.take(leaving: .expired) else { return nil }
+      return ready
+    }
+    guard let expired else { return }
+    expired.loaded.ad.discard()
+    context.publish(zone.id, expired.info.network, .expired)
+    if zone.autoReload { beginLoad() }
+  }
+}
+
+/// Hands a zone's withdrawals to the zone, held weakly: an SDK may keep a sink after the zone
+/// is gone.
+final class ZoneWithdrawals: AdapterWithdrawalReceiver {
+  private struct Target {
+    weak var zone: ZoneController?
+  }
+
+  private let target = Locked(Target())
+
+  func attach(_ zone: ZoneController) { target.withLock { $0.zone = zone } }
+
+  func withdrawn(_ reason: AdapterWithdrawal, loadID: Int, entry: Int) {
+    target.withLock { $0.zone }?.withdraw(loadID: loadID, entry: entry, reason: reason)
+  }
+}

@@ -1,0 +1,110 @@
+import Dispatch
+import Foundation
+import MediationKit
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// One answer of the configuration server.
+struct ConfigResponse: Sendable {
+  var status: Int
+  /// The `ETag` header, as sent (quotes included).
+  var etag: String?
+  /// The `Cache-Control` header.
+  var cacheControl: String?
+  var body: Data
+}
+
+/// One GET of the configuration URL with `URLSession` (FoundationNetworking's on Linux): the body
+/// is counted as it arrives and the download stopped once it passes the size limit, and the whole
+/// request has a deadline of its own (the request's `timeoutInterval` is only an idle timeout).
+final class ConfigDownload: NSObject, URLSessionDataDelegate, Sendable {
+  private struct State {
+    var body = Data()
+    var continuation: CheckedContinuation<Result<ConfigResponse, ConfigFetchFailure>, Never>?
+  }
+
+  private let state = Locked(State())
+  private let limit: Int
+
+  private init(limit: Int) {
+    self.limit = limit
+  }
+
+  /// Fetches `url`, sending `If-None-Match: etag` when there is one.
+  static func fetch(
+    _ url: URL, etag: String?, timeout: Duration, limit: Int
+  ) async -> Result<ConfigResponse, ConfigFetchFailure> {
+    let download = ConfigDownload(limit: limit)
+    let seconds = max(0.001, timeout.seconds)
+    var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: seconds)
+    request.setValue("application/json", forHTTPHeaderField: "Accept")
+    if let etag { request.setValue(etag, forHTTPHeaderField: "If-None-Match") }
+    let configuration = URLSessionConfiguration.ephemeral
+    configuration.urlCache = nil  // ETags and max-age are this source's job, not URLSession's
+    configuration.httpCookieStorage = nil
+    let session = URLSession(configuration: configuration, delegate: download, delegateQueue: nil)
+    let task = session.dataTask(with: request)
+    session.finishTasksAndInvalidate()  // releases the delegate once the task ends
+    return await withCheckedContinuation { continuation in
+      download.state.withLock { $0.continuation = continuation }
+      DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [weak task] in
+        task?.cancel()
+        download.finish(.failure(.timedOut(after: timeout)))
+      }
+      task.resume()
+    }
+  }
+
+  /// Resumes the caller once: the first of the answer, the size limit and the deadline wins.
+  private func finish(_ result: Result<ConfigResponse, ConfigFetchFailure>) {
+    state.withLock { $0.continuation.take() }?.resume(returning: result)
+  }
+
+  func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+    // A declared length over the limit stops the download at its first bytes; a body without
+    // one (or with a false one) is counted.
+    let declared = dataTask.response?.expectedContentLength ?? -1
+    let over = state.withLock { state -> Bool in
+      state.body.append(data)
+      return state.body.count > limit || declared > Int64(limit)
+    }
+    if over {
+      dataTask.cancel()
+      finish(.failure(.tooLarge(limit: limit)))
+    }
+  }
+
+  func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+    let body = state.withLock { $0.body }
+    guard let response = task.response as? HTTPURLResponse else {
+      finish(.failure(.transport(error.map(Self.describe) ?? "no HTTP response")))
+      return
+    }
+    let expected = response.expectedContentLength
+    // A connection closed early: an error on some platforms, a short body on others.
+    if expected >= 0 && Int64(body.count) < expected {
+      finish(.failure(.truncated(expected: Int(expected), received: body.count)))
+      return
+    }
+    if let error {
+      finish(.failure(.transport(Self.describe(error))))
+      return
+    }
+    if expected > Int64(limit) {
+      finish(.failure(.tooLarge(limit: limit)))
+      return
+    }
+    finish(
+      .success(
+        ConfigResponse(
+          status: response.statusCode, etag: response.value(forHTTPHeaderField: "ETag"),
+          cacheControl: response.value(forHTTPHeaderField: "Cache-Control"), body: body)))
+  }
+
+  private static func describe(_ error: any Error) -> String {
+    guard let error = error as? URLError else { return "\(error)" }
+    return "URL error \(error.code.rawValue) (\(error.localizedDescription))"
+  }
+}
