@@ -76,15 +76,16 @@ package struct Locked<Value>: @unchecked Sendable {
   package typealias PlatformLock = pthread_mutex_t
 #endif
 
+// Inlinable like `withLock`: otherwise every caller goes through the unspecialized generic code.
 extension Locked {
   /// The value, read under the lock.
-  package func get() -> Value { withLock { $0 } }
+  @inlinable package func get() -> Value { withLock { $0 } }
 
   /// Replaces the value under the lock.
-  package func set(_ newValue: Value) { withLock { $0 = newValue } }
+  @inlinable package func set(_ newValue: Value) { withLock { $0 = newValue } }
 
   /// Replaces the value and returns the old one, atomically.
-  package func exchange(_ newValue: Value) -> Value {
+  @inlinable package func exchange(_ newValue: Value) -> Value {
     withLock { value in
       let old = value
       value = newValue
