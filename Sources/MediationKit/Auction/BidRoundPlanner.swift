@@ -13,11 +13,30 @@ protocol BidRoundPlanner: LoadPlanner {
 struct BidRound: Sendable {
   /// The round's limit (``LoadBudget/auctionTimeout``).
   let timeout: Duration
-  /// When each bid still open was asked for, by entry.
-  var pending: [Int: Duration] = [:]
+  /// The bids still open and when each was asked for, in entry order.
+  /// Performance: a short array rather than a dictionary (no hashing; a round has few bidders).
+  private(set) var pending: [(entry: Int, askedAt: Duration)] = []
   var isOpen = false
 
   init(timeout: Duration) { self.timeout = timeout }
+
+  /// Opens a request for `entry`'s bid, asked at `now`.
+  mutating func ask(_ entry: Int, at now: Duration) { pending.append((entry, now)) }
+
+  /// Whether `entry`'s bid is still open.
+  func isPending(_ entry: Int) -> Bool { pending.contains { $0.entry == entry } }
+
+  /// Closes the request for `entry`'s bid; when it was asked for, or `nil` if it was not open.
+  mutating func answer(_ entry: Int) -> Duration? {
+    guard let index = pending.firstIndex(where: { $0.entry == entry }) else { return nil }
+    return pending.remove(at: index).askedAt
+  }
+
+  /// Closes every request still open; they are returned in entry order.
+  mutating func closeAll() -> [(entry: Int, askedAt: Duration)] {
+    defer { pending.removeAll() }
+    return pending
+  }
 }
 
 extension BidRoundPlanner {
@@ -29,7 +48,7 @@ extension BidRoundPlanner {
       if let unavailable = sequence.unavailability(of: index) {
         sequence.responses[index] = sequence.response(index, unavailable.fate, error: unavailable.reason)
       } else {
-        round.pending[index] = now
+        round.ask(index, at: now)
         actions.append(.requestBid(entry: index))
       }
     }
@@ -41,7 +60,7 @@ extension BidRoundPlanner {
   mutating func bidAnswered(entry: Int, result: Result<AdapterBid, AdapterError>, now: Duration)
     -> [LoadAction]
   {
-    guard round.isOpen, let askedAt = round.pending.removeValue(forKey: entry) else { return [] }
+    guard round.isOpen, let askedAt = round.answer(entry) else { return [] }
     switch result {
     case .success(let bid):
       sequence.bids[entry] = bid
@@ -55,18 +74,17 @@ extension BidRoundPlanner {
 
   mutating func auctionTimedOut(now: Duration) -> [LoadAction] {
     guard round.isOpen else { return [] }
-    let late = round.pending.keys.sorted()
-    for entry in late {
-      let latency = now - round.pending[entry]!
+    let late = round.closeAll()
+    for (entry, askedAt) in late {
+      let latency = now - askedAt
       sequence.responses[entry] =
-        sequence.awaiting.remove(entry) != nil
+        sequence.stopAwaiting(entry)
         ? sequence.response(
           entry, .notStarted, latency: latency, error: "adapter start not complete within the auction timeout"
         )
         : sequence.response(entry, .timedOut, latency: latency, error: "no bid within the auction timeout")
     }
-    round.pending.removeAll()
-    return [.cancelBids(late)] + closeRound(now: now)
+    return [.cancelBids(late.map(\.entry))] + closeRound(now: now)
   }
 
   mutating func loaded(entry: Int, ad: AdapterLoadedAd, now: Duration) -> [LoadAction] {
@@ -82,14 +100,14 @@ extension BidRoundPlanner {
   }
 
   mutating func awaitingStart(entry: Int) {
-    if round.isOpen, round.pending[entry] != nil {
-      sequence.awaiting.insert(entry)
+    if round.isOpen, round.isPending(entry) {
+      sequence.startAwaiting(entry)
     } else {
       sequence.awaitingStart(entry: entry)
     }
   }
 
-  mutating func startCompleted(entry: Int) { sequence.awaiting.remove(entry) }
+  mutating func startCompleted(entry: Int) { sequence.stopAwaiting(entry) }
 
   mutating func notStarted(entry: Int, reason: String, now: Duration) -> [LoadAction] {
     ended(entry: entry, fate: .notStarted, reason: reason, now: now)
@@ -103,8 +121,8 @@ extension BidRoundPlanner {
   private mutating func ended(entry: Int, fate: NetworkResponse.State, reason: String, now: Duration)
     -> [LoadAction]
   {
-    sequence.awaiting.remove(entry)
-    if round.isOpen, let askedAt = round.pending.removeValue(forKey: entry) {
+    sequence.stopAwaiting(entry)
+    if round.isOpen, let askedAt = round.answer(entry) {
       sequence.responses[entry] = sequence.response(entry, fate, latency: now - askedAt, error: reason)
       return round.pending.isEmpty ? closeRound(now: now) : []
     }
@@ -115,17 +133,18 @@ extension BidRoundPlanner {
   private mutating func closeRound(now: Duration) -> [LoadAction] {
     round.isOpen = false
     let bids = sequence.bids
-    if bids.isEmpty { return sequence.begin(candidates: sequence.plan.waterfall, now: now) }
+    let bidders = bids.entries
+    if bidders.isEmpty { return sequence.begin(candidates: sequence.plan.waterfall, now: now) }
     let entries = sequence.plan.entries
     let ranked = BidRanking.ranked(
-      bids.map {
-        BidRanking.Entry(
-          item: entries[$0.key].item, configIndex: entries[$0.key].configIndex, price: $0.value.price)
+      bidders.map {
+        BidRanking.Entry(item: entries[$0].item, configIndex: entries[$0].configIndex, price: bids[$0]!.price)
       })
     let rankedEntries = ranked.map { rankedBid in
-      bids.keys.first { entries[$0].configIndex == rankedBid.configIndex }!
+      bidders.first { entries[$0].configIndex == rankedBid.configIndex }!
     }
-    for (entry, bid) in bids where !rankedEntries.contains(entry) {
+    for entry in bidders where !rankedEntries.contains(entry) {
+      let bid = bids[entry]!
       sequence.responses[entry] = sequence.response(
         entry, .belowFloor, ecpm: bid.price, bid: bid.price,
         error:

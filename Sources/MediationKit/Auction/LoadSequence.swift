@@ -8,9 +8,9 @@ struct LoadSequence: Sendable {
   /// Each entry's response so far, by plan index.
   var responses: [NetworkResponse?]
   /// The bids of the round before, by entry; they price the loads they win.
-  var bids: [Int: AdapterBid] = [:]
-  /// The bids and the load waiting for their network's start.
-  var awaiting: Set<Int> = []
+  var bids: ByEntry<AdapterBid>
+  /// The entries (bids or the load) waiting for their network's start.
+  private var awaiting: ByEntry<Bool>
   private(set) var isFinished = false
   /// The entries to load, in order, and how many of them were taken.
   private var candidates: [Int] = []
@@ -27,6 +27,19 @@ struct LoadSequence: Sendable {
     responses.reserveCapacity(plan.entries.count)
     for _ in plan.entries { responses.append(nil) }
     self.responses = responses
+    bids = ByEntry(count: plan.entries.count)
+    awaiting = ByEntry(count: plan.entries.count)
+  }
+
+  /// Records that `entry` (a bid or the load) waits for its network's start.
+  mutating func startAwaiting(_ entry: Int) { awaiting[entry] = true }
+
+  /// Ends `entry`'s wait for its network's start; whether it was waiting.
+  @discardableResult
+  mutating func stopAwaiting(_ entry: Int) -> Bool {
+    guard awaiting[entry] == true else { return false }
+    awaiting[entry] = nil
+    return true
   }
 
   /// What is left of the zone's budget at `now`.
@@ -83,7 +96,7 @@ struct LoadSequence: Sendable {
     if now >= deadline { return budgetEnded(now: now) }
     let latency = now - current.startedAt
     responses[entry] =
-      awaiting.remove(entry) != nil
+      stopAwaiting(entry)
       ? response(
         entry, .notStarted, latency: latency, bid: bids[entry]?.price,
         error: "adapter start not complete within the line item's \(MessageFormat.duration(latency)) timeout")
@@ -96,7 +109,7 @@ struct LoadSequence: Sendable {
 
   /// Records `entry`'s wait for its network's start, if `entry` is the load under way.
   mutating func awaitingStart(entry: Int) {
-    if current?.entry == entry { awaiting.insert(entry) }
+    if current?.entry == entry { startAwaiting(entry) }
   }
 
   /// The load of `entry` ends `not_started` for `reason`, if it is the load under way.
@@ -114,7 +127,7 @@ struct LoadSequence: Sendable {
     var actions: [LoadAction] = []
     if let current {
       responses[current.entry] =
-        awaiting.remove(current.entry) != nil
+        stopAwaiting(current.entry)
         ? response(
           current.entry, .notStarted, latency: now - current.startedAt, bid: bids[current.entry]?.price,
           error: "adapter start not complete when the zone load budget ran out")
@@ -189,4 +202,28 @@ struct LoadSequence: Sendable {
       network: item.network, placementID: item.placementId, priority: item.priority, ecpm: ecpm ?? item.ecpm,
       state: state, latency: latency, bid: bid, error: error)
   }
+}
+
+/// Values by plan entry, like a dictionary keyed by entry, without hashing; the storage is
+/// allocated on the first value stored (a waterfall never stores a bid).
+struct ByEntry<Value: Sendable>: Sendable {
+  private let count: Int
+  private var values: [Value?] = []
+
+  init(count: Int) { self.count = count }
+
+  subscript(entry: Int) -> Value? {
+    get { values.isEmpty ? nil : values[entry] }
+    set {
+      if values.isEmpty {
+        guard newValue != nil else { return }
+        values.reserveCapacity(count)
+        for _ in 0..<count { values.append(nil) }
+      }
+      values[entry] = newValue
+    }
+  }
+
+  /// The entries holding a value, in entry order.
+  var entries: [Int] { values.indices.filter { values[$0] != nil } }
 }

@@ -39,15 +39,15 @@ struct WaterfallPlanner: LoadPlanner {
 
   mutating func awaitingStart(entry: Int) { sequence.awaitingStart(entry: entry) }
 
-  mutating func startCompleted(entry: Int) { sequence.awaiting.remove(entry) }
+  mutating func startCompleted(entry: Int) { sequence.stopAwaiting(entry) }
 
   mutating func notStarted(entry: Int, reason: String, now: Duration) -> [LoadAction] {
-    sequence.awaiting.remove(entry)
+    sequence.stopAwaiting(entry)
     return sequence.notStarted(entry: entry, reason: reason, now: now)
   }
 
   mutating func switchedOff(entry: Int, reason: String, now: Duration) -> [LoadAction] {
-    sequence.awaiting.remove(entry)
+    sequence.stopAwaiting(entry)
     return sequence.notStarted(entry: entry, reason: reason, now: now, fate: .disabled)
   }
 }

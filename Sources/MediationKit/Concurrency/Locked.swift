@@ -1,27 +1,50 @@
-import Foundation
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
 
 /// A value behind a lock: the lock box the package's types (the core, the simulated SDKs, the
 /// stores) keep their shared mutable state in. Package access: an app or adapter brings its own.
 ///
-/// A `pthread` mutex (through `NSLock`) rather than `Synchronization.Mutex`: the thread sanitizer
-/// on Linux does not see `Mutex`'s futex-based locking and reports races on correctly locked state,
-/// while it understands `pthread` mutexes, so `swift test --sanitize=thread` stays meaningful.
-package final class Locked<Value>: @unchecked Sendable {
+/// A copy shares the value and the lock with the original (the box is a reference).
+///
+/// A `pthread` mutex (an `os_unfair_lock` on Apple platforms) rather than `Synchronization.Mutex`:
+/// the thread sanitizer on Linux does not see `Mutex`'s futex-based locking and reports races on
+/// correctly locked state, while it understands `pthread` mutexes, so
+/// `swift test --sanitize=thread` stays meaningful.
+package struct Locked<Value>: @unchecked Sendable {
   // @unchecked Sendable is safe: the value is read and written only inside `withLock`, while
-  // `lock` is held, and the pointer never escapes.
-  // Performance: a pointer, not a `var`, so `withLock` skips the dynamic exclusivity check.
-  @usableFromInline let value: UnsafeMutablePointer<Value>
-  @usableFromInline let lock = NSLock()
+  // the lock is held, and no pointer into the storage escapes it.
+  @usableFromInline let storage: Storage
+
+  /// The value and its lock in one allocation. The lock lives in the buffer's elements, not in a
+  /// stored property, so it has the fixed address a `pthread` mutex or `os_unfair_lock` needs.
+  @usableFromInline final class Storage: ManagedBuffer<Value, PlatformLock> {
+    deinit {
+      withUnsafeMutablePointerToElements { lock in
+        #if !canImport(Darwin)
+          pthread_mutex_destroy(lock)
+        #endif
+        lock.deinitialize(count: 1)
+      }
+    }
+  }
 
   /// Creates a lock box holding `value`.
   package init(_ value: Value) {
-    self.value = .allocate(capacity: 1)
-    self.value.initialize(to: value)
-  }
-
-  deinit {
-    value.deinitialize(count: 1)
-    value.deallocate()
+    let buffer = Storage.create(minimumCapacity: 1) { _ in value }
+    storage = unsafeDowncast(buffer, to: Storage.self)
+    storage.withUnsafeMutablePointerToElements { lock in
+      #if canImport(Darwin)
+        lock.initialize(to: os_unfair_lock())
+      #else
+        lock.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(lock, nil)
+      #endif
+    }
   }
 
   /// Runs `body` with exclusive access to the value and returns its result.
@@ -32,21 +55,37 @@ package final class Locked<Value>: @unchecked Sendable {
   package func withLock<Result, Failure: Error>(
     _ body: (inout Value) throws(Failure) -> Result
   ) throws(Failure) -> Result {
-    lock.lock()
-    defer { lock.unlock() }
-    return try body(&value.pointee)
+    try storage.withUnsafeMutablePointers { (value, lock) throws(Failure) -> Result in
+      #if canImport(Darwin)
+        os_unfair_lock_lock(lock)
+        defer { os_unfair_lock_unlock(lock) }
+      #else
+        pthread_mutex_lock(lock)
+        defer { pthread_mutex_unlock(lock) }
+      #endif
+      return try body(&value.pointee)
+    }
   }
 }
 
+#if canImport(Darwin)
+  /// The lock inside a ``Locked`` box.
+  package typealias PlatformLock = os_unfair_lock
+#else
+  /// The lock inside a ``Locked`` box.
+  package typealias PlatformLock = pthread_mutex_t
+#endif
+
+// Inlinable like `withLock`: otherwise every caller goes through the unspecialized generic code.
 extension Locked {
   /// The value, read under the lock.
-  package func get() -> Value { withLock { $0 } }
+  @inlinable package func get() -> Value { withLock { $0 } }
 
   /// Replaces the value under the lock.
-  package func set(_ newValue: Value) { withLock { $0 = newValue } }
+  @inlinable package func set(_ newValue: Value) { withLock { $0 = newValue } }
 
   /// Replaces the value and returns the old one, atomically.
-  package func exchange(_ newValue: Value) -> Value {
+  @inlinable package func exchange(_ newValue: Value) -> Value {
     withLock { value in
       let old = value
       value = newValue
