@@ -92,4 +92,7 @@ extension Locked {
       return old
     }
   }
+
+  /// Whether `other` is a copy of this box (the same value and lock), not just an equal value.
+  package func isSameBox(as other: Locked<Value>) -> Bool { storage === other.storage }
 }
