@@ -33,7 +33,7 @@ enum Command: String, CaseIterable, Equatable {
     case .run:
       "mediate [run] [--zone ZONE] [--networks LIST] [--strategy S] [--requests N] [--seed N] [--config FILE] "
         + "[--user-id ID] [--no-consent] [--do-not-sell] [--child-directed] [--ledger FILE [--pause-before-ack]] "
-        + "[--report FILE.html] [--json] [--config-url URL [--config-cache DIR]]"
+        + "[--report FILE.html] [--market FILE] [--json] [--config-url URL [--config-cache DIR]]"
     case .networks:
       "mediate networks [--seed N] [--config FILE] [--start-on-first-use LIST] [--never-start LIST] [--json]"
     case .zones: "mediate zones [--config FILE] [--config-url URL [--config-cache DIR]] [--json]"
@@ -130,6 +130,11 @@ struct OptionSpec {
     help:
       "Simulate N sessions on virtual time and print fill, revenue, latency and wins "
       + "(server callbacks are not sent).")
+  static let market = OptionSpec(
+    name: "--market", valueName: "FILE",
+    help:
+      "With --requests: the simulated networks price each line item at its eCPM in FILE's zone of the same "
+      + "id (matched by network and placement id), not at --config's: to try wrong or learned eCPMs.")
   static let userID = OptionSpec(
     name: "--user-id", valueName: "ID",
     help:
@@ -206,7 +211,7 @@ struct OptionSpec {
     case .run:
       [
         .zone, .networks, .strategy, .requests, .seed, .config, .userID, .noConsent, .doNotSell,
-        .childDirected, .ledger, .pauseBeforeAck, .report, .json, .help, .configURL, .configCache,
+        .childDirected, .ledger, .pauseBeforeAck, .report, .market, .json, .help, .configURL, .configCache,
       ]
     case .networks: [.seed, .config, .startOnFirstUse, .neverStart, .json, .help]
     case .zones: [.config, .json, .help, .configURL, .configCache]

@@ -39,6 +39,7 @@ struct ConfigCommandTests {
       { "zones": [ { "id": "z", "reward": { "type": "coins", "amount": 3 }, "loadTimeoutSeconds": 12.3,
         "adExpirySeconds": 0.1, "rewardGraceSeconds": 2.5, "autoReload": false, "strategy": "hybrid",
         "auctionTimeoutSeconds": 1.7, "caps": { "maxPerHour": 4, "maxPerDay": 20, "minIntervalSeconds": 0.3 },
+        "autoECPM": true,
         "lineItems": [
           { "network": "max", "placementId": "a/b\\"c", "priority": 1, "ecpm": 12.345678901, "timeoutSeconds": 0.7,
             "bidding": true, "bidFloor": 0.01,
@@ -47,8 +48,10 @@ struct ConfigCommandTests {
             "serverCallback": { "url": "https://x.example/ssv" } } ] } ] }
       """
     let original = try Self.load(file)
+    #expect(original.zones[0].autoECPM)
     let printed = mediate(["config", "--config", temporaryFile(file)])
     #expect(printed.code == 0, "\(printed.err)")
+    #expect(printed.out.contains("      \"autoECPM\": true,"))
     #expect(try Self.load(printed.out.joined(separator: "\n")) == original)
   }
 

@@ -354,12 +354,19 @@ struct PropertyTests {
 
   /// Loads and shows one ad whose network plays `steps`, checking the invariants and the
   /// full-screen gate after every step and at the end, then proves the next load and show work.
+  /// With `autoECPM` the zone learns its eCPMs, and a dearer line item that never fills comes
+  /// first until the zone has learned so.
   static func facadeViolation(
-    _ steps: [SignalStep], graceSeconds: Double, reportsRevenue: Bool, seed: UInt64
+    _ steps: [SignalStep], graceSeconds: Double, reportsRevenue: Bool, seed: UInt64, autoECPM: Bool = false
   ) throws -> String? {
     let script = ScriptedAdapter.ShowScript(steps.map { ($0.offset, $0.signal) })
+    var zone = zone([item("net", "p", ecpm: 10)], grace: graceSeconds)
+    if autoECPM {
+      zone.autoECPM = true
+      zone.lineItems.append(item("net", "never-fills", ecpm: 20))
+    }
     let harness = try Harness(
-      zones: [zone([item("net", "p", ecpm: 10)], grace: graceSeconds)],
+      zones: [zone],
       options: MediatorOptions(displayTimeout: SignalSequences.displayTimeout, seed: seed)
     ) { scheduler in
       [
@@ -409,7 +416,8 @@ struct PropertyTests {
     return nil
   }
 
-  @Test func facadeKeepsTheContractOnRandomScripts() throws {
+  @Test(arguments: [false, true])
+  func facadeKeepsTheContractOnRandomScripts(autoECPM: Bool) throws {
     var outcomes: [String: Int] = [:]
     for run in 0..<Self.facadeRuns {
       let seed = 0xFACADE_0000 + UInt64(run)
@@ -419,12 +427,13 @@ struct PropertyTests {
       let steps = SignalSequences.generate(&random, grace: grace)
       outcomes[Self.kind(steps, grace: grace), default: 0] += 1
       let fails = { (candidate: [SignalStep]) throws -> String? in
-        try Self.facadeViolation(candidate, graceSeconds: grace, reportsRevenue: reportsRevenue, seed: seed)
+        try Self.facadeViolation(
+          candidate, graceSeconds: grace, reportsRevenue: reportsRevenue, seed: seed, autoECPM: autoECPM)
       }
       guard let violation = try fails(steps) else { continue }
       let minimal = try Shrink.sequence(steps, simpler: SignalSequences.simpler) { try fails($0) != nil }
       let report = """
-        RewardedAd.show: seed \(seed), grace \(grace) s, network reports revenue: \(reportsRevenue): \(violation)
+        RewardedAd.show: seed \(seed), grace \(grace) s, network reports revenue: \(reportsRevenue), autoECPM: \(autoECPM): \(violation)
         shortest failing sequence: \(minimal) → \(try fails(minimal) ?? "?")
         """
       print(report)

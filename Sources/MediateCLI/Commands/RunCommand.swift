@@ -34,6 +34,8 @@ struct RunCommand {
     var userID: String?
     /// With `--requests`: `--report FILE`, the HTML report to write.
     var reportPath: String?
+    /// With `--requests`: `--market FILE`, what the simulated networks pay.
+    var market: MarketPrices?
   }
 
   func validate() throws(CLIError) -> Settings {
@@ -76,7 +78,19 @@ struct RunCommand {
     return Settings(
       zone: zone, networks: networks, seed: seed, source: source, requests: requests, privacy: privacy,
       ledgerPath: ledgerPath, pauseBeforeAck: context.arguments.has(.pauseBeforeAck), userID: userID,
-      reportPath: reportPath)
+      reportPath: reportPath, market: try market(zoneID: zone.id, simulating: requests != nil))
+  }
+
+  /// `--market FILE`: the prices of `FILE`'s zone `zoneID`; only for a simulation.
+  func market(zoneID: String, simulating: Bool) throws(CLIError) -> MarketPrices? {
+    guard let path = context.arguments.value(.market) else { return nil }
+    guard simulating else { throw .usage("--market prices a simulation: it needs --requests N") }
+    let config = try CommandContext.loadConfig(path: path, knownNetworks: context.registry.networkIDs)
+    do {
+      return MarketPrices(zone: try config.zone(zoneID))
+    } catch {
+      throw .usage("--market \(path): \(error.message)")
+    }
   }
 
   /// `--seed N`, 1 when left out.

@@ -32,7 +32,7 @@ extension CommandContext {
         "zone '\(zone.id)' has no bidding line items, so it cannot run --strategy \(name)", arguments.command)
     }
     var zone = zone
-    zone.strategy = strategy
+    zone.use(strategy)
     return zone
   }
 

@@ -9,7 +9,7 @@ extension RunCommand {
         // The simulator sends no server callbacks: its networks' servers only would have.
         zone: ServerCallbackChecks.withoutCallbacks(settings.zone), networks: settings.networks,
         seed: settings.seed, requests: requests, privacy: settings.privacy,
-        keepsFunnel: settings.reportPath != nil),
+        keepsFunnel: settings.reportPath != nil, market: settings.market),
       registry: context.registry)
     let started = ContinuousClock.now
     let stats = try ProgressBar.tracking(total: requests, output: context.output, command: .run) {
@@ -22,7 +22,9 @@ extension RunCommand {
         "note: the oracle leaves out \(names): their adapters cannot quote (SimulatedNetwork), so oracle revenue and efficiency ignore them"
       )
     }
-    let report = SimulationReport(stats: stats, wallSeconds: wall)
+    let zone = settings.zone
+    let report = SimulationReport(
+      stats: stats, wallSeconds: wall, learnsECPMs: zone.autoECPM && zone.strategy != .bidding)
     if context.json {
       context.output.out(JSONLine.encode(report.json))
     } else {
@@ -40,10 +42,13 @@ extension RunCommand {
 struct SimulationReport {
   let stats: SimulationStats
   let wallSeconds: Double
+  /// Whether the zone learns its eCPMs: the report then adds the efficiency of the first and the
+  /// last tenth of each shard's sessions.
+  var learnsECPMs = false
 
   /// Exactly the keys the JSON report promises.
   var json: [String: Any] {
-    [
+    var json: [String: Any] = [
       "requests": stats.requests,
       "fill_rate": JSONLine.rounded(stats.fillRate, 6),
       "shows": stats.shows,
@@ -60,6 +65,11 @@ struct SimulationReport {
       "wall_s": JSONLine.rounded(wallSeconds, 3),
       "requests_per_s": JSONLine.rounded(wallSeconds > 0 ? Double(stats.requests) / wallSeconds : 0, 1),
     ]
+    if learnsECPMs {
+      json["efficiency_first_tenth"] = JSONLine.rounded(stats.firstTenth.efficiency, 6)
+      json["efficiency_last_tenth"] = JSONLine.rounded(stats.lastTenth.efficiency, 6)
+    }
+    return json
   }
 
   func text(settings: RunCommand.Settings) -> String {
@@ -67,18 +77,25 @@ struct SimulationReport {
     let wins = stats.wins.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
       .map { "\($0.key) \($0.value) (\(percent(Double($0.value) / Double(max(1, stats.fills)))))" }
       .joined(separator: ", ")
-    return [
-      "Simulated \(stats.requests) sessions · zone '\(zone.id)' · \(zone.strategy.rawValue) · networks "
-        + settings.networks.map(\.rawValue).joined(separator: ", ") + " · seed \(settings.seed)",
-      "",
-      "  fill rate           \(percent(stats.fillRate))  (\(stats.fills) fills)",
-      "  shows               \(stats.shows)   rewards \(stats.rewards)   skips \(stats.skips)   show failures \(stats.showFailures)   capped \(stats.capped)",
-      "  revenue             \(money(stats.revenueUSD))   average eCPM \(money(stats.averageECPM))",
-      "  oracle revenue      \(money(stats.oracleRevenueUSD))   efficiency \(percent(stats.revenueEfficiency))",
-      "  time to ready       p50 \(stats.readyLatency.quantile(0.5)) ms   p90 \(stats.readyLatency.quantile(0.9)) ms   p99 \(stats.readyLatency.quantile(0.99)) ms",
-      "  wins                \(wins.isEmpty ? "none" : wins)",
-      "  wall                \(String(format: "%.2f", wallSeconds)) s   \(String(format: "%.0f", wallSeconds > 0 ? Double(stats.requests) / wallSeconds : 0)) requests/s",
-    ].joined(separator: "\n")
+    let learning =
+      learnsECPMs
+      ? [
+        "  learned eCPMs       efficiency \(percent(stats.firstTenth.efficiency)) in the first tenth of each engine's sessions, \(percent(stats.lastTenth.efficiency)) in the last"
+      ] : []
+    return
+      ([
+        "Simulated \(stats.requests) sessions · zone '\(zone.id)' · \(zone.strategy.rawValue) · networks "
+          + settings.networks.map(\.rawValue).joined(separator: ", ") + " · seed \(settings.seed)",
+        "",
+        "  fill rate           \(percent(stats.fillRate))  (\(stats.fills) fills)",
+        "  shows               \(stats.shows)   rewards \(stats.rewards)   skips \(stats.skips)   show failures \(stats.showFailures)   capped \(stats.capped)",
+        "  revenue             \(money(stats.revenueUSD))   average eCPM \(money(stats.averageECPM))",
+        "  oracle revenue      \(money(stats.oracleRevenueUSD))   efficiency \(percent(stats.revenueEfficiency))",
+      ] + learning + [
+        "  time to ready       p50 \(stats.readyLatency.quantile(0.5)) ms   p90 \(stats.readyLatency.quantile(0.9)) ms   p99 \(stats.readyLatency.quantile(0.99)) ms",
+        "  wins                \(wins.isEmpty ? "none" : wins)",
+        "  wall                \(String(format: "%.2f", wallSeconds)) s   \(String(format: "%.0f", wallSeconds > 0 ? Double(stats.requests) / wallSeconds : 0)) requests/s",
+      ]).joined(separator: "\n")
   }
 
   private func percent(_ value: Double) -> String { String(format: "%.1f%%", value * 100) }

@@ -15,7 +15,7 @@ enum ConfigFileWriter {
   /// last.
   static let zoneKeys = [
     "id", "reward", "loadTimeoutSeconds", "adExpirySeconds", "rewardGraceSeconds", "autoReload", "strategy",
-    "auctionTimeoutSeconds", "caps", "queueDepth",
+    "auctionTimeoutSeconds", "caps", "queueDepth", "autoECPM",
   ]
   /// The keys of nested objects (reward, caps, server callback) in the order they are written.
   static let nestedKeys = [

@@ -43,7 +43,7 @@ struct OptimizationCandidates {
     for strategy in strategies {
       for eCPMs in eCPMVariants {
         var zone = base
-        zone.strategy = strategy
+        zone.use(strategy)
         for (index, ecpm) in eCPMs.enumerated() { zone.lineItems[index].ecpm = ecpm }
         switch strategy {
         case .waterfall:

@@ -26,6 +26,10 @@ struct SimulationStats: Equatable {
   var lineItems = LineItemEarnings()
   /// Participating networks the oracle could not ask (their adapters are not `SimulatedNetwork`).
   var unquotedNetworks: Set<NetworkID> = []
+  /// Revenue and oracle revenue of the first and the last tenth of each shard's sessions: each
+  /// shard is one engine learning from scratch, so these show what learned eCPMs gain over time.
+  var firstTenth = RevenueAgainstOracle()
+  var lastTenth = RevenueAgainstOracle()
 
   mutating func merge(_ other: SimulationStats) {
     requests += other.requests
@@ -44,11 +48,26 @@ struct SimulationStats: Equatable {
     funnel.merge(other.funnel)
     lineItems.merge(other.lineItems)
     unquotedNetworks.formUnion(other.unquotedNetworks)
+    firstTenth.merge(other.firstTenth)
+    lastTenth.merge(other.lastTenth)
   }
 
   var fillRate: Double { requests == 0 ? 0 : Double(fills) / Double(requests) }
   var averageECPM: Double { shows == 0 ? 0 : shownECPMSum / Double(shows) }
   var revenueEfficiency: Double { oracleRevenueUSD == 0 ? 0 : revenueUSD / oracleRevenueUSD }
+}
+
+/// Revenue paid in some of a run's sessions, and what the oracle would have earned in them.
+struct RevenueAgainstOracle: Equatable {
+  var revenueUSD = 0.0
+  var oracleRevenueUSD = 0.0
+
+  var efficiency: Double { oracleRevenueUSD == 0 ? 0 : revenueUSD / oracleRevenueUSD }
+
+  mutating func merge(_ other: RevenueAgainstOracle) {
+    revenueUSD += other.revenueUSD
+    oracleRevenueUSD += other.oracleRevenueUSD
+  }
 }
 
 /// Time-to-ready in whole milliseconds: exact up to two minutes, then by the second up to ten.

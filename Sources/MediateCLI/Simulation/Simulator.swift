@@ -29,6 +29,8 @@ struct Simulator {
     /// Whether to record every line item's fills, impressions, revenue and load times
     /// (``SimulationStats/lineItems``), for the optimizer; off by default, as it costs time too.
     var keepsLineItemEarnings = false
+    /// What the networks pay, when not the configured eCPMs (``MarketPrices``).
+    var market: MarketPrices?
   }
 
   static let shardSize = 5_000
@@ -44,7 +46,8 @@ struct Simulator {
   func run(parallel: Bool = true, progress: (@Sendable (Int) -> Void)? = nil) throws(MediationError)
     -> SimulationStats
   {
-    let subset = try registry.subset(settings.networks)
+    let taking = try registry.subset(settings.networks)
+    let subset = settings.market.map { $0.wrapping(taking) } ?? taking
     let shardCount = (settings.requests + Self.shardSize - 1) / Self.shardSize
     let merger = Locked(ShardMerger())
     let done = AtomicInt(0)
@@ -105,6 +108,13 @@ private final class SessionDriver: Sendable {
     var stats = SimulationStats()
     var remaining: Int
     var requestStartedAt: Duration = .zero
+
+    /// The tenth of the shard the session under way is in, if the first or the last.
+    mutating func tenth(of total: Int, record: (inout RevenueAgainstOracle) -> Void) {
+      let tenth = max(1, total / 10)
+      if stats.requests <= tenth { record(&stats.firstTenth) }
+      if stats.requests > total - tenth { record(&stats.lastTenth) }
+    }
   }
 
   private let mediator: Mediator
@@ -118,6 +128,7 @@ private final class SessionDriver: Sendable {
   private let presenter = HeadlessPresenter()
   private let keepsFunnel: Bool
   private let keepsEarnings: Bool
+  private let requests: Int
 
   init(
     mediator: Mediator, adapters: MadeAdapters, ad: RewardedAd, zone: ZoneConfig, privacy: PrivacySettings,
@@ -126,6 +137,7 @@ private final class SessionDriver: Sendable {
   ) {
     self.keepsFunnel = keepsFunnel
     self.keepsEarnings = keepsEarnings
+    self.requests = requests
     self.mediator = mediator
     self.ad = ad
     self.zone = zone
@@ -172,7 +184,10 @@ private final class SessionDriver: Sendable {
     switch event.event {
     case .loading:
       let oracle = oracleECPM(auctionID: mediator.lastAuctionID)
-      state.withLock { $0.stats.oracleRevenueUSD += oracle / 1000 }
+      state.withLock { state in
+        state.stats.oracleRevenueUSD += oracle / 1000
+        state.tenth(of: requests) { $0.oracleRevenueUSD += oracle / 1000 }
+      }
     case .ready(let info):
       state.withLock { state in
         state.stats.fills += 1
@@ -202,6 +217,7 @@ private final class SessionDriver: Sendable {
       state.withLock { state in
         state.stats.revenueUSD += revenue.usd
         state.stats.revenueByNetwork[revenue.network, default: 0] += revenue.usd
+        state.tenth(of: requests) { $0.revenueUSD += revenue.usd }
         if keepsEarnings { state.stats.lineItems.recordRevenue(revenue) }
       }
     case .rewarded:

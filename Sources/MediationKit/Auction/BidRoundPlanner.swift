@@ -145,7 +145,7 @@ struct BiddingPlanner: BidRoundPlanner {
 
 /// `hybrid`: the bidding round first; then the waterfall's non-bidding items priced at or above
 /// the best bid, in waterfall order, then the bids best first. Items priced below the best bid
-/// are skipped.
+/// are skipped (priced at their learned eCPMs when the zone learns them).
 struct HybridPlanner: BidRoundPlanner {
   static func plan(for zone: ZoneConfig) -> LoadPlan {
     let items = zone.lineItems
@@ -164,7 +164,7 @@ struct HybridPlanner: BidRoundPlanner {
     let bestBid = ranked.first.flatMap { sequence.bids[$0]?.price }
     var priced: [Int] = []
     for index in sequence.plan.waterfall {
-      if let bestBid, sequence.plan.entries[index].item.ecpm < bestBid {
+      if let bestBid, sequence.plan.price(of: index) < bestBid {
         sequence.responses[index] = sequence.response(
           index, .skipped, error: "priced below the best bid \(MessageFormat.usd(bestBid))")
       } else {

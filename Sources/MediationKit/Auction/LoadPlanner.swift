@@ -116,7 +116,10 @@ struct LoadPlan: Sendable {
 
   let entries: [Entry]
   /// The indices of the waterfall entries, in order.
-  let waterfall: [Int]
+  private(set) var waterfall: [Int]
+  /// The waterfall entries' learned prices for this load, by entry (``LearnedECPMs``); `nil`: the
+  /// configured eCPMs.
+  private(set) var learnedPrices: [Double]?
 
   /// The plan of `items`' bidders (config order) followed by the waterfall items the filter keeps.
   init(bidders: [Int], waterfallOf items: [LineItem], where keep: (LineItem) -> Bool) {
@@ -126,4 +129,16 @@ struct LoadPlan: Sendable {
       + waterfallItems.map { Entry(item: items[$0], configIndex: $0, isBidder: false) }
     waterfall = Array(bidders.count..<entries.count)
   }
+
+  /// This plan with its waterfall entries tried in `order` (a permutation of ``waterfall``) and
+  /// priced at `prices` (by entry), for one load of a zone with learned eCPMs.
+  func learned(order: [Int], prices: [Double]) -> LoadPlan {
+    var plan = self
+    plan.waterfall = order
+    plan.learnedPrices = prices
+    return plan
+  }
+
+  /// What `entry` is expected to pay when it fills: its learned price, else its configured eCPM.
+  func price(of entry: Int) -> Double { learnedPrices?[entry] ?? entries[entry].item.ecpm }
 }

@@ -140,6 +140,14 @@ extension ZoneConfig {
           path: "\(path).queueDepth",
           message: "must be an integer between 1 and \(ConfigLimits.maxQueueDepth), found \(queueDepth)"))
     }
+    if autoECPM, strategy == .bidding {
+      issues.append(
+        ConfigIssue(
+          path: "\(path).autoECPM",
+          message:
+            "learned eCPMs order a waterfall, and strategy 'bidding' has none: expected false (or left out), or strategy 'waterfall' or 'hybrid'"
+        ))
+    }
     issues += experimentIssues(path: path, knownNetworks: knownNetworks)
     issues += Self.lineItemIssues(
       lineItems, path: "\(path).lineItems", strategy: strategy, knownNetworks: knownNetworks)

@@ -12,7 +12,7 @@
 ///                      "timeoutSeconds": 8, "bidding": true, "bidFloor": 5 } ] } ] }
 /// ```
 /// `strategy`, `auctionTimeoutSeconds`, `caps`, `queueDepth`, `experiments` (see
-/// ``ZoneConfig/Experiment``), `bidding`, `bidFloor`, `serverCallback` and `disabled` may be left
+/// ``ZoneConfig/Experiment``), `autoECPM` (see ``ZoneConfig/autoECPM``), `bidding`, `bidFloor`, `serverCallback` and `disabled` may be left
 /// out. A line item's `serverCallback` is the ad unit's server-side reward callback:
 /// `{ "url": "https://rewards.example.com/max?user={USER_ID}&token={EVENT_TOKEN}", "eventKey": "…" }`.
 ///
@@ -100,12 +100,18 @@ public struct ZoneConfig: Codable, Sendable, Equatable {
   /// A/B tests on this zone (at most ``ConfigLimits/maxExperimentsPerZone``), each splitting
   /// users between its arms; none when left out.
   public var experiments: [Experiment]
+  /// Whether the waterfall orders its line items by the eCPM each has actually been paying,
+  /// learned from the zone's loads and shows (the configured `ecpm` is the starting point), rather
+  /// than by the configured `priority` and `ecpm`; for `waterfall` and `hybrid` (its waterfall
+  /// part). A line item that is rarely reached is still tried now and then, so a price change is
+  /// learned. `false` when left out.
+  public var autoECPM: Bool
 
   public init(
     id: String, reward: RewardConfig, lineItems: [LineItem], loadTimeoutSeconds: Double = 30,
     adExpirySeconds: Double = 3600, rewardGraceSeconds: Double = 5, autoReload: Bool = true,
     strategy: AuctionStrategy = .waterfall, auctionTimeoutSeconds: Double = 5, caps: FrequencyCaps? = nil,
-    queueDepth: Int = 1, experiments: [Experiment] = []
+    queueDepth: Int = 1, experiments: [Experiment] = [], autoECPM: Bool = false
   ) {
     self.id = id
     self.reward = reward
@@ -119,11 +125,19 @@ public struct ZoneConfig: Codable, Sendable, Equatable {
     self.caps = caps
     self.queueDepth = queueDepth
     self.experiments = experiments
+    self.autoECPM = autoECPM
+  }
+
+  /// Switches the zone to `strategy` (an experiment arm's, a tool's): learned eCPMs go with a
+  /// switch to `bidding`, which has no waterfall for them to order.
+  package mutating func use(_ strategy: AuctionStrategy) {
+    self.strategy = strategy
+    if strategy == .bidding { autoECPM = false }
   }
 
   private enum CodingKeys: String, CodingKey {
     case id, reward, lineItems, loadTimeoutSeconds, adExpirySeconds, rewardGraceSeconds, autoReload, strategy
-    case auctionTimeoutSeconds, caps, queueDepth, experiments
+    case auctionTimeoutSeconds, caps, queueDepth, experiments, autoECPM
   }
 
   public init(from decoder: any Decoder) throws {
@@ -140,6 +154,7 @@ public struct ZoneConfig: Codable, Sendable, Equatable {
     caps = try container.decodeIfPresent(FrequencyCaps.self, forKey: .caps)
     queueDepth = try container.decodeWholeNumberIfPresent(forKey: .queueDepth) ?? 1
     experiments = try container.decodeIfPresent([Experiment].self, forKey: .experiments) ?? []
+    autoECPM = try container.decodeIfPresent(Bool.self, forKey: .autoECPM) ?? false
   }
 
   /// An A/B test on a zone: users are split between its arms in proportion to their weights, each

@@ -101,7 +101,7 @@ extension ZoneConfig {
   /// Replaces the settings `arm` overrides.
   package mutating func apply(_ arm: Experiment.Arm) {
     if let lineItems = arm.lineItems { self.lineItems = lineItems }
-    if let strategy = arm.strategy { self.strategy = strategy }
+    if let strategy = arm.strategy { use(strategy) }
     if let auctionTimeoutSeconds = arm.auctionTimeoutSeconds {
       self.auctionTimeoutSeconds = auctionTimeoutSeconds
     }

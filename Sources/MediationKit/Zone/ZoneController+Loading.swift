@@ -60,7 +60,8 @@ extension ZoneController {
     if let ready = state.slot.ready, ready.expiresAt > now { return .alreadyReady(ready.info) }
     state.loadID += 1
     state.loadStartedAt = now
-    var auction = planner.init(plan: plan, budget: budget, unavailable: state.unavailable.networks, now: now)
+    var auction = planner.init(
+      plan: planForNextLoad(), budget: budget, unavailable: state.unavailable.networks, now: now)
     let actions = auction.start(now: now)
     state.auction = auction
     return .start(state.loadID, actions)
@@ -285,6 +286,7 @@ extension ZoneController {
   /// Ends load `loadID`: its open requests and timers go, and the zone has its ready ad or
   /// counts a failure. One lock round for both.
   private func finish(_ outcome: LoadOutcome, loadID: Int) {
+    learn(from: outcome)
     let now = context.scheduler.now
     /// Ends the load's requests and timers under the lock; returns the handles to cancel after it.
     func endRequests(_ state: inout State) -> [Cancellable] {

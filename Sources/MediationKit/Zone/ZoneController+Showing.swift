@@ -85,7 +85,9 @@ extension ZoneController {
     }
     guard let (session, ended) = handled else { return }
     for action in actions {
-      if case .emit(let event) = action { context.publish(event, of: session.ready, zone: zone) }
+      guard case .emit(let event) = action else { continue }
+      if case .revenuePaid(let revenue) = event { learn(paid: revenue, of: session.ready) }
+      context.publish(event, of: session.ready, zone: zone)
     }
     if ended { showEnded(session) }
   }

@@ -117,6 +117,8 @@ final class ZoneController: Sendable {
   let state = Locked(State())
   /// Where this zone's loads' withdrawal sinks deliver (one object per zone, not a closure per load).
   let withdrawals = ZoneWithdrawals()
+  /// The learned eCPMs, when the zone learns them (``ZoneConfig/autoECPM``).
+  let learned: Locked<LearnedECPMs>?
 
   init(zone: ZoneConfig, context: EngineContext) {
     self.zone = zone
@@ -130,6 +132,7 @@ final class ZoneController: Sendable {
     self.adapters = plan.entries.map { context.adapters[$0.item.network] }
     self.reportsRevenue = adapters.map { $0?.info.capabilities.contains(.impressionRevenue) ?? false }
     self.context = context
+    self.learned = Self.learnedECPMs(zone: zone, plan: plan, context: context)
     let scheduler = context.scheduler
     let timers = Timers(
       load: scheduler.makeTimer { [weak self] in self?.loadAttemptTimedOut() },
