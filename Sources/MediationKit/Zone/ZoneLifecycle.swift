@@ -1,0 +1,243 @@
+/// The zone's load and its one ad as a pure value: which load runs (if any), what it waits for,
+/// and the slot it fills. Each input is one `mutating` call that returns what the controller must
+/// do after it (network requests, events, handles to cancel), so ``ZoneController`` takes its lock
+/// once per input and acts outside it. No timers, threads or clocks here: the controller passes
+/// `now` and arms its timers from the results.
+///
+/// What may coexist, and so is kept in separate fields rather than one enum: a load may run while
+/// the slot still holds an ad past its expiry (whose timer has not fired yet) or an
+/// `empty(.expired)` marker; a retry timer may be pending while a load runs (a load the app asked
+/// for) or while an ad is ready (a withdrawal's backoff).
+struct ZoneLifecycle {
+  /// The zone's load: none, or one under way.
+  enum Load {
+    case idle
+    case loading(LoadInProgress)
+  }
+
+  /// One load, from its start until ``ZoneLifecycle/finish(_:filledEntry:ready:)`` stores its outcome. It
+  /// stays here after its planner decides (``LoadPlanner/isFinished``) until then, so that a
+  /// withdrawal landing in between still finds its load and is applied to the fill.
+  struct LoadInProgress {
+    let id: Int
+    let startedAt: Duration
+    var planner: any LoadPlanner
+    /// Open network requests (bids and loads), by plan entry.
+    var inFlight = InFlightRequests()
+    /// The load attempt the controller's load timer is armed for.
+    var attempt: ZoneController.LoadAttempt?
+    var auctionTimer: Cancellable?
+    /// A withdrawal of this load's ad that reached the core before its fill was stored.
+    var earlyWithdrawal: (entry: Int, reason: AdapterWithdrawal)?
+  }
+
+  private(set) var load = Load.idle
+  var slot = AdSlot.empty(.notLoaded)
+  /// The id of the latest load (0 before the first).
+  private(set) var lastLoadID = 0
+  /// Consecutive failed loads, for the retry backoff; reset by a fill.
+  private(set) var consecutiveFailures = 0
+  /// Ads withdrawn in a row without a show in between, for the reload backoff.
+  var consecutiveWithdrawals = 0
+  /// The ad the last load filled with, to recognise an SDK reporting the same load twice. Held
+  /// (not just its identifier, which a new ad could reuse) until the next fill.
+  private(set) var acceptedAd: (any AdapterAd)?
+  /// The pending retry of a failed or withdrawn load; independent of ``load`` and ``slot``.
+  var retryTimer: Cancellable?
+
+  var isLoading: Bool {
+    if case .loading = load { true } else { false }
+  }
+
+  /// Runs `body` on load `loadID` in place; `nil` when that load is not the one under way.
+  private mutating func withLoad<R>(_ loadID: Int, _ body: (inout LoadInProgress) -> R) -> R? {
+    guard case .loading(var current) = load, current.id == loadID else { return nil }
+    // Moved out and back so the planner's arrays are not copied on write.
+    load = .idle
+    defer { load = .loading(current) }
+    return body(&current)
+  }
+
+  // MARK: Load start
+
+  enum Start {
+    case alreadyLoading
+    case alreadyReady(AdInfo)
+    case start(loadID: Int, [LoadAction])
+  }
+
+  /// A load is asked for: starts one unless one is under way or an unexpired ad is ready.
+  /// `makePlanner` is called only when a load starts (the home of per-load planning).
+  mutating func begin(now: Duration, makePlanner: () -> any LoadPlanner) -> Start {
+    if isLoading { return .alreadyLoading }
+    if let ready = slot.ready, ready.expiresAt > now { return .alreadyReady(ready.info) }
+    lastLoadID += 1
+    var planner = makePlanner()
+    let actions = planner.start(now: now)
+    load = .loading(LoadInProgress(id: lastLoadID, startedAt: now, planner: planner))
+    return .start(loadID: lastLoadID, actions)
+  }
+
+  // MARK: The load's requests
+
+  /// Gives the planner of load `loadID` an input; `[]` when that load is not under way or its
+  /// planner has already decided.
+  mutating func plan(
+    _ loadID: Int, now: Duration, _ body: (inout any LoadPlanner, Duration) -> [LoadAction]
+  ) -> [LoadAction] {
+    withLoad(loadID) { load in load.planner.isFinished ? [] : body(&load.planner, now) } ?? []
+  }
+
+  /// What a fill from the network told the zone.
+  enum Answer {
+    /// The SDK reported the load that already filled again.
+    case twice
+    /// The load it answers is no longer under way.
+    case stale
+    case actions([LoadAction], stopLoadTimer: Bool)
+  }
+
+  /// Load `loadID`'s request to `entry` filled with `loaded`.
+  mutating func loaded(_ loadID: Int, entry: Int, _ loaded: AdapterLoadedAd, now: Duration) -> Answer {
+    if acceptedAd === loaded.ad { return .twice }
+    return withLoad(loadID) { load -> Answer in
+      guard !load.planner.isFinished else { return .stale }
+      _ = load.inFlight.remove(entry)
+      let stop = load.stopAttempt(entry: entry)
+      return .actions(load.planner.loaded(entry: entry, ad: loaded, now: now), stopLoadTimer: stop)
+    } ?? .stale
+  }
+
+  /// Records `entry`'s open request (its cancellation handle); `false` when load `loadID` is no
+  /// longer under way, and the caller cancels the handle.
+  mutating func opened(_ handle: Cancellable, entry: Int, loadID: Int) -> Bool {
+    let current: Void? = withLoad(loadID) { $0.inFlight.insert(handle, for: entry) }
+    return current != nil
+  }
+
+  /// `entry`'s request waits for its network's start.
+  mutating func awaitingStart(_ handle: Cancellable, entry: Int, loadID: Int) -> Bool {
+    let current: Void? = withLoad(loadID) { load in
+      load.inFlight.insert(handle, for: entry)
+      load.planner.awaitingStart(entry: entry)
+    }
+    return current != nil
+  }
+
+  /// The start `entry` waited for ended; `false` when its wait had already ended. Returns whether
+  /// the load timer must be disarmed (a refused load request).
+  mutating func startEnded(entry: Int, loadID: Int, refused: Bool, isLoad: Bool) -> (
+    waiting: Bool, stopLoadTimer: Bool
+  ) {
+    withLoad(loadID) { load -> (Bool, Bool) in
+      guard load.inFlight.remove(entry) != nil else { return (false, false) }
+      if !refused {
+        load.planner.startCompleted(entry: entry)
+        return (true, false)
+      }
+      return (true, isLoad && load.stopAttempt(entry: entry))
+    } ?? (false, false)
+  }
+
+  /// Forgets `entry`'s open request of load `loadID`; its handle, to cancel.
+  mutating func closed(entry: Int, loadID: Int) -> Cancellable? {
+    withLoad(loadID) { $0.inFlight.remove(entry) } ?? nil
+  }
+
+  /// A load attempt starts: the load timer is armed for it.
+  mutating func attempting(_ attempt: ZoneController.LoadAttempt) {
+    let _: Void? = withLoad(attempt.loadID) { $0.attempt = attempt }
+  }
+
+  /// Ends `entry`'s attempt of load `loadID` (answered, cancelled, refused); whether it was the
+  /// one the load timer is armed for, so the controller disarms it.
+  mutating func stopAttempt(entry: Int, loadID: Int) -> Bool {
+    withLoad(loadID) { $0.stopAttempt(entry: entry) } ?? false
+  }
+
+  /// The load timer fired: the attempt it was armed for, if it is still open.
+  mutating func attemptTimedOut() -> ZoneController.LoadAttempt? {
+    guard case .loading(let current) = load, current.attempt != nil else { return nil }
+    return withLoad(current.id) { $0.attempt.take() } ?? nil
+  }
+
+  mutating func auctionTimerStarted(_ timer: Cancellable, loadID: Int) -> Bool {
+    let current: Void? = withLoad(loadID) { $0.auctionTimer = timer }
+    return current != nil
+  }
+
+  // MARK: Load end
+
+  /// What ``finish(_:filledEntry:ready:)`` leaves the controller to do.
+  struct Finish {
+    /// Open requests and the auction timer, to cancel.
+    var leftovers: [Cancellable] = []
+    /// The load timer was armed for an open attempt: disarm it.
+    var stopLoadTimer = false
+    /// The failures in a row after a failed load; `nil` after a fill.
+    var failures: Int?
+    /// A fill withdrawn before it was stored: the ad is never ready.
+    var withdrawal: AdapterWithdrawal?
+    /// When the load started, for its latency.
+    var startedAt: Duration = .zero
+  }
+
+  /// Load `loadID` ends: filled with `ready` (made by the caller from the load's start time), or
+  /// failed when `ready` is `nil`. `nil` when that load is not under way.
+  mutating func finish(
+    _ loadID: Int, filledEntry: Int?, ready: (_ startedAt: Duration) -> ZoneController.ReadyAd?
+  ) -> (Finish, ZoneController.ReadyAd?)? {
+    guard case .loading(let current) = load, current.id == loadID else { return nil }
+    load = .idle
+    var result = Finish(startedAt: current.startedAt)
+    result.stopLoadTimer = current.attempt != nil
+    result.leftovers = current.inFlight.handles
+    if let timer = current.auctionTimer { result.leftovers.append(timer) }
+    guard let entry = filledEntry, let ad = ready(current.startedAt) else {
+      consecutiveFailures += 1
+      result.failures = consecutiveFailures
+      return (result, nil)
+    }
+    consecutiveFailures = 0
+    acceptedAd = ad.loaded.ad
+    if let early = current.earlyWithdrawal, early.entry == entry {
+      slot = .empty(.withdrawn(early.reason))
+      result.withdrawal = early.reason
+    } else {
+      slot = .ready(ad)
+    }
+    return (result, ad)
+  }
+
+  // MARK: The ad going away
+
+  enum Withdrawn {
+    /// The ready ad was taken out of the slot (the controller disarms its expiry).
+    case ready(ZoneController.ReadyAd)
+    /// Its load has not stored its fill yet: applied when it does.
+    case pending
+    /// Neither: the ad may be on screen, or long gone.
+    case notHere
+  }
+
+  /// The network withdrew load `loadID`'s ad, from `entry`.
+  mutating func withdraw(loadID: Int, entry: Int, reason: AdapterWithdrawal) -> Withdrawn {
+    if let ready = slot.withdraw(loadID: loadID, reason: reason) { return .ready(ready) }
+    let pending: Void? = withLoad(loadID) { $0.earlyWithdrawal = (entry, reason) }
+    if pending != nil { return .pending }
+    return .notHere
+  }
+
+  /// The ready ad's expiry fired.
+  mutating func expire() -> ZoneController.ReadyAd? { slot.take(leaving: .expired) }
+}
+
+extension ZoneLifecycle.LoadInProgress {
+  /// Ends the attempt at `entry` if the load timer is armed for it (an answer for an attempt that
+  /// already ended leaves the current attempt alone); whether it was.
+  fileprivate mutating func stopAttempt(entry: Int) -> Bool {
+    guard attempt?.entry == entry else { return false }
+    attempt = nil
+    return true
+  }
+}
