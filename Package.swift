@@ -85,6 +85,7 @@ let package = Package(
         "MediationKit", "EmpowerSim", "MaxSim", "GoogleSim", "RewardLedgerSQLite", "RewardCallbacks",
         "S2SDelivery", "ReplayGuardSQLite", "ReplayGuardPostgres", "RewardCrypto", "MediationKitSimulation",
         "MediationKitRemoteConfig",
+        "MediationKitTesting",
       ]),
     .executableTarget(name: "mediate", dependencies: ["MediateCLI"]),
     .testTarget(name: "MediationKitTests", dependencies: ["MediationKit", "MediationKitTesting"]),
@@ -113,7 +114,9 @@ let package = Package(
       ]),
     .testTarget(
       name: "RewardLedgerSQLiteTests",
-      dependencies: ["RewardLedgerSQLite", "MediationKit", "SQLiteSupport", "StoreTestSupport"]),
+      dependencies: [
+        "RewardLedgerSQLite", "MediationKit", "SQLiteSupport", "StoreTestSupport", "MediationKitTesting",
+      ]),
     // Helpers the SQLite stores' test targets share (a temporary directory, a manual wall clock).
     .target(
       name: "StoreTestSupport", dependencies: ["MediationKit", "SQLiteSupport"],

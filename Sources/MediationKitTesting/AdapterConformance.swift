@@ -98,7 +98,7 @@ public enum AdapterConformance {
   ///   - lateCallbacks: How to make the SDK deliver a previous show's late callbacks, for the
   ///     back-to-back scenario; `nil`: that check is reported as not run.
   public static func check(
-    _ registration: AdapterRegistration, placementID: String, secondPlacementID: String? = nil,
+    _ registration: AdapterRegistry.Registration, placementID: String, secondPlacementID: String? = nil,
     ecpm: Double = 10,
     seeds: ClosedRange<UInt64> = 1...100, rewardGraceSeconds: Double = 5, lateCallbacks: LateCallbacks? = nil
   ) -> Report {
@@ -561,7 +561,7 @@ extension ScenarioRun {
   }
 }
 
-/// Records which show each signal reached, through the shows' ``AdapterSignalSink/show``.
+/// Records which show each signal reached, through the shows' ``AdapterSignal/Sink/show``.
 private final class SignalProbe: Sendable {
   struct Entry: Sendable {
     let show: AdapterShowID

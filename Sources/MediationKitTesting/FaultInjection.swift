@@ -78,8 +78,8 @@ public enum FaultInjection {
   /// - Parameters:
   ///   - registration: The adapter to perturb.
   ///   - fault: What to inject (the adapter's ``FaultInjectingAdapter/fault`` can change later).
-  public static func registration(wrapping registration: AdapterRegistration, fault: Fault)
-    -> AdapterRegistration
+  public static func registration(wrapping registration: AdapterRegistry.Registration, fault: Fault)
+    -> AdapterRegistry.Registration
   {
     AdapterRegistration(info: registration.info) { environment in
       FaultInjectingAdapter(

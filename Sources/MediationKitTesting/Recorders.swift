@@ -10,7 +10,7 @@ public final class SignalRecorder: Sendable {
   public init(clock: (any Scheduler)? = nil) { self.clock = clock }
 
   /// The sink to pass to the adapter.
-  public var sink: AdapterSignalSink {
+  public var sink: AdapterSignal.Sink {
     AdapterSignalSink { [self] signal in
       let now = clock?.now ?? .zero
       storage.withLock { $0.append((now, signal)) }

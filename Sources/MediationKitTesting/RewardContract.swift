@@ -31,7 +31,7 @@ public enum Invariant: String, Sendable, Equatable, CaseIterable, CustomStringCo
   /// A privacy change's IAB consent strings reach the network SDK at once (read back through
   /// ``ConsentReadBack``), and stay there for the loads that follow.
   case consentForwarded = "consent-forwarded"
-  /// A late callback of a show reaches that show, never the next one (``AdapterSignalSink/show``).
+  /// A late callback of a show reaches that show, never the next one (``AdapterSignal/Sink/show``).
   case lateSignalsReachTheirShow = "late-signals-reach-their-show"
   /// Two zones on one SDK ad: the zone not shown hears nothing of the other's show.
   case sharedAdNeverDoubleGrants = "shared-ad-never-double-grants"

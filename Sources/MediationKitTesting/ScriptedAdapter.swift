@@ -106,7 +106,7 @@ public final class ScriptedAdapter: RewardedAdapter, ConsentReadBack {
   }
 
   /// A registration whose factory returns this very instance.
-  public var registration: AdapterRegistration {
+  public var registration: AdapterRegistry.Registration {
     AdapterRegistration(info: info) { [self] _ in self }
   }
 
@@ -124,8 +124,8 @@ public final class ScriptedAdapter: RewardedAdapter, ConsentReadBack {
   public var shows: Int { state.withLock { $0.shows } }
   /// Every show request received, in order.
   public var showRequests: [AdapterShowRequest] { state.withLock { $0.showRequests } }
-  /// The show each show call's sink belongs to (``AdapterSignalSink/show``), in order.
-  public var showIDs: [AdapterSignalSink.ShowID] { state.withLock { $0.shownTo } }
+  /// The show each show call's sink belongs to (``AdapterSignal/Sink/show``), in order.
+  public var showIDs: [AdapterSignal.Sink.ShowID] { state.withLock { $0.shownTo } }
 
   /// When set, cancelled loads still answer later, like an SDK that cannot stop a request.
   public var ignoresCancellation: Bool {

@@ -1,4 +1,5 @@
 import MediationKit
+import MediationKitTesting
 import Testing
 
 @testable import EmpowerSim

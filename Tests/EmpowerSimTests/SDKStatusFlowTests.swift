@@ -1,5 +1,6 @@
 import EmpowerSim
 import MediationKit
+import MediationKitTesting
 import Testing
 
 @Suite struct SDKStatusFlowTests {

@@ -1,6 +1,7 @@
 import EmpowerSim
 import Foundation
 import MediationKit
+import MediationKitTesting
 import Observation
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import GoogleSim
 import MediationKit
+import MediationKitTesting
 import Testing
 
 @Suite("Simulated Google Mobile Ads SDK")

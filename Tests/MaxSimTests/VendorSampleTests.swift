@@ -1,6 +1,7 @@
 import Foundation
 import MaxSim
 import MediationKit
+import MediationKitTesting
 import Testing
 
 /// The Swift `ExampleViewController` from AppLovin's "Rewarded Ads" guide, as close to the guide

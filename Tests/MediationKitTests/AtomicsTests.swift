@@ -1,5 +1,6 @@
 import Dispatch
 import MediationKit
+import MediationKitTesting
 import Testing
 
 /// The operations `AtomicInt` and the Apple-platform stand-in `LockedAtomic<Int>` share, so one

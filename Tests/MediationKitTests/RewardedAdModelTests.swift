@@ -1,4 +1,5 @@
 import MediationKit
+import MediationKitTesting
 import Testing
 
 /// `RewardedAdModel` needs Observation (iOS 17, macOS 14): each test says so.

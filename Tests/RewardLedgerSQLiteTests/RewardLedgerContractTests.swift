@@ -1,5 +1,6 @@
 import Foundation
 import MediationKit
+import MediationKitTesting
 import RewardLedgerSQLite
 import StoreTestSupport
 import Testing

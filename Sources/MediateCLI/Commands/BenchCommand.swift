@@ -1,6 +1,7 @@
 import EmpowerSim
 import Foundation
 import MediationKit
+import MediationKitTesting
 
 /// `mediate bench`: the same simulated Empower SDK driven two ways in one run — directly, the way
 /// the vendor guide's sample app does (load, show on `.ready`, load again on `.closed`/`.skipped`),

@@ -1,5 +1,6 @@
 import Foundation
 import MediationKit
+import MediationKitTesting
 
 /// `mediate networks`: the registered adapters, their versions and compatibility, and how they
 /// started.

@@ -1,6 +1,7 @@
 import Foundation
 import MediationKit
 import MediationKitSimulation
+import MediationKitTesting
 import S2SDelivery
 
 /// `mediate [run]`: one mediated rewarded-ad cycle on virtual time — load, show as soon as ready,

@@ -2,6 +2,7 @@ import Foundation
 import GoogleSim
 import MediationKit
 import MediationKitSimulation
+import MediationKitTesting
 
 /// `mediate verifier-keys --network google [--seed N]`: the simulated Google ad server's SSV
 /// verifier keys, in Google's `verifier-keys.json` format, for the seed a run used — so a

@@ -145,19 +145,19 @@ struct OptimizationCandidates {
 /// Clamps every value the optimizer writes into the validator's range, so a proposal is valid
 /// whatever the input: the limits are `ConfigLimits`' and the zone's own load budget.
 enum SafeValues {
-  /// A learned eCPM to write: within 0.01…``ConfigLimits/maxECPM``, rounded to the cent.
+  /// A learned eCPM to write: within 0.01…``MediationConfig/Limits/maxECPM``, rounded to the cent.
   static func learnedECPM(_ value: Double) -> Double {
     guard value.isFinite else { return 0.01 }
     return min(ConfigLimits.maxECPM, max(0.01, (value * 100).rounded() / 100))
   }
 
-  /// Within 0…``ConfigLimits/maxECPM``: for bid floors and configured eCPMs.
+  /// Within 0…``MediationConfig/Limits/maxECPM``: for bid floors and configured eCPMs.
   static func price(_ value: Double) -> Double {
     guard value.isFinite else { return 0 }
     return min(ConfigLimits.maxECPM, max(0, value))
   }
 
-  /// Positive and at most the zone's load budget and ``ConfigLimits/maxLineItemTimeout``.
+  /// Positive and at most the zone's load budget and ``MediationConfig/Limits/maxLineItemTimeout``.
   static func timeout(_ value: Double, budget: Double) -> Double {
     let limit = min(budget, ConfigLimits.maxLineItemTimeout)
     guard value.isFinite, value > 0 else { return limit }

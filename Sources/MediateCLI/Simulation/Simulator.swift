@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import MediationKit
 import MediationKitSimulation
+import MediationKitTesting
 
 /// Runs N rewarded-ad sessions on the real engine — the same ``Mediator``, adapters and simulated
 /// SDKs as a single cycle — on virtual time, and streams statistics.

@@ -5,9 +5,3 @@
 /// The simulated vendor SDKs take an `AdPresenting` wherever the real SDK takes a
 /// `UIViewController`, so code written from a vendor guide compiles with only that substitution.
 public protocol AdPresenting: AnyObject {}
-
-/// A presenter with nothing to present on: for the CLI, the simulator and tests.
-public final class HeadlessPresenter: AdPresenting, Sendable {
-  /// Creates a presenter.
-  public init() {}
-}

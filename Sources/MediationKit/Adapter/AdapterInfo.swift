@@ -1,7 +1,7 @@
 /// What an adapter is: its network, versions and what it can do.
 ///
 /// The versions decide whether the adapter fits (``AdapterCompatibility``):
-/// ``adapterAPIVersion`` against this MediationKit's ``AdapterAPI/version``, and the linked SDK's
+/// ``adapterAPIVersion`` against this MediationKit's ``AdapterCompatibility/coreAPIVersion``, and the linked SDK's
 /// ``sdkVersion`` against ``supportedSDKVersions``. ``AdapterRegistry/register(_:)`` refuses an
 /// adapter that does not fit.
 public struct AdapterInfo: Sendable, Equatable {
@@ -15,7 +15,7 @@ public struct AdapterInfo: Sendable, Equatable {
   /// (e.g. `ALSdk.version`), so the registry checks the SDK the app actually ships.
   public var sdkVersion: String
   /// The MediationKit adapter API the adapter was built against: write the literal version of
-  /// the MediationKit you developed and tested it with (not ``AdapterAPI/version``, which would
+  /// the MediationKit you developed and tested it with (not ``AdapterCompatibility/coreAPIVersion``, which would
   /// always match).
   public var adapterAPIVersion: SemanticVersion
   /// The network SDK versions the adapter supports, e.g. `SemanticVersion(13, 0)..<SemanticVersion(14, 0)`.

@@ -21,75 +21,83 @@ public enum AdapterSignal: Sendable, Equatable {
   case showFailed(AdapterError)
 }
 
-/// The reward payload as a network reports it (Empower's type/amount, MAX's `MAReward`,
-/// AdMob's `GADAdReward`).
-public struct NetworkReward: Sendable, Equatable, Codable {
-  /// The reward's currency or item name, e.g. "coins".
-  public var type: String
-  /// How many units.
-  public var amount: Double
+extension AdapterSignal {
+  /// The reward payload as a network reports it (Empower's type/amount, MAX's `MAReward`,
+  /// AdMob's `GADAdReward`).
+  public struct NetworkReward: Sendable, Equatable, Codable {
+    /// The reward's currency or item name, e.g. "coins".
+    public var type: String
+    /// How many units.
+    public var amount: Double
 
-  /// Creates a reward of `amount` units of `type`.
-  public init(type: String, amount: Double) {
-    self.type = type
-    self.amount = amount
+    /// Creates a reward of `amount` units of `type`.
+    public init(type: String, amount: Double) {
+      self.type = type
+      self.amount = amount
+    }
   }
 }
 
-/// Revenue for one impression, as the network reported it.
-public struct ImpressionRevenue: Sendable, Equatable {
-  /// Revenue in US dollars.
-  public var usd: Double
-  /// How exact the figure is.
-  public var precision: RevenuePrecision
+extension AdapterSignal {
+  /// Revenue for one impression, as the network reported it.
+  public struct ImpressionRevenue: Sendable, Equatable {
+    /// Revenue in US dollars.
+    public var usd: Double
+    /// How exact the figure is.
+    public var precision: RevenuePrecision
 
-  /// Creates a revenue figure of `usd` US dollars, as exact as `precision` says.
-  public init(usd: Double, precision: RevenuePrecision) {
-    self.usd = usd
-    self.precision = precision
+    /// Creates a revenue figure of `usd` US dollars, as exact as `precision` says.
+    public init(usd: Double, precision: RevenuePrecision) {
+      self.usd = usd
+      self.precision = precision
+    }
   }
 }
 
-/// How exact an impression's revenue is (like MAX's `revenuePrecision` and AdMob's
-/// `GADAdValuePrecision`).
-public enum RevenuePrecision: String, Sendable, Equatable, Codable {
-  /// The exact amount paid, e.g. a bid price.
-  case exact
-  /// An estimate from historical eCPM.
-  case estimated
-  /// Set by the publisher (a line item's configured eCPM).
-  case publisherDefined = "publisher_defined"
+extension AdapterSignal {
+  /// How exact an impression's revenue is (like MAX's `revenuePrecision` and AdMob's
+  /// `GADAdValuePrecision`).
+  public enum RevenuePrecision: String, Sendable, Equatable, Codable {
+    /// The exact amount paid, e.g. a bid price.
+    case exact
+    /// An estimate from historical eCPM.
+    case estimated
+    /// Set by the publisher (a line item's configured eCPM).
+    case publisherDefined = "publisher_defined"
+  }
 }
 
-/// Where an adapter sends ``AdapterSignal``s. Safe to call from any thread, any number of times.
-///
-/// Each show has its own sink, named by ``show``: a signal sent to it belongs to that show and no
-/// other, even after the show ended (the core turns late signals into diagnostics for a while, and
-/// ignores them after). An adapter whose SDK has one process-wide listener keeps the sinks of the
-/// recent shows and sends each callback to the show it belongs to (``GlobalListenerRouter``),
-/// never to "the latest show".
-public struct AdapterSignalSink: Sendable {
-  private let deliver: @Sendable (AdapterSignal) -> Void
-  /// The show this sink belongs to.
-  public let show: AdapterSignalSink.ShowID
+extension AdapterSignal {
+  /// Where an adapter sends ``AdapterSignal``s. Safe to call from any thread, any number of times.
+  ///
+  /// Each show has its own sink, named by ``show``: a signal sent to it belongs to that show and no
+  /// other, even after the show ended (the core turns late signals into diagnostics for a while, and
+  /// ignores them after). An adapter whose SDK has one process-wide listener keeps the sinks of the
+  /// recent shows and sends each callback to the show it belongs to (``GlobalListenerRouter``),
+  /// never to "the latest show".
+  public struct Sink: Sendable {
+    private let deliver: @Sendable (AdapterSignal) -> Void
+    /// The show this sink belongs to.
+    public let show: AdapterSignal.Sink.ShowID
 
-  /// Creates a sink that hands each signal to `deliver`, for a show with no identity of its own
-  /// (a test's, or a sink an adapter makes).
-  public init(_ deliver: @escaping @Sendable (AdapterSignal) -> Void) {
-    self.init(show: AdapterShowID(zoneID: "", number: 0), deliver)
+    /// Creates a sink that hands each signal to `deliver`, for a show with no identity of its own
+    /// (a test's, or a sink an adapter makes).
+    public init(_ deliver: @escaping @Sendable (AdapterSignal) -> Void) {
+      self.init(show: AdapterShowID(zoneID: "", number: 0), deliver)
+    }
+
+    /// Creates the sink of show `show`, which hands each signal to `deliver`.
+    public init(show: AdapterSignal.Sink.ShowID, _ deliver: @escaping @Sendable (AdapterSignal) -> Void) {
+      self.show = show
+      self.deliver = deliver
+    }
+
+    /// Reports `signal` to the core.
+    public func send(_ signal: AdapterSignal) { deliver(signal) }
   }
-
-  /// Creates the sink of show `show`, which hands each signal to `deliver`.
-  public init(show: AdapterSignalSink.ShowID, _ deliver: @escaping @Sendable (AdapterSignal) -> Void) {
-    self.show = show
-    self.deliver = deliver
-  }
-
-  /// Reports `signal` to the core.
-  public func send(_ signal: AdapterSignal) { deliver(signal) }
 }
 
-extension AdapterSignalSink {
+extension AdapterSignal.Sink {
   /// Which show a sink belongs to: the zone and the zone's show number (1, 2, … in show order).
   /// Unique within one ``Mediator``; for logs, and for adapters that route SDK callbacks to shows.
   public struct ShowID: Hashable, Sendable, CustomStringConvertible {
@@ -108,5 +116,14 @@ extension AdapterSignalSink {
   }
 }
 
-/// ``AdapterSignalSink/ShowID`` by its package-internal name (public only nested).
-package typealias AdapterShowID = AdapterSignalSink.ShowID
+/// ``AdapterSignal/Sink/ShowID`` by its package-internal name (public only nested).
+package typealias AdapterShowID = AdapterSignal.Sink.ShowID
+
+/// ``AdapterSignal/NetworkReward`` by its package-internal name (public only nested).
+package typealias NetworkReward = AdapterSignal.NetworkReward
+/// ``AdapterSignal/ImpressionRevenue`` by its package-internal name (public only nested).
+package typealias ImpressionRevenue = AdapterSignal.ImpressionRevenue
+/// ``AdapterSignal/RevenuePrecision`` by its package-internal name (public only nested).
+package typealias RevenuePrecision = AdapterSignal.RevenuePrecision
+/// ``AdapterSignal/Sink`` by its package-internal name (public only nested).
+package typealias AdapterSignalSink = AdapterSignal.Sink

@@ -22,7 +22,7 @@
 ///    flag), keep the one piece of global state next to it and nowhere else: set the SDK's
 ///    listener once per process, to one ``GlobalListenerRouter``, and have every adapter instance
 ///    load and show through that router. Each load still gets its own ad object and each show its
-///    own ``AdapterSignalSink``, so callbacks reach the mediator and show they belong to.
+///    own ``AdapterSignal/Sink``, so callbacks reach the mediator and show they belong to.
 ///
 /// A test to copy into an adapter's own test target (`MediationKitTesting` runs full cycles
 /// through a real mediator on virtual time and checks the reward contract on each):
@@ -114,7 +114,7 @@ public protocol AdapterAd: AnyObject, Sendable {
   ///   - request: The show's context (zone, custom data).
   ///   - presenter: What to present from.
   ///   - signals: Where to send every SDK callback, translated.
-  func show(_ request: AdapterShowRequest, from presenter: any AdPresenting, signals: AdapterSignalSink)
+  func show(_ request: AdapterShowRequest, from presenter: any AdPresenting, signals: AdapterSignal.Sink)
 
   /// Releases the ad (destroyed, expired, or lost an auction). Called at most once, possibly
   /// without ``show(_:from:signals:)``.
@@ -156,7 +156,7 @@ public struct AdapterLoadRequest: Sendable {
   /// The line item's configured eCPM, in USD (for a bidder: the centre of its expected bids).
   public var ecpm: Double
   /// The reward the zone grants, which networks with a server-side reward echo back.
-  public var reward: NetworkReward
+  public var reward: AdapterSignal.NetworkReward
   /// Identifies the auction this request belongs to: one per zone load, the same in every bid
   /// request and load of that auction, different across auctions (1, 2, 3… in the order loads
   /// start; ``Mediator/lastAuctionID`` gives the latest). Use it to tie the load of a winning
@@ -168,18 +168,19 @@ public struct AdapterLoadRequest: Sendable {
   public var privacy: PrivacySettings
   /// For a load after a bidding auction: the winning bid to load. `nil` in a waterfall.
   public var bid: AdapterBid?
-  /// The line item's server-to-server reward callback (``LineItem/serverCallback``), for networks
+  /// The line item's server-to-server reward callback (``ZoneConfig/LineItem/serverCallback``), for networks
   /// whose server calls the publisher's endpoint after a rewarded impression; `nil` for none.
-  public var serverCallback: ServerCallbackConfig?
+  public var serverCallback: ZoneConfig.ServerCallbackConfig?
   /// Where this load's ad tells the core, before it is shown, that the SDK no longer has it
   /// (availability lost, expired or invalidated on the SDK's side). Keep it with the ad;
   /// ``AdapterWithdrawal/Sink/ignored`` in bid requests.
   public var withdrawals: AdapterWithdrawal.Sink = .ignored
 
   public init(
-    zoneID: String, placementID: String, ecpm: Double, reward: NetworkReward, auctionID: UInt64 = 0,
+    zoneID: String, placementID: String, ecpm: Double, reward: AdapterSignal.NetworkReward,
+    auctionID: UInt64 = 0,
     privacy: PrivacySettings = PrivacySettings(), bid: AdapterBid? = nil,
-    serverCallback: ServerCallbackConfig? = nil
+    serverCallback: ZoneConfig.ServerCallbackConfig? = nil
   ) {
     self.zoneID = zoneID
     self.placementID = placementID

@@ -9,7 +9,7 @@ package enum BidRanking {
     public var configIndex: Int
     public var price: Double
 
-    public init(item: LineItem, configIndex: Int, price: Double) {
+    public init(item: ZoneConfig.LineItem, configIndex: Int, price: Double) {
       self.item = item
       self.configIndex = configIndex
       self.price = price

@@ -1,18 +1,3 @@
-/// MediationKit's adapter API: the version of the seam adapters are written against
-/// (``RewardedAdapter``, ``AdapterAd``, ``AdapterSignal`` and the request types).
-///
-/// The version follows semantic versioning for adapter authors: the minor number goes up when
-/// the seam gains something with a default (an adapter built for an older minor still works),
-/// the major number when it changes incompatibly.
-public enum AdapterAPI {
-  /// The adapter API this MediationKit provides.
-  ///
-  /// 1.1 added ``RewardedAdapter/privacyDidChange(_:)`` (with a default) and ``ConsentReadBack``;
-  /// 1.2 added ``AdapterLoadRequest/withdrawals`` (an ad that goes away before its show),
-  /// ``AdapterSignalSink/show`` (a show's identity) and ``GlobalListenerRouter``.
-  public static let version = SemanticVersion(1, 2, 0)
-}
-
 /// Whether an adapter fits this MediationKit and the network SDK it is linked with; checked by
 /// ``AdapterRegistry/register(_:)``, which refuses an incompatible adapter with
 /// ``MediationError/Code/incompatibleAdapter`` instead of letting it fail at start.
@@ -41,7 +26,7 @@ public enum AdapterCompatibility: Sendable, Equatable {
   case unreadableSDKVersion(String)
 
   /// Checks `info` against this MediationKit's adapter API (or `coreAPI`, for tests).
-  public static func check(_ info: AdapterInfo, coreAPI: SemanticVersion = AdapterAPI.version)
+  public static func check(_ info: AdapterInfo, coreAPI: SemanticVersion = coreAPIVersion)
     -> AdapterCompatibility
   {
     let api = info.adapterAPIVersion
@@ -94,4 +79,24 @@ public enum AdapterCompatibility: Sendable, Equatable {
   public static func describe(_ range: Range<SemanticVersion>) -> String {
     ">= \(range.lowerBound), < \(range.upperBound)"
   }
+}
+
+extension AdapterCompatibility {
+  /// MediationKit's adapter API: the version of the seam adapters are written against
+  /// (``RewardedAdapter``, ``AdapterAd``, ``AdapterSignal`` and the request types), which
+  /// ``check(_:coreAPI:)`` compares an adapter's ``AdapterInfo/adapterAPIVersion`` with.
+  ///
+  /// The version follows semantic versioning for adapter authors: the minor number goes up when
+  /// the seam gains something with a default (an adapter built for an older minor still works),
+  /// the major number when it changes incompatibly.
+  ///
+  /// 1.1 added ``RewardedAdapter/privacyDidChange(_:)`` (with a default) and ``ConsentReadBack``;
+  /// 1.2 added ``AdapterLoadRequest/withdrawals`` (an ad that goes away before its show),
+  /// ``AdapterSignal/Sink/show`` (a show's identity) and ``GlobalListenerRouter``.
+  public static let coreAPIVersion = SemanticVersion(1, 2, 0)
+}
+
+/// ``AdapterCompatibility/coreAPIVersion`` by its package-internal name, `AdapterAPI.version`.
+package enum AdapterAPI {
+  package static var version: SemanticVersion { AdapterCompatibility.coreAPIVersion }
 }

@@ -1,26 +1,28 @@
 import Foundation
 
-/// A configuration that could not be used: where it came from and every problem found.
-public struct ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
-  /// The file (or other source) the configuration came from.
-  public var source: String
-  /// The problems, each with its path inside the document.
-  public var issues: [ConfigIssue]
+extension MediationConfig {
+  /// A configuration that could not be used: where it came from and every problem found.
+  public struct LoadError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The file (or other source) the configuration came from.
+    public var source: String
+    /// The problems, each with its path inside the document.
+    public var issues: [Issue]
 
-  public init(source: String, issues: [ConfigIssue]) {
-    self.source = source
-    self.issues = issues
-  }
+    public init(source: String, issues: [Issue]) {
+      self.source = source
+      self.issues = issues
+    }
 
-  /// One line per issue: `FILE: zones[1].lineItems[0].ecpm: must be …, found -3`.
-  public var description: String {
-    issues.map { "\(source): \($0)" }.joined(separator: "\n")
+    /// One line per issue: `FILE: zones[1].lineItems[0].ecpm: must be …, found -3`.
+    public var description: String {
+      issues.map { "\(source): \($0)" }.joined(separator: "\n")
+    }
   }
 }
 
-/// Reads and validates ``MediationConfig`` JSON, turning every decoding failure into a
-/// ``ConfigIssue`` with its path.
-public enum ConfigLoader {
+/// Reading and validating ``MediationConfig`` JSON: every decoding failure becomes a
+/// ``MediationConfig/Issue`` with its path.
+extension MediationConfig {
   /// Decodes and validates a configuration.
   ///
   /// - Parameters:
@@ -28,10 +30,10 @@ public enum ConfigLoader {
   ///   - source: Where it came from, for messages (a file path, "built-in default").
   ///   - knownNetworks: The network ids line items may use; `nil` skips that check.
   /// - Returns: The valid configuration.
-  /// - Throws: ``ConfigError`` listing every problem.
+  /// - Throws: ``MediationConfig/LoadError`` listing every problem.
   public static func load(
     _ data: Data, source: String, knownNetworks: [NetworkID]? = nil
-  ) throws(ConfigError) -> MediationConfig {
+  ) throws(LoadError) -> MediationConfig {
     let decoder = JSONDecoder()
     decoder.nonConformingFloatDecodingStrategy = .convertFromString(
       positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")
@@ -39,26 +41,26 @@ public enum ConfigLoader {
     do {
       config = try decoder.decode(MediationConfig.self, from: data)
     } catch let error as DecodingError {
-      throw ConfigError(source: source, issues: [issue(for: error)])
+      throw LoadError(source: source, issues: [issue(for: error)])
     } catch {
-      throw ConfigError(source: source, issues: [ConfigIssue(path: "", message: "could not read: \(error)")])
+      throw LoadError(source: source, issues: [Issue(path: "", message: "could not read: \(error)")])
     }
     let issues = config.validate(knownNetworks: knownNetworks)
-    if !issues.isEmpty { throw ConfigError(source: source, issues: issues) }
+    if !issues.isEmpty { throw LoadError(source: source, issues: issues) }
     return config
   }
 
   /// Reads a configuration file.
-  /// - Throws: ``ConfigError`` when the file cannot be read or is invalid.
+  /// - Throws: ``MediationConfig/LoadError`` when the file cannot be read or is invalid.
   public static func load(
     contentsOf url: URL, knownNetworks: [NetworkID]? = nil
-  ) throws(ConfigError) -> MediationConfig {
+  ) throws(LoadError) -> MediationConfig {
     let data: Data
     do {
       data = try Data(contentsOf: url)
     } catch {
       let reason = FileManager.default.fileExists(atPath: url.path) ? "cannot be read" : "no such file"
-      throw ConfigError(source: url.path, issues: [ConfigIssue(path: "", message: reason)])
+      throw LoadError(source: url.path, issues: [Issue(path: "", message: reason)])
     }
     return try load(data, source: url.path, knownNetworks: knownNetworks)
   }
@@ -75,24 +77,24 @@ public enum ConfigLoader {
     return path
   }
 
-  static func issue(for error: DecodingError) -> ConfigIssue {
+  static func issue(for error: DecodingError) -> Issue {
     switch error {
     case .typeMismatch(let type, let context):
-      return ConfigIssue(
+      return Issue(
         path: path(context.codingPath), message: "expected \(describe(type)), found \(found(context))")
     case .valueNotFound(let type, let context):
-      return ConfigIssue(path: path(context.codingPath), message: "expected \(describe(type)), found null")
+      return Issue(path: path(context.codingPath), message: "expected \(describe(type)), found null")
     case .keyNotFound(let key, let context):
-      return ConfigIssue(
+      return Issue(
         path: path(context.codingPath), message: "missing required field '\(key.stringValue)'")
     case .dataCorrupted(let context):
       if context.codingPath.isEmpty {
         let detail = (context.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String
-        return ConfigIssue(path: "", message: "not valid JSON" + (detail.map { " (\($0))" } ?? ""))
+        return Issue(path: "", message: "not valid JSON" + (detail.map { " (\($0))" } ?? ""))
       }
-      return ConfigIssue(path: path(context.codingPath), message: context.debugDescription)
+      return Issue(path: path(context.codingPath), message: context.debugDescription)
     @unknown default:
-      return ConfigIssue(path: "", message: "\(error)")
+      return Issue(path: "", message: "\(error)")
     }
   }
 
@@ -122,3 +124,9 @@ public enum ConfigLoader {
     return "something else (\(text))"
   }
 }
+
+/// ``MediationConfig/LoadError`` by its package-internal name (public only nested).
+package typealias ConfigError = MediationConfig.LoadError
+/// The loading entry points by their package-internal name: `ConfigLoader.load(…)` is
+/// ``MediationConfig/load(_:source:knownNetworks:)``.
+package typealias ConfigLoader = MediationConfig

@@ -1,53 +1,57 @@
 import Foundation
 
-/// One problem in a configuration, with where it is.
-public struct ConfigIssue: Sendable, Equatable, CustomStringConvertible {
-  /// Where, e.g. `zones[1].lineItems[0].ecpm`.
-  public var path: String
-  /// What is wrong and what is expected, e.g. "must be ≥ 0, found -3".
-  public var message: String
+extension MediationConfig {
+  /// One problem in a configuration, with where it is.
+  public struct Issue: Sendable, Equatable, CustomStringConvertible {
+    /// Where, e.g. `zones[1].lineItems[0].ecpm`.
+    public var path: String
+    /// What is wrong and what is expected, e.g. "must be ≥ 0, found -3".
+    public var message: String
 
-  public init(path: String, message: String) {
-    self.path = path
-    self.message = message
+    public init(path: String, message: String) {
+      self.path = path
+      self.message = message
+    }
+
+    public var description: String { path.isEmpty ? message : "\(path): \(message)" }
   }
-
-  public var description: String { path.isEmpty ? message : "\(path): \(message)" }
 }
 
-/// The limits validation enforces, so absurd values are caught before they misbehave.
-public enum ConfigLimits {
-  /// Longest line item timeout, in seconds.
-  public static let maxLineItemTimeout = 120.0
-  /// Longest zone load budget, in seconds.
-  public static let maxLoadTimeout = 600.0
-  /// Longest ad expiry, in seconds (one day).
-  public static let maxAdExpiry = 86_400.0
-  /// Longest reward grace window, in seconds.
-  public static let maxRewardGrace = 60.0
-  /// Longest bidding auction, in seconds.
-  public static let maxAuctionTimeout = 60.0
-  /// Highest eCPM, in USD.
-  public static let maxECPM = 10_000.0
-  /// Longest server callback URL (or URL template), in characters.
-  public static let maxServerCallbackURLLength = 8192
-  /// Most ads a zone keeps ready (`queueDepth`).
-  public static let maxQueueDepth = 5
-  /// Highest weight of an experiment arm.
-  public static let maxArmWeight = 1_000_000
-  /// Most experiments on one zone.
-  public static let maxExperimentsPerZone = 10
-  /// Most arms in one experiment.
-  public static let maxArmsPerExperiment = 20
-  /// Longest configuration `version`, in characters.
-  public static let maxVersionLength = 256
+extension MediationConfig {
+  /// The limits validation enforces, so absurd values are caught before they misbehave.
+  public enum Limits {
+    /// Longest line item timeout, in seconds.
+    public static let maxLineItemTimeout = 120.0
+    /// Longest zone load budget, in seconds.
+    public static let maxLoadTimeout = 600.0
+    /// Longest ad expiry, in seconds (one day).
+    public static let maxAdExpiry = 86_400.0
+    /// Longest reward grace window, in seconds.
+    public static let maxRewardGrace = 60.0
+    /// Longest bidding auction, in seconds.
+    public static let maxAuctionTimeout = 60.0
+    /// Highest eCPM, in USD.
+    public static let maxECPM = 10_000.0
+    /// Longest server callback URL (or URL template), in characters.
+    public static let maxServerCallbackURLLength = 8192
+    /// Most ads a zone keeps ready (`queueDepth`).
+    public static let maxQueueDepth = 5
+    /// Highest weight of an experiment arm.
+    public static let maxArmWeight = 1_000_000
+    /// Most experiments on one zone.
+    public static let maxExperimentsPerZone = 10
+    /// Most arms in one experiment.
+    public static let maxArmsPerExperiment = 20
+    /// Longest configuration `version`, in characters.
+    public static let maxVersionLength = 256
+  }
 }
 
 extension MediationConfig {
   /// Every problem in the configuration, in file order; empty when it is valid.
   ///
   /// - Parameter knownNetworks: The network ids line items may use; `nil` skips that check.
-  public func validate(knownNetworks: [NetworkID]? = nil) -> [ConfigIssue] {
+  public func validate(knownNetworks: [NetworkID]? = nil) -> [MediationConfig.Issue] {
     var issues: [ConfigIssue] = []
     if let version,
       version.trimmingCharacters(in: .whitespaces).isEmpty || version.count > ConfigLimits.maxVersionLength
@@ -460,3 +464,8 @@ extension ServerCallbackConfig {
     return result + rest
   }
 }
+
+/// ``MediationConfig/Issue`` by its package-internal name (public only nested).
+package typealias ConfigIssue = MediationConfig.Issue
+/// ``MediationConfig/Limits`` by its package-internal name (public only nested).
+package typealias ConfigLimits = MediationConfig.Limits

@@ -1,6 +1,6 @@
 /// A mediation configuration: the zones an app shows rewarded ads in.
 ///
-/// Loaded from JSON with ``ConfigLoader``; every duration is in seconds.
+/// Loaded from JSON with ``MediationConfig/load(_:source:knownNetworks:)``; every duration is in seconds.
 /// ```json
 /// { "zones": [ { "id": "level_complete", "reward": { "type": "coins", "amount": 100 },
 ///     "loadTimeoutSeconds": 30, "adExpirySeconds": 3600, "rewardGraceSeconds": 5, "autoReload": true,
@@ -59,17 +59,19 @@ public struct MediationConfig: Codable, Sendable, Equatable {
   }
 }
 
-/// How a zone chooses the network that serves it.
-public enum AuctionStrategy: String, Codable, Sendable, CaseIterable {
-  /// Line items one at a time: tiers by ascending priority, by descending eCPM within a tier;
-  /// the first fill wins.
-  case waterfall
-  /// Bidding line items asked in parallel within the auction timeout; the highest bid at or above
-  /// its floor wins.
-  case bidding
-  /// Bidding first; the best bid then competes with the waterfall: waterfall items priced at or
-  /// above it are tried first, those priced below it are skipped.
-  case hybrid
+extension ZoneConfig {
+  /// How a zone chooses the network that serves it.
+  public enum AuctionStrategy: String, Codable, Sendable, CaseIterable {
+    /// Line items one at a time: tiers by ascending priority, by descending eCPM within a tier;
+    /// the first fill wins.
+    case waterfall
+    /// Bidding line items asked in parallel within the auction timeout; the highest bid at or above
+    /// its floor wins.
+    case bidding
+    /// Bidding first; the best bid then competes with the waterfall: waterfall items priced at or
+    /// above it are tried first, those priced below it are skipped.
+    case hybrid
+  }
 }
 
 /// One ad placement in the app, and the networks that can fill it.
@@ -95,9 +97,9 @@ public struct ZoneConfig: Codable, Sendable, Equatable {
   public var auctionTimeoutSeconds: Double
   /// Frequency caps and pacing; none when left out.
   public var caps: FrequencyCaps?
-  /// How many ads the zone keeps ready, 1 to ``ConfigLimits/maxQueueDepth``; 1 when left out.
+  /// How many ads the zone keeps ready, 1 to ``MediationConfig/Limits/maxQueueDepth``; 1 when left out.
   public var queueDepth: Int
-  /// A/B tests on this zone (at most ``ConfigLimits/maxExperimentsPerZone``), each splitting
+  /// A/B tests on this zone (at most ``MediationConfig/Limits/maxExperimentsPerZone``), each splitting
   /// users between its arms; none when left out.
   public var experiments: [Experiment]
   /// Whether the waterfall orders its line items by the eCPM each has actually been paying,
@@ -172,7 +174,7 @@ public struct ZoneConfig: Codable, Sendable, Equatable {
     /// The experiment's id, unique in its zone; it also salts the assignment, so two experiments
     /// split users independently.
     public var id: String
-    /// The arms, 2 to ``ConfigLimits/maxArmsPerExperiment``.
+    /// The arms, 2 to ``MediationConfig/Limits/maxArmsPerExperiment``.
     public var arms: [Arm]
     /// Users put in a given arm whatever the split (user id → arm id), for QA devices.
     public var overrides: [String: String]
@@ -200,7 +202,7 @@ public struct ZoneConfig: Codable, Sendable, Equatable {
       /// The arm's id, unique in its experiment; events and the ledger report it.
       public var id: String
       /// The arm's share of users relative to the other arms' weights: a whole number from 1 to
-      /// ``ConfigLimits/maxArmWeight`` (50/50, or 1/1/2).
+      /// ``MediationConfig/Limits/maxArmWeight`` (50/50, or 1/1/2).
       public var weight: Int
       /// The line items this arm uses instead of the zone's.
       public var lineItems: [LineItem]?
@@ -276,118 +278,126 @@ extension AuctionStrategy {
   }
 }
 
-/// Frequency caps and pacing for one zone: a capped show fails at once with `capped`.
-public struct FrequencyCaps: Codable, Sendable, Equatable {
-  /// At most this many shows in any rolling hour.
-  public var maxPerHour: Int?
-  /// At most this many shows in any rolling 24 hours.
-  public var maxPerDay: Int?
-  /// At least this long between two shows.
-  public var minIntervalSeconds: Double?
+extension ZoneConfig {
+  /// Frequency caps and pacing for one zone: a capped show fails at once with `capped`.
+  public struct FrequencyCaps: Codable, Sendable, Equatable {
+    /// At most this many shows in any rolling hour.
+    public var maxPerHour: Int?
+    /// At most this many shows in any rolling 24 hours.
+    public var maxPerDay: Int?
+    /// At least this long between two shows.
+    public var minIntervalSeconds: Double?
 
-  public init(maxPerHour: Int? = nil, maxPerDay: Int? = nil, minIntervalSeconds: Double? = nil) {
-    self.maxPerHour = maxPerHour
-    self.maxPerDay = maxPerDay
-    self.minIntervalSeconds = minIntervalSeconds
+    public init(maxPerHour: Int? = nil, maxPerDay: Int? = nil, minIntervalSeconds: Double? = nil) {
+      self.maxPerHour = maxPerHour
+      self.maxPerDay = maxPerDay
+      self.minIntervalSeconds = minIntervalSeconds
+    }
   }
 }
 
-/// The reward a zone grants.
-public struct RewardConfig: Codable, Sendable, Equatable {
-  public var type: String
-  public var amount: Int
+extension ZoneConfig {
+  /// The reward a zone grants.
+  public struct RewardConfig: Codable, Sendable, Equatable {
+    public var type: String
+    public var amount: Int
 
-  public init(type: String, amount: Int) {
-    self.type = type
-    self.amount = amount
+    public init(type: String, amount: Int) {
+      self.type = type
+      self.amount = amount
+    }
   }
 }
 
-/// One network's placement in a zone.
-public struct LineItem: Codable, Sendable, Equatable {
-  /// The network's id, e.g. "empower".
-  public var network: NetworkID
-  /// The network's own placement id (Empower zone id, MAX ad unit id, AdMob ad unit id).
-  public var placementId: String
-  /// The tier: 0 is tried first. Also breaks ties between equal bids.
-  public var priority: Int
-  /// Expected price in USD per thousand impressions; orders line items within a tier. For a
-  /// bidder, the centre of the bids it is expected to make.
-  public var ecpm: Double
-  /// How long to wait for this network's ad before moving on.
-  public var timeoutSeconds: Double
-  /// Whether the line item takes part in bidding (strategies `bidding` and `hybrid`).
-  public var bidding: Bool
-  /// The lowest bid accepted from this line item, in USD eCPM.
-  public var bidFloor: Double
-  /// The ad unit's server-to-server reward callback, which the network's server calls after a
-  /// rewarded impression; `nil` (the default) for none.
-  public var serverCallback: ServerCallbackConfig?
-  /// Whether the line item is switched off (kept in the file, never used); `false` when left out.
-  public var disabled: Bool
+extension ZoneConfig {
+  /// One network's placement in a zone.
+  public struct LineItem: Codable, Sendable, Equatable {
+    /// The network's id, e.g. "empower".
+    public var network: NetworkID
+    /// The network's own placement id (Empower zone id, MAX ad unit id, AdMob ad unit id).
+    public var placementId: String
+    /// The tier: 0 is tried first. Also breaks ties between equal bids.
+    public var priority: Int
+    /// Expected price in USD per thousand impressions; orders line items within a tier. For a
+    /// bidder, the centre of the bids it is expected to make.
+    public var ecpm: Double
+    /// How long to wait for this network's ad before moving on.
+    public var timeoutSeconds: Double
+    /// Whether the line item takes part in bidding (strategies `bidding` and `hybrid`).
+    public var bidding: Bool
+    /// The lowest bid accepted from this line item, in USD eCPM.
+    public var bidFloor: Double
+    /// The ad unit's server-to-server reward callback, which the network's server calls after a
+    /// rewarded impression; `nil` (the default) for none.
+    public var serverCallback: ServerCallbackConfig?
+    /// Whether the line item is switched off (kept in the file, never used); `false` when left out.
+    public var disabled: Bool
 
-  public init(
-    network: NetworkID, placementId: String, priority: Int, ecpm: Double, timeoutSeconds: Double = 10,
-    bidding: Bool = false, bidFloor: Double = 0, serverCallback: ServerCallbackConfig? = nil,
-    disabled: Bool = false
-  ) {
-    self.network = network
-    self.placementId = placementId
-    self.priority = priority
-    self.ecpm = ecpm
-    self.timeoutSeconds = timeoutSeconds
-    self.bidding = bidding
-    self.bidFloor = bidFloor
-    self.serverCallback = serverCallback
-    self.disabled = disabled
-  }
+    public init(
+      network: NetworkID, placementId: String, priority: Int, ecpm: Double, timeoutSeconds: Double = 10,
+      bidding: Bool = false, bidFloor: Double = 0, serverCallback: ServerCallbackConfig? = nil,
+      disabled: Bool = false
+    ) {
+      self.network = network
+      self.placementId = placementId
+      self.priority = priority
+      self.ecpm = ecpm
+      self.timeoutSeconds = timeoutSeconds
+      self.bidding = bidding
+      self.bidFloor = bidFloor
+      self.serverCallback = serverCallback
+      self.disabled = disabled
+    }
 
-  private enum CodingKeys: String, CodingKey {
-    case network, placementId, priority, ecpm, timeoutSeconds, bidding, bidFloor, serverCallback, disabled
-  }
+    private enum CodingKeys: String, CodingKey {
+      case network, placementId, priority, ecpm, timeoutSeconds, bidding, bidFloor, serverCallback, disabled
+    }
 
-  public init(from decoder: any Decoder) throws {
-    let container = try decoder.container(keyedBy: CodingKeys.self)
-    network = try container.decode(NetworkID.self, forKey: .network)
-    placementId = try container.decode(String.self, forKey: .placementId)
-    priority = try container.decode(Int.self, forKey: .priority)
-    ecpm = try container.decode(Double.self, forKey: .ecpm)
-    timeoutSeconds = try container.decode(Double.self, forKey: .timeoutSeconds)
-    bidding = try container.decodeIfPresent(Bool.self, forKey: .bidding) ?? false
-    bidFloor = try container.decodeIfPresent(Double.self, forKey: .bidFloor) ?? 0
-    serverCallback = try container.decodeIfPresent(ServerCallbackConfig.self, forKey: .serverCallback)
-    disabled = try container.decodeIfPresent(Bool.self, forKey: .disabled) ?? false
+    public init(from decoder: any Decoder) throws {
+      let container = try decoder.container(keyedBy: CodingKeys.self)
+      network = try container.decode(NetworkID.self, forKey: .network)
+      placementId = try container.decode(String.self, forKey: .placementId)
+      priority = try container.decode(Int.self, forKey: .priority)
+      ecpm = try container.decode(Double.self, forKey: .ecpm)
+      timeoutSeconds = try container.decode(Double.self, forKey: .timeoutSeconds)
+      bidding = try container.decodeIfPresent(Bool.self, forKey: .bidding) ?? false
+      bidFloor = try container.decodeIfPresent(Double.self, forKey: .bidFloor) ?? 0
+      serverCallback = try container.decodeIfPresent(ServerCallbackConfig.self, forKey: .serverCallback)
+      disabled = try container.decodeIfPresent(Bool.self, forKey: .disabled) ?? false
+    }
   }
 }
 
-/// An ad unit's server-to-server reward callback: the publisher's endpoint the network's server
-/// calls (an HTTP GET) after each rewarded impression, so the publisher's server can grant the
-/// reward without trusting the app.
-///
-/// - **MAX** ("Server Side Callback URL"): `url` is a template whose macros (`{USER_ID}`,
-///   `{EVENT_ID}`, `{EVENT_TOKEN}`, `{AMOUNT}`, `{CURRENCY}`, `{CUSTOM_DATA}`, …) the server
-///   expands; `eventKey` is the account's S2S event key, which keys `{EVENT_TOKEN}` and
-///   `{EVENT_TOKEN_ALL}`. Required for MAX.
-/// - **Google** (SSV callback URL): `url` is the endpoint; the server appends its signed query
-///   (`ad_network`, `ad_unit`, …, `signature`, `key_id`). Google signs with its own key, so
-///   `eventKey` is not used.
-///
-/// Other networks may use `eventKey` for their own keyed callbacks; validation only requires it
-/// for MAX.
-public struct ServerCallbackConfig: Codable, Sendable, Equatable {
-  /// The callback URL (or, for MAX, URL template): absolute, `http` or `https`.
-  public var url: String
-  /// The secret key the network's server keys its callback with (MAX's event key); `nil` for none.
-  public var eventKey: String?
-
-  /// Creates a callback setting.
+extension ZoneConfig {
+  /// An ad unit's server-to-server reward callback: the publisher's endpoint the network's server
+  /// calls (an HTTP GET) after each rewarded impression, so the publisher's server can grant the
+  /// reward without trusting the app.
   ///
-  /// - Parameters:
-  ///   - url: The callback URL or URL template.
-  ///   - eventKey: The key the callback is keyed with, if the network uses one.
-  public init(url: String, eventKey: String? = nil) {
-    self.url = url
-    self.eventKey = eventKey
+  /// - **MAX** ("Server Side Callback URL"): `url` is a template whose macros (`{USER_ID}`,
+  ///   `{EVENT_ID}`, `{EVENT_TOKEN}`, `{AMOUNT}`, `{CURRENCY}`, `{CUSTOM_DATA}`, …) the server
+  ///   expands; `eventKey` is the account's S2S event key, which keys `{EVENT_TOKEN}` and
+  ///   `{EVENT_TOKEN_ALL}`. Required for MAX.
+  /// - **Google** (SSV callback URL): `url` is the endpoint; the server appends its signed query
+  ///   (`ad_network`, `ad_unit`, …, `signature`, `key_id`). Google signs with its own key, so
+  ///   `eventKey` is not used.
+  ///
+  /// Other networks may use `eventKey` for their own keyed callbacks; validation only requires it
+  /// for MAX.
+  public struct ServerCallbackConfig: Codable, Sendable, Equatable {
+    /// The callback URL (or, for MAX, URL template): absolute, `http` or `https`.
+    public var url: String
+    /// The secret key the network's server keys its callback with (MAX's event key); `nil` for none.
+    public var eventKey: String?
+
+    /// Creates a callback setting.
+    ///
+    /// - Parameters:
+    ///   - url: The callback URL or URL template.
+    ///   - eventKey: The key the callback is keyed with, if the network uses one.
+    public init(url: String, eventKey: String? = nil) {
+      self.url = url
+      self.eventKey = eventKey
+    }
   }
 }
 
@@ -397,3 +407,14 @@ extension ZoneConfig {
   var rewardGrace: Duration { .seconds(rewardGraceSeconds) }
   var auctionTimeout: Duration { .seconds(auctionTimeoutSeconds) }
 }
+
+/// ``ZoneConfig/AuctionStrategy`` by its package-internal name (public only nested).
+package typealias AuctionStrategy = ZoneConfig.AuctionStrategy
+/// ``ZoneConfig/FrequencyCaps`` by its package-internal name (public only nested).
+package typealias FrequencyCaps = ZoneConfig.FrequencyCaps
+/// ``ZoneConfig/RewardConfig`` by its package-internal name (public only nested).
+package typealias RewardConfig = ZoneConfig.RewardConfig
+/// ``ZoneConfig/LineItem`` by its package-internal name (public only nested).
+package typealias LineItem = ZoneConfig.LineItem
+/// ``ZoneConfig/ServerCallbackConfig`` by its package-internal name (public only nested).
+package typealias ServerCallbackConfig = ZoneConfig.ServerCallbackConfig

@@ -79,7 +79,7 @@ public final class Mediator: Sendable {
   ///
   /// The write goes to ``MediatorOptions/ledgerQueue``, behind every reward recorded before it
   /// (an acknowledgement never overtakes the record of its reward), and the call returns at once;
-  /// on a ``VirtualScheduler``, whose ledger I/O runs inline, it returns once the write is done.
+  /// on a `VirtualScheduler`, whose ledger I/O runs inline, it returns once the write is done.
   /// If the write fails, the reward's zone gets a ``RewardedAdEvent/Diagnostic/Kind/ledgerWriteFailed``
   /// diagnostic: the reward stays pending and is redelivered on a later start, which is harmless
   /// since the app credits each transaction id once. Acknowledging twice, an unknown id, or a

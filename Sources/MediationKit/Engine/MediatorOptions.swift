@@ -33,7 +33,7 @@ public struct MediatorOptions: Sendable {
   /// Where reward transaction ids come from: unique across runs by default.
   public var transactionIDs: TransactionIDSource
   /// Where the ``RewardLedger`` is written and read, off the scheduler's executor:
-  /// ``LedgerQueue/automatic`` (a background queue; the executor itself on a ``VirtualScheduler``)
+  /// ``LedgerQueue/automatic`` (a background queue; the executor itself on a `VirtualScheduler`)
   /// by default. Unused without a ledger.
   public var ledgerQueue: LedgerQueue
 

@@ -10,9 +10,9 @@ public struct AdInfo: Sendable, Equatable {
   public var ecpm: Double
   /// How exact ``ecpm`` is: `exact` for a bid, `estimated` when the network reported it,
   /// `publisherDefined` when it is the line item's configured eCPM.
-  public var precision: RevenuePrecision
+  public var precision: AdapterSignal.RevenuePrecision
   /// The strategy that chose the network.
-  public var strategy: AuctionStrategy
+  public var strategy: ZoneConfig.AuctionStrategy
   /// Every line item considered, in the order tried, like MAX's `MANetworkResponseInfo`.
   public var responses: [AdInfo.NetworkResponse]
   /// Time from the start of the load to ready.
@@ -22,7 +22,8 @@ public struct AdInfo: Sendable, Equatable {
   public init(
     zoneID: String, network: NetworkID, placementID: String, ecpm: Double,
     responses: [AdInfo.NetworkResponse],
-    latency: Duration, precision: RevenuePrecision = .publisherDefined, strategy: AuctionStrategy = .waterfall
+    latency: Duration, precision: AdapterSignal.RevenuePrecision = .publisherDefined,
+    strategy: ZoneConfig.AuctionStrategy = .waterfall
   ) {
     self.precision = precision
     self.strategy = strategy

@@ -74,14 +74,15 @@ public struct Reward: Sendable, Equatable, Codable {
   /// The network that served the ad.
   public var network: NetworkID
   /// What the network itself reported, when it reported a payload.
-  public var networkReward: NetworkReward?
+  public var networkReward: AdapterSignal.NetworkReward?
   /// Whether this is a redelivery, on a later start, of a reward the app did not acknowledge
   /// (see ``RewardLedger``). Credit it only if its transaction id was not credited before.
   public var isRedelivery: Bool
 
   /// Creates a reward; the mediator makes these, tests and ledgers rebuild them.
   public init(
-    type: String, amount: Int, transactionID: String, network: NetworkID, networkReward: NetworkReward? = nil,
+    type: String, amount: Int, transactionID: String, network: NetworkID,
+    networkReward: AdapterSignal.NetworkReward? = nil,
     isRedelivery: Bool = false
   ) {
     self.type = type
@@ -121,11 +122,12 @@ extension RewardedAdEvent {
     /// Revenue in USD for this impression.
     public var usd: Double
     /// How exact ``usd`` is.
-    public var precision: RevenuePrecision
+    public var precision: AdapterSignal.RevenuePrecision
 
     /// Creates the revenue of one impression.
     public init(
-      network: NetworkID, zoneID: String, placementID: String, usd: Double, precision: RevenuePrecision
+      network: NetworkID, zoneID: String, placementID: String, usd: Double,
+      precision: AdapterSignal.RevenuePrecision
     ) {
       self.network = network
       self.zoneID = zoneID

@@ -3,7 +3,7 @@ import Foundation
 
 /// Hands values to main-actor code in the order they were posted, from any thread: at once when
 /// posted on the main thread (a mediator on ``DispatchScheduler/main``), otherwise through the
-/// main queue — the facade's hop to the main actor for ``RewardedAdDelegate``.
+/// main queue — the facade's hop to the main actor for ``RewardedAd/Delegate``.
 final class MainActorMailbox<Value: Sendable>: Sendable {
   private struct State {
     var pending: [Value] = []

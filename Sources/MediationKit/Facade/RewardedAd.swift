@@ -1,18 +1,5 @@
 import Synchronization
 
-/// Receives a ``RewardedAd``'s events, in order, on the main actor.
-///
-/// With the mediator on ``DispatchScheduler/main`` (the app default) each event is delivered
-/// synchronously from the mediator's executor, which is the main queue. With any other scheduler
-/// the facade hops to the main actor (through the main queue) and keeps the order; the
-/// ``RewardedAd/events`` stream and ``Mediator/observeEvents(_:)`` stay on the scheduler's
-/// executor.
-@MainActor
-public protocol RewardedAdDelegate: AnyObject {
-  /// An event happened. Grant the reward on ``RewardedAdEvent/rewarded(_:)`` only.
-  func rewardedAd(_ ad: RewardedAd, didReceive event: RewardedAdEvent)
-}
-
 /// A zone's rewarded ad: the app-facing facade.
 ///
 /// ```swift
@@ -51,8 +38,8 @@ public final class RewardedAd: Sendable {
 
   deinit { subscription.withLock { $0 }?.cancel() }
 
-  /// Receives events on the main actor (see ``RewardedAdDelegate``); held weakly.
-  @MainActor public var delegate: (any RewardedAdDelegate)? {
+  /// Receives events on the main actor (see ``RewardedAd/Delegate``); held weakly.
+  @MainActor public var delegate: (any Delegate)? {
     get { storedDelegate }
     set {
       storedDelegate = newValue
@@ -120,7 +107,7 @@ public final class RewardedAd: Sendable {
   /// - Parameters:
   ///   - presenter: What to present from (a `UIViewController` on iOS, with `MediationKitUI`).
   ///   - customData: Passed to the network's server-side reward callback.
-  /// - Returns: How the show ended: ``ShowOutcome/rewarded(_:)`` with the reward, `skipped`, or
+  /// - Returns: How the show ended: ``RewardedAd/ShowOutcome/rewarded(_:)`` with the reward, `skipped`, or
   ///   `failed` with the network's error.
   /// - Throws: The ``MediationError`` of a refused show (as the synchronous form, with no event),
   ///   or `CancellationError` when the awaiting task is cancelled — before the call nothing is
@@ -205,3 +192,21 @@ public final class RewardedAd: Sendable {
     return stream
   }
 }
+
+extension RewardedAd {
+  /// Receives a ``RewardedAd``'s events, in order, on the main actor.
+  ///
+  /// With the mediator on ``DispatchScheduler/main`` (the app default) each event is delivered
+  /// synchronously from the mediator's executor, which is the main queue. With any other scheduler
+  /// the facade hops to the main actor (through the main queue) and keeps the order; the
+  /// ``RewardedAd/events`` stream and ``Mediator/observeEvents(_:)`` stay on the scheduler's
+  /// executor.
+  @MainActor
+  public protocol Delegate: AnyObject {
+    /// An event happened. Grant the reward on ``RewardedAdEvent/rewarded(_:)`` only.
+    func rewardedAd(_ ad: RewardedAd, didReceive event: RewardedAdEvent)
+  }
+}
+
+/// ``RewardedAd/Delegate`` by its package-internal name (public only nested).
+package typealias RewardedAdDelegate = RewardedAd.Delegate

@@ -18,7 +18,7 @@ import Observation
 /// }
 /// ```
 /// Observation needs iOS 17 (macOS 14, tvOS 17); on iOS 16 use the ``RewardedAd`` facade with a
-/// ``RewardedAdDelegate`` or its `async` forms.
+/// ``RewardedAd/Delegate`` or its `async` forms.
 @available(iOS 17, macOS 14, tvOS 17, visionOS 1, *)
 @MainActor
 @Observable

@@ -99,7 +99,7 @@ public final class GlobalListenerRouter: Sendable {
   // MARK: Shows
 
   /// Call from ``AdapterAd/show(_:from:signals:)`` before asking the SDK to show.
-  public func showStarted(_ ticket: UInt64, placementID: String, signals: AdapterSignalSink) {
+  public func showStarted(_ ticket: UInt64, placementID: String, signals: AdapterSignal.Sink) {
     state.withLock { state in
       state.routes.showStarted(ticket, placementID: placementID)
       state.withdrawals[ticket] = nil
@@ -119,7 +119,7 @@ public final class GlobalListenerRouter: Sendable {
   /// - Returns: The show it was sent to; `nil` (and nothing sent) when no recent show matches.
   @discardableResult
   public func send(_ signal: AdapterSignal, placementID: String?, impressionID: String? = nil)
-    -> AdapterSignalSink.ShowID?
+    -> AdapterSignal.Sink.ShowID?
   {
     let callback: GlobalListenerRoutes.Callback =
       switch signal {

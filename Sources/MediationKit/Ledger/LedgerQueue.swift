@@ -10,7 +10,7 @@ enum LedgerIO: Sendable {
   init(_ queue: LedgerQueue, scheduler: any Scheduler) {
     switch queue.kind {
     case .automatic:
-      if scheduler is VirtualScheduler {
+      if scheduler is any VirtualTimeScheduler {
         self = .inline
       } else {
         // User-initiated: the app's reward waits on it, so it must not sit behind bulk work.
@@ -143,7 +143,7 @@ extension MediatorOptions {
     let kind: Kind
 
     /// The default: a private serial background queue of the mediator's, except on a
-    /// ``VirtualScheduler``, where it is ``schedulerExecutor``.
+    /// `VirtualScheduler`, where it is ``schedulerExecutor``.
     ///
     /// A virtual clock moves only when no action is runnable, so I/O on another thread would let it
     /// jump past a reward still being recorded, and a seeded run would no longer give the same

@@ -43,8 +43,8 @@ public struct LedgerError: Error, Sendable, Equatable, CustomStringConvertible {
 /// ``Reward/isRedelivery`` set, until it is acknowledged. The app credits each transaction id once.
 ///
 /// Implementations must be safe to call from any thread, and ``record(_:)`` must not return before
-/// the entry is durable (it survives a killed process). `MediationKit` ships
-/// ``InMemoryRewardLedger`` for tests; the `RewardLedgerSQLite` library stores rewards in SQLite.
+/// the entry is durable (it survives a killed process). The `MediationKitTesting` library has
+/// `InMemoryRewardLedger` for tests; the `RewardLedgerSQLite` library stores rewards in SQLite.
 ///
 /// ## Threading: the main thread never waits on the disk
 /// The mediator calls ``record(_:)`` once per reward (one synced write), and ``pending()`` and
@@ -60,7 +60,7 @@ public struct LedgerError: Error, Sendable, Equatable, CustomStringConvertible {
 ///   serial), and published once, after a ``RewardedAdEvent/Diagnostic/Kind/ledgerWriteFailed`` diagnostic if the
 ///   record failed.
 ///
-/// On a ``VirtualScheduler`` the default runs the I/O inside the action that earned the reward
+/// On a `VirtualScheduler` the default runs the I/O inside the action that earned the reward
 /// instead (``MediatorOptions/LedgerQueue/automatic``), so seeded runs stay byte-identical. Without a ledger
 /// nothing of this runs.
 ///
@@ -87,51 +87,4 @@ public protocol RewardLedger: Sendable {
   ///   unknown (acknowledging twice is harmless).
   @discardableResult
   func acknowledge(transactionID: String) throws(LedgerError) -> Bool
-}
-
-/// A ledger in memory: the contract of ``RewardLedger`` without durability, for tests and for
-/// apps that accept losing a reward on a crash.
-public final class InMemoryRewardLedger: RewardLedger {
-  private struct State {
-    var entries: [String: LedgerEntry] = [:]
-    var acknowledged: Set<String> = []
-  }
-
-  private let state = Locked(State())
-
-  /// Creates an empty ledger.
-  public init() {}
-
-  public func record(_ entry: LedgerEntry) throws(LedgerError) {
-    let id = entry.reward.transactionID
-    try state.withLock { (state) throws(LedgerError) in
-      guard state.entries[id] == nil, !state.acknowledged.contains(id) else {
-        throw LedgerError("record: transaction id \(id) is already in the ledger")
-      }
-      state.entries[id] = entry
-    }
-  }
-
-  public func pending() throws(LedgerError) -> [LedgerEntry] {
-    state.withLock { state in
-      state.entries.values.sorted {
-        ($0.recordedAtMilliseconds, $0.reward.transactionID) < (
-          $1.recordedAtMilliseconds, $1.reward.transactionID
-        )
-      }
-    }
-  }
-
-  public func markRedelivered(transactionID: String) throws(LedgerError) {
-    state.withLock { $0.entries[transactionID]?.deliveries += 1 }
-  }
-
-  @discardableResult
-  public func acknowledge(transactionID: String) throws(LedgerError) -> Bool {
-    state.withLock { state in
-      guard state.entries.removeValue(forKey: transactionID) != nil else { return false }
-      state.acknowledged.insert(transactionID)
-      return true
-    }
-  }
 }

@@ -1,15 +1,18 @@
-/// How to make one network's adapter: its info, and a factory called once per ``Mediator``.
-public struct AdapterRegistration: Sendable {
-  /// The adapter's network and versions.
-  public var info: AdapterInfo
-  /// Makes an adapter for a mediator's environment.
-  public var makeAdapter: @Sendable (AdapterEnvironment) -> any RewardedAdapter
+extension AdapterRegistry {
+  /// How to make one network's adapter: its info, and a factory called once per ``Mediator``.
+  public struct Registration: Sendable {
+    /// The adapter's network and versions.
+    public var info: AdapterInfo
+    /// Makes an adapter for a mediator's environment.
+    public var makeAdapter: @Sendable (AdapterEnvironment) -> any RewardedAdapter
 
-  /// Registers the network `info` describes, made by `makeAdapter` for each mediator.
-  public init(info: AdapterInfo, makeAdapter: @escaping @Sendable (AdapterEnvironment) -> any RewardedAdapter)
-  {
-    self.info = info
-    self.makeAdapter = makeAdapter
+    /// Registers the network `info` describes, made by `makeAdapter` for each mediator.
+    public init(
+      info: AdapterInfo, makeAdapter: @escaping @Sendable (AdapterEnvironment) -> any RewardedAdapter
+    ) {
+      self.info = info
+      self.makeAdapter = makeAdapter
+    }
   }
 }
 
@@ -29,7 +32,7 @@ public final class AdapterRegistry: Sendable {
   /// Creates a registry holding `registrations`.
   /// - Throws: ``MediationError`` `duplicateNetwork` if two share an id, `incompatibleAdapter`
   ///   for an adapter that does not fit (see ``register(_:)``).
-  public convenience init(_ registrations: [AdapterRegistration]) throws(MediationError) {
+  public convenience init(_ registrations: [Registration]) throws(MediationError) {
     self.init()
     for registration in registrations { try register(registration) }
   }
@@ -39,7 +42,7 @@ public final class AdapterRegistry: Sendable {
   /// upgrade, rather than failing when the mediator starts.
   /// - Throws: ``MediationError`` `incompatibleAdapter`, naming the adapter's and the core's (or
   ///   the SDK's) versions and what to upgrade; `duplicateNetwork` if the id is already registered.
-  public func register(_ registration: AdapterRegistration) throws(MediationError) {
+  public func register(_ registration: Registration) throws(MediationError) {
     let info = registration.info
     if let problem = AdapterCompatibility.check(info).problem(for: info) {
       throw MediationError(.incompatibleAdapter, problem)
@@ -61,13 +64,13 @@ public final class AdapterRegistry: Sendable {
   public var networkIDs: [NetworkID] { registrations.withLock { $0.keys.sorted() } }
 
   /// Every registration, sorted by network id.
-  public var all: [AdapterRegistration] {
+  public var all: [Registration] {
     registrations.withLock { $0.values.sorted { $0.info.id < $1.info.id } }
   }
 
   /// The registration for `id`.
   /// - Throws: ``MediationError`` `unknownNetwork`, naming the registered ids.
-  public func registration(for id: NetworkID) throws(MediationError) -> AdapterRegistration {
+  public func registration(for id: NetworkID) throws(MediationError) -> Registration {
     if let registration = registrations.withLock({ $0[id] }) { return registration }
     throw MediationError.unknownNetwork(id, known: networkIDs)
   }
@@ -82,3 +85,6 @@ public final class AdapterRegistry: Sendable {
     return subset
   }
 }
+
+/// ``AdapterRegistry/Registration`` by its package-internal name (public only nested).
+package typealias AdapterRegistration = AdapterRegistry.Registration

@@ -8,7 +8,7 @@ import Foundation
 /// order on one well-defined executor whatever thread an SDK called back on.
 ///
 /// Production code passes a ``DispatchScheduler`` (wall-clock time on a serial queue); tests and
-/// the simulator pass a ``VirtualScheduler``, whose time moves only when no work is runnable,
+/// the simulator pass a `VirtualScheduler`, whose time moves only when no work is runnable,
 /// so the same seed gives the same timeline byte for byte and nothing ever sleeps for real.
 public protocol Scheduler: Sendable {
   /// Time elapsed since the scheduler started.
@@ -94,6 +94,11 @@ extension Scheduler {
     if isCurrentExecutor { action() } else { execute(action) }
   }
 }
+
+/// A scheduler on virtual time (`VirtualScheduler`, in MediationKitTesting): a mediator on one
+/// runs its ledger I/O inline (``MediatorOptions/LedgerQueue/automatic``), so a test or a
+/// simulation stays deterministic.
+package protocol VirtualTimeScheduler: Scheduler {}
 
 /// A handle that cancels work not yet done: a scheduled action, or an adapter's load.
 public struct Cancellable: Sendable {

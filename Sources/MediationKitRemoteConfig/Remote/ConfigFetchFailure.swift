@@ -14,7 +14,7 @@ public enum ConfigFetchFailure: Error, Sendable, Equatable, CustomStringConverti
   /// The connection closed before the body's declared length arrived.
   case truncated(expected: Int, received: Int)
   /// The body is not a valid configuration: every problem, with its path in the document.
-  case invalid(ConfigError)
+  case invalid(MediationConfig.LoadError)
   /// The server answered `304 Not Modified` but there is no cached copy it could refer to.
   case notModifiedWithoutCache
   /// No cache directory was given, or it holds no copy yet.

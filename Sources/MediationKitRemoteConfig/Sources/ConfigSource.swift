@@ -7,9 +7,9 @@ import MediationKit
 public protocol ConfigSource: Sendable {
   /// Reads (or fetches) the configuration and says where the one in use came from.
   ///
-  /// - Throws: ``ConfigError`` with every problem, path by path, when there is no valid
+  /// - Throws: ``MediationConfig.LoadError`` with every problem, path by path, when there is no valid
   ///   configuration to use. ``RemoteConfigSource`` never throws: it always has its bundled one.
-  func load() async throws(ConfigError) -> ActiveConfig
+  func load() async throws(MediationConfig.LoadError) -> ActiveConfig
 }
 
 /// The configuration in use, where it came from, and why the sources tried before it were not used.
@@ -84,21 +84,21 @@ public struct SkippedConfig: Sendable, Equatable, CustomStringConvertible {
   public var description: String { "\(source.rawValue): \(reason)" }
 }
 
-/// How configuration bytes become a ``MediationConfig``: MediationKit's ``ConfigLoader`` (decoding
+/// How configuration bytes become a ``MediationConfig``: MediationKit's `MediationConfig.load` (decoding
 /// and validation, with the network ids line items may use), plus checks of the app's own.
 public struct ConfigValidator: Sendable {
   private let knownNetworks: [NetworkID]?
-  private let additionalChecks: @Sendable (MediationConfig) -> [ConfigIssue]
+  private let additionalChecks: @Sendable (MediationConfig) -> [MediationConfig.Issue]
 
   /// Creates a validator.
   ///
   /// - Parameters:
   ///   - knownNetworks: The network ids line items may use (the registry's); `nil` skips that check.
-  ///   - additionalChecks: More rules, run on a configuration ``ConfigLoader`` accepted; each
+  ///   - additionalChecks: More rules, run on a configuration `MediationConfig.load` accepted; each
   ///     issue it returns rejects the configuration.
   public init(
     knownNetworks: [NetworkID]?,
-    additionalChecks: @escaping @Sendable (MediationConfig) -> [ConfigIssue] = { _ in [] }
+    additionalChecks: @escaping @Sendable (MediationConfig) -> [MediationConfig.Issue] = { _ in [] }
   ) {
     self.knownNetworks = knownNetworks
     self.additionalChecks = additionalChecks
@@ -109,21 +109,23 @@ public struct ConfigValidator: Sendable {
   /// - Parameters:
   ///   - data: The JSON document.
   ///   - source: Where it came from, for messages (a URL, a path).
-  /// - Throws: ``ConfigError`` listing every problem with its path.
-  public func validate(_ data: Data, source: String) throws(ConfigError) -> MediationConfig {
-    try check(ConfigLoader.load(data, source: source, knownNetworks: knownNetworks), source: source)
+  /// - Throws: ``MediationConfig.LoadError`` listing every problem with its path.
+  public func validate(_ data: Data, source: String) throws(MediationConfig.LoadError) -> MediationConfig {
+    try check(MediationConfig.load(data, source: source, knownNetworks: knownNetworks), source: source)
   }
 
   /// Reads and validates the configuration file at `url`.
   ///
-  /// - Throws: ``ConfigError`` when the file cannot be read or is not a valid configuration.
-  public func validate(contentsOf url: URL) throws(ConfigError) -> MediationConfig {
-    try check(ConfigLoader.load(contentsOf: url, knownNetworks: knownNetworks), source: url.path)
+  /// - Throws: ``MediationConfig.LoadError`` when the file cannot be read or is not a valid configuration.
+  public func validate(contentsOf url: URL) throws(MediationConfig.LoadError) -> MediationConfig {
+    try check(MediationConfig.load(contentsOf: url, knownNetworks: knownNetworks), source: url.path)
   }
 
-  private func check(_ config: MediationConfig, source: String) throws(ConfigError) -> MediationConfig {
+  private func check(_ config: MediationConfig, source: String) throws(MediationConfig.LoadError)
+    -> MediationConfig
+  {
     let issues = additionalChecks(config)
-    if !issues.isEmpty { throw ConfigError(source: source, issues: issues) }
+    if !issues.isEmpty { throw MediationConfig.LoadError(source: source, issues: issues) }
     return config
   }
 }
@@ -137,21 +139,23 @@ public struct BundledConfigSource: ConfigSource {
 
   /// Validates a configuration document shipped with the app (e.g. a resource file's bytes).
   ///
-  /// - Throws: ``ConfigError`` when the document is not a valid configuration: a bundled
+  /// - Throws: ``MediationConfig.LoadError`` when the document is not a valid configuration: a bundled
   ///   configuration must be good, so this is found at start-up, not later.
-  public init(data: Data, name: String = "bundled", validator: ConfigValidator) throws(ConfigError) {
+  public init(data: Data, name: String = "bundled", validator: ConfigValidator) throws(MediationConfig
+    .LoadError)
+  {
     self.config = try validator.validate(data, source: name)
     self.name = name
   }
 
   /// Uses a configuration the app built in code, after checking it.
   ///
-  /// - Throws: ``ConfigError`` listing the problems when `config` is not valid.
+  /// - Throws: ``MediationConfig.LoadError`` listing the problems when `config` is not valid.
   public init(_ config: MediationConfig, name: String = "bundled", knownNetworks: [NetworkID]?)
-    throws(ConfigError)
+    throws(MediationConfig.LoadError)
   {
     let issues = config.validate(knownNetworks: knownNetworks)
-    if !issues.isEmpty { throw ConfigError(source: name, issues: issues) }
+    if !issues.isEmpty { throw MediationConfig.LoadError(source: name, issues: issues) }
     self.config = config
     self.name = name
   }
@@ -173,7 +177,7 @@ public struct FileConfigSource: ConfigSource {
     self.validator = validator
   }
 
-  public func load() async throws(ConfigError) -> ActiveConfig {
+  public func load() async throws(MediationConfig.LoadError) -> ActiveConfig {
     ActiveConfig(config: try validator.validate(contentsOf: url), origin: .file(path: url.path))
   }
 }

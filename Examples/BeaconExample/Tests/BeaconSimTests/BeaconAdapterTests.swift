@@ -15,8 +15,10 @@ struct BeaconAdapterTests {
     init(zones: [String] = ["z"], profile: BeaconProfile, appKey: String = "beacon-app") throws {
       let configs = zones.map { id in
         ZoneConfig(
-          id: id, reward: RewardConfig(type: "coins", amount: 10),
-          lineItems: [LineItem(network: BeaconNetwork.id, placementId: "rewarded", priority: 0, ecpm: 10)],
+          id: id, reward: ZoneConfig.RewardConfig(type: "coins", amount: 10),
+          lineItems: [
+            ZoneConfig.LineItem(network: BeaconNetwork.id, placementId: "rewarded", priority: 0, ecpm: 10)
+          ],
           rewardGraceSeconds: 5, autoReload: false)
       }
       mediator = try Mediator(

@@ -201,7 +201,8 @@ func makeAdapter(
 
 func request(_ placementID: String = "Rewarded_iOS") -> AdapterLoadRequest {
   AdapterLoadRequest(
-    zoneID: "z", placementID: placementID, ecpm: 10, reward: NetworkReward(type: "coins", amount: 10))
+    zoneID: "z", placementID: placementID, ecpm: 10,
+    reward: AdapterSignal.NetworkReward(type: "coins", amount: 10))
 }
 
 /// Values appended from any thread.

@@ -96,7 +96,7 @@ struct MediateUnityTests {
   @Test func theRewardContractHoldsOnTheExampleZone() throws {
     let data = try #require(FileManager.default.contents(atPath: Self.zonesPath))
     let registry = try Self.registry()
-    let config = try ConfigLoader.load(data, source: Self.zonesPath, knownNetworks: registry.networkIDs)
+    let config = try MediationConfig.load(data, source: Self.zonesPath, knownNetworks: registry.networkIDs)
     var zone = try config.zone("level_complete")
     zone.autoReload = false
     var rewardsFromUnity = 0

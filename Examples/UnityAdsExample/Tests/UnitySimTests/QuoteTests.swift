@@ -17,7 +17,8 @@ struct UnityQuoteTests {
       adapter.start(AdapterStartRequest(placementIDs: [])) { _ in }
       scheduler.run()
       let request = AdapterLoadRequest(
-        zoneID: "z", placementID: "Rewarded_iOS", ecpm: 12, reward: NetworkReward(type: "coins", amount: 1),
+        zoneID: "z", placementID: "Rewarded_iOS", ecpm: 12,
+        reward: AdapterSignal.NetworkReward(type: "coins", amount: 1),
         auctionID: auctionID, privacy: privacy)
       let quote = adapter.quote(request)
       let recorder = LoadRecorder()

@@ -8,7 +8,7 @@ enum AppAds {
   static func makeMediator(configURL: URL) throws -> Mediator {
     let registry = AdapterRegistry.shared
     try registry.register(EmpowerNetwork.registration())  // your networks' adapters
-    let config = try ConfigLoader.load(contentsOf: configURL, knownNetworks: registry.networkIDs)
+    let config = try MediationConfig.load(contentsOf: configURL, knownNetworks: registry.networkIDs)
     return try Mediator(config: config, registry: registry, scheduler: DispatchScheduler.main)
   }
 }

@@ -3,7 +3,7 @@ import MediationKitUI
 import UIKit
 
 /// A UIKit screen as the ad's delegate: its events arrive on the main actor.
-final class LevelCompleteViewController: UIViewController, RewardedAdDelegate {
+final class LevelCompleteViewController: UIViewController, RewardedAd.Delegate {
   private let ad: RewardedAd
   private let wallet: Wallet
 

@@ -1,8 +1,8 @@
 import MediationKit
 
-/// A plain class as the delegate. Conforming to the main-actor `RewardedAdDelegate` makes it
+/// A plain class as the delegate. Conforming to the main-actor `RewardedAd.Delegate` makes it
 /// main-actor isolated, in Swift 6 mode and under Xcode 26's default main-actor isolation alike.
-final class RewardsCoordinator: RewardedAdDelegate {
+final class RewardsCoordinator: RewardedAd.Delegate {
   private let wallet: Wallet
   private(set) var isAdReady = false
 

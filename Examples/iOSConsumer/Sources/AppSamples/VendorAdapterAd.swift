@@ -17,7 +17,7 @@ final class VendorAdapterAd: AdapterAd {
 
   init(ad: VendorRewardedAd) { self.ad = ad }
 
-  func show(_ request: AdapterShowRequest, from presenter: any AdPresenting, signals: AdapterSignalSink) {
+  func show(_ request: AdapterShowRequest, from presenter: any AdPresenting, signals: AdapterSignal.Sink) {
     guard Thread.isMainThread else {
       signals.send(.showFailed(AdapterError(.invalidRequest, message: "show the ad from the main thread")))
       return

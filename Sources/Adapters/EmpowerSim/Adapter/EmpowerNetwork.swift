@@ -21,7 +21,8 @@ public enum EmpowerNetwork {
   ///
   /// - Parameter profile: How the simulated network behaves.
   /// - Returns: The registration to add to an ``AdapterRegistry``.
-  public static func registration(profile: EmpowerBehaviorProfile = .default) -> AdapterRegistration {
+  public static func registration(profile: EmpowerBehaviorProfile = .default) -> AdapterRegistry.Registration
+  {
     AdapterRegistration(info: info) { environment in
       EmpowerAdapter(
         manager: EMAManager(scheduler: environment.scheduler, random: environment.random, profile: profile))

@@ -44,7 +44,7 @@ public enum AdStatus: Sendable, CustomStringConvertible {
 /// Receives a rewarded zone's status changes. All listeners are optional.
 ///
 /// The SDK keeps the delegate weakly and calls it on its scheduler's executor (the main thread in
-/// a real app; the thread driving the ``VirtualScheduler`` in tests).
+/// a real app; the thread driving the `VirtualScheduler` in tests).
 public protocol AdStatusDelegate: AnyObject {
   /// Called whenever the zone's status changes.
   func rewardedStatusChanged(adStatus: AdStatus)

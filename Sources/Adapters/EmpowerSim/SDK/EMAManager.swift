@@ -42,7 +42,7 @@ public final class EMAManager: Sendable {
   /// uses the main thread) with a fixed seed. Tests replace it with ``installShared(_:)``.
   public static var shared: EMAManager { sharedInstance.withLock { $0 } }
 
-  /// Makes `manager` the process-wide ``shared`` instance, e.g. one on a ``VirtualScheduler``.
+  /// Makes `manager` the process-wide ``shared`` instance, e.g. one on a `VirtualScheduler`.
   ///
   /// Thread-safe. Tests that install a manager should run serialized and put the previous one back.
   /// - Returns: The manager that was shared before.

@@ -28,7 +28,7 @@ public enum GoogleNetwork {
     profile: GoogleBehaviorProfile = .default,
     wallClockMilliseconds: @escaping @Sendable () -> Int64 = MediatorOptions.systemWallClock,
     serverCallbacks: (any ServerCallbackSender)? = nil
-  ) -> AdapterRegistration {
+  ) -> AdapterRegistry.Registration {
     AdapterRegistration(info: info) { environment in
       GoogleAdapter(
         mobileAds: MobileAds(

@@ -27,7 +27,7 @@ public enum MaxNetwork {
     profile: MaxBehaviorProfile = .default,
     wallClockMilliseconds: @escaping @Sendable () -> Int64 = MediatorOptions.systemWallClock,
     serverCallbacks: (any ServerCallbackSender)? = nil
-  ) -> AdapterRegistration {
+  ) -> AdapterRegistry.Registration {
     AdapterRegistration(info: info) { environment in
       MaxAdapter(
         sdk: ALSdk(
@@ -195,7 +195,7 @@ public final class MaxAdapter: SimulatedNetwork, ConsentReadBack {
 
   /// MediationKit's precision for a MAX `revenuePrecision` string (`"undefined"` counts as
   /// estimated).
-  public static func precision(_ revenuePrecision: String) -> RevenuePrecision {
+  public static func precision(_ revenuePrecision: String) -> AdapterSignal.RevenuePrecision {
     switch revenuePrecision {
     case "exact": .exact
     case "publisher_defined": .publisherDefined

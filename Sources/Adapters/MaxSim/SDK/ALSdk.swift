@@ -83,7 +83,7 @@ public final class ALSdk: Sendable {
     }
   }
 
-  /// Replaces the process default instance, e.g. with one on a ``VirtualScheduler`` for a test.
+  /// Replaces the process default instance, e.g. with one on a `VirtualScheduler` for a test.
   /// Thread-safe; tests that use it should be `.serialized`.
   ///
   /// - Parameter sdk: The new default, or `nil` to go back to a fresh wall-clock instance.

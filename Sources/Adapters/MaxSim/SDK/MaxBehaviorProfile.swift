@@ -99,7 +99,7 @@ public struct MaxBehaviorProfile: Sendable {
   public var serverCallbackHistoryLimit = 64
 
   /// Quirk: delegate calls delivered from another thread. Default `nil` (never), which keeps
-  /// runs on a ``VirtualScheduler`` deterministic; tests turn it on with a real queue.
+  /// runs on a `VirtualScheduler` deterministic; tests turn it on with a real queue.
   public var offThreadCallbacks: OffThreadCallbacks? = nil
 
   /// Creates the default profile; change fields to taste.

@@ -72,7 +72,7 @@ private final class BeaconAd: AdapterAd {
     self.placementID = placementID
   }
 
-  func show(_ request: AdapterShowRequest, from presenter: any AdPresenting, signals: AdapterSignalSink) {
+  func show(_ request: AdapterShowRequest, from presenter: any AdPresenting, signals: AdapterSignal.Sink) {
     adapter.router.showStarted(ticket, placementID: placementID, signals: signals)
     adapter.sdk.showAd(placement: placementID, from: presenter)
   }
@@ -109,7 +109,7 @@ private final class Listener: BeaconListener {
   }
 
   func beaconAdRewarded(placement: String, impression: String, reward: BeaconReward) {
-    let payload = NetworkReward(type: reward.name, amount: Double(reward.amount))
+    let payload = AdapterSignal.NetworkReward(type: reward.name, amount: Double(reward.amount))
     router.send(.rewarded(payload), placementID: placement, impressionID: impression)
   }
 

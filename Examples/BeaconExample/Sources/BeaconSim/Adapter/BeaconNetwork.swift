@@ -15,9 +15,9 @@ public enum BeaconNetwork {
   /// A registration whose factory makes a ``BeaconAdapter`` driving its own ``BeaconAds``, on the
   /// mediator's scheduler and random stream.
   public static func registration(appKey: String = "beacon-app", profile: BeaconProfile = .default)
-    -> AdapterRegistration
+    -> AdapterRegistry.Registration
   {
-    AdapterRegistration(info: info) { environment in
+    AdapterRegistry.Registration(info: info) { environment in
       BeaconAdapter(
         sdk: BeaconAds(scheduler: environment.scheduler, random: environment.random, profile: profile),
         appKey: appKey)

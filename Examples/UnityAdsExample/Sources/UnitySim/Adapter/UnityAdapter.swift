@@ -156,7 +156,7 @@ final class UnityAd: AdapterAd {
     self.placementId = placementId
   }
 
-  func show(_ request: AdapterShowRequest, from presenter: any AdPresenting, signals: AdapterSignalSink) {
+  func show(_ request: AdapterShowRequest, from presenter: any AdPresenting, signals: AdapterSignal.Sink) {
     sdk.show(presenter, placementId: placementId, showDelegate: ShowListener(signals))
   }
 
@@ -166,9 +166,9 @@ final class UnityAd: AdapterAd {
 
 /// The delegate of one show: translates every callback into a signal, as it comes.
 final class ShowListener: UnityAdsShowDelegate, Sendable {
-  private let signals: AdapterSignalSink
+  private let signals: AdapterSignal.Sink
 
-  init(_ signals: AdapterSignalSink) { self.signals = signals }
+  init(_ signals: AdapterSignal.Sink) { self.signals = signals }
 
   func unityAdsShowStart(_ placementId: String) { signals.send(.displayed) }
 

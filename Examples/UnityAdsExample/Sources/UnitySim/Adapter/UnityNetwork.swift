@@ -25,8 +25,8 @@ public enum UnityNetwork {
   ///   - profile: How the simulated network behaves.
   public static func registration(
     gameId: String = "1234567", profile: UnityBehaviorProfile = .default
-  ) -> AdapterRegistration {
-    AdapterRegistration(info: info) { environment in
+  ) -> AdapterRegistry.Registration {
+    AdapterRegistry.Registration(info: info) { environment in
       UnityAdapter(
         sdk: UnityAdsSDK(scheduler: environment.scheduler, random: environment.random, profile: profile),
         gameId: gameId)

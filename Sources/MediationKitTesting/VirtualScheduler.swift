@@ -1,4 +1,5 @@
 import Foundation
+import MediationKit
 
 /// A deterministic scheduler on virtual time, for tests and the simulator.
 ///
@@ -6,7 +7,7 @@ import Foundation
 /// actions in (time, submission order) and jump the clock straight to the next timer only when
 /// nothing is runnable. All state sits under one lock; actions run outside it, on the thread that
 /// drives the scheduler, and may schedule more work.
-public final class VirtualScheduler: Scheduler {
+public final class VirtualScheduler: VirtualTimeScheduler {
   /// One scheduled action, or the action of a reusable timer; a one-shot slot is also its own
   /// cancellation handle.
   private final class Slot: CancellationTarget {
