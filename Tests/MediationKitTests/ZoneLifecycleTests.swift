@@ -75,14 +75,14 @@ struct ZoneLifecycleTests {
   {
     let id = machine.lastLoadID
     guard
-      let (end, ad) = machine.finish(
+      let end = machine.finish(
         id, filledEntry: filled ? 0 : nil,
         ready: { _ in
           filled ? Self.ready(loadID: id, AdapterLoadedAd(ad: TestAd()), expiresAt: expiresAt) : nil
         })
     else { return "notLoading" }
     if let withdrawal = end.withdrawal { return "withdrawnEarly(\(withdrawal.kind.rawValue))" }
-    return ad != nil ? "filled" : "failed(\(end.failures ?? -1))"
+    return end.ready != nil ? "filled" : "failed(\(end.failures ?? -1))"
   }
 
   private static func withdraw(_ machine: inout ZoneLifecycle, loadID: Int) -> String {
@@ -137,12 +137,12 @@ struct ZoneLifecycleTests {
 
   static func describe(_ machine: ZoneLifecycle) -> String {
     let load: String
-    switch machine.load {
-    case .idle: load = "idle"
-    case .loading(let current):
+    if let current = machine.loading {
       load =
         "loading(\(current.id)\(current.planner.isFinished ? ",decided" : "")"
         + "\(current.earlyWithdrawal != nil ? ",withdrawn" : ""))"
+    } else {
+      load = "idle"
     }
     let slot: String
     switch machine.slot {
@@ -282,7 +282,7 @@ struct ZoneLifecycleTests {
     let stale = machine.opened(request, entry: 0, loadID: 2)
     #expect(current && !stale)
     machine.attempting(ZoneController.LoadAttempt(loadID: 1, entry: 0, request: Self.request))
-    let end = machine.finish(1, filledEntry: nil, ready: { _ in nil })?.0
+    let end = machine.finish(1, filledEntry: nil, ready: { _ in nil })
     #expect(end?.leftovers.count == 1)
     #expect(end?.stopLoadTimer == true)
     let timedOut = machine.attemptTimedOut()

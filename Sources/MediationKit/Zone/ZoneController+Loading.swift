@@ -277,7 +277,7 @@ extension ZoneController {
       fill = (entry, loaded, price, precision)
       responses = answers
     }
-    let ended = state.withLock { state -> (ZoneLifecycle.Finish, ReadyAd?)? in
+    let ended = state.withLock { state -> ZoneLifecycle.Finish? in
       let ended = state.lifecycle.finish(loadID, filledEntry: fill?.entry) { startedAt -> ReadyAd? in
         guard let fill else { return nil }
         let item = plan.entries[fill.entry].item
@@ -289,15 +289,15 @@ extension ZoneController {
           networkReportsRevenue: reportsRevenue[fill.entry], loadID: loadID)
       }
       guard let ended else { return nil }
-      if ended.0.stopLoadTimer { state.timers?.load.disarm() }
+      if ended.stopLoadTimer { state.timers?.load.disarm() }
       // Withdrawn before its fill was stored: never ready, though the app hears `ready` and
       // then `expired`, as for any ad that goes away.
-      if ended.1 != nil, ended.0.withdrawal == nil { state.timers?.expiry.arm(after: lifetime) }
+      if ended.ready != nil, ended.withdrawal == nil { state.timers?.expiry.arm(after: lifetime) }
       return ended
     }
-    guard let (end, ready) = ended else { return }
+    guard let end = ended else { return }
     for handle in end.leftovers { handle.cancel() }
-    if let ready {
+    if let ready = end.ready {
       context.publish(zone.id, ready.info.network, .ready(ready.info))
       if let withdrawal = end.withdrawal { publishWithdrawal(of: ready, reason: withdrawal) }
     } else if let failure {

@@ -9,12 +9,6 @@
 /// `empty(.expired)` marker; a retry timer may be pending while a load runs (a load the app asked
 /// for) or while an ad is ready (a withdrawal's backoff).
 struct ZoneLifecycle {
-  /// The zone's load: none, or one under way.
-  enum Load {
-    case idle
-    case loading(LoadInProgress)
-  }
-
   /// One load, from its start until ``ZoneLifecycle/finish(_:filledEntry:ready:)`` stores its outcome. It
   /// stays here after its planner decides (``LoadPlanner/isFinished``) until then, so that a
   /// withdrawal landing in between still finds its load and is applied to the fill.
@@ -28,10 +22,17 @@ struct ZoneLifecycle {
     var attempt: ZoneController.LoadAttempt?
     var auctionTimer: Cancellable?
     /// A withdrawal of this load's ad that reached the core before its fill was stored.
-    var earlyWithdrawal: (entry: Int, reason: AdapterWithdrawal)?
+    var earlyWithdrawal: EarlyWithdrawal?
   }
 
-  private(set) var load = Load.idle
+  struct EarlyWithdrawal {
+    let entry: Int
+    let reason: AdapterWithdrawal
+  }
+
+  /// The load under way; `nil` when the zone is idle. An optional rather than an enum with a
+  /// payload: optional chaining mutates it in place, where a payload would be copied out and back.
+  private(set) var loading: LoadInProgress?
   var slot = AdSlot.empty(.notLoaded)
   /// The id of the latest load (0 before the first).
   private(set) var lastLoadID = 0
@@ -42,20 +43,17 @@ struct ZoneLifecycle {
   /// The ad the last load filled with, to recognise an SDK reporting the same load twice. Held
   /// (not just its identifier, which a new ad could reuse) until the next fill.
   private(set) var acceptedAd: (any AdapterAd)?
-  /// The pending retry of a failed or withdrawn load; independent of ``load`` and ``slot``.
+  /// The pending retry of a failed or withdrawn load; independent of ``loading`` and ``slot``.
   var retryTimer: Cancellable?
+  /// The last load's emptied request list, whose storage the next load reuses.
+  private var spareRequests = InFlightRequests()
 
-  var isLoading: Bool {
-    if case .loading = load { true } else { false }
-  }
+  var isLoading: Bool { loading != nil }
 
   /// Runs `body` on load `loadID` in place; `nil` when that load is not the one under way.
   private mutating func withLoad<R>(_ loadID: Int, _ body: (inout LoadInProgress) -> R) -> R? {
-    guard case .loading(var current) = load, current.id == loadID else { return nil }
-    // Moved out and back so the planner's arrays are not copied on write.
-    load = .idle
-    defer { load = .loading(current) }
-    return body(&current)
+    guard loading?.id == loadID else { return nil }
+    return body(&loading!)
   }
 
   // MARK: Load start
@@ -74,7 +72,7 @@ struct ZoneLifecycle {
     lastLoadID += 1
     var planner = makePlanner()
     let actions = planner.start(now: now)
-    load = .loading(LoadInProgress(id: lastLoadID, startedAt: now, planner: planner))
+    loading = LoadInProgress(id: lastLoadID, startedAt: now, planner: planner, inFlight: spareRequests.take())
     return .start(loadID: lastLoadID, actions)
   }
 
@@ -157,8 +155,7 @@ struct ZoneLifecycle {
 
   /// The load timer fired: the attempt it was armed for, if it is still open.
   mutating func attemptTimedOut() -> ZoneController.LoadAttempt? {
-    guard case .loading(let current) = load, current.attempt != nil else { return nil }
-    return withLoad(current.id) { $0.attempt.take() } ?? nil
+    loading?.attempt.take()
   }
 
   mutating func auctionTimerStarted(_ timer: Cancellable, loadID: Int) -> Bool {
@@ -178,35 +175,41 @@ struct ZoneLifecycle {
     var failures: Int?
     /// A fill withdrawn before it was stored: the ad is never ready.
     var withdrawal: AdapterWithdrawal?
-    /// When the load started, for its latency.
-    var startedAt: Duration = .zero
+    /// The ad made from the fill, ready or (with ``withdrawal``) withdrawn; `nil` after a failure.
+    var ready: ZoneController.ReadyAd?
   }
 
   /// Load `loadID` ends: filled with `ready` (made by the caller from the load's start time), or
   /// failed when `ready` is `nil`. `nil` when that load is not under way.
   mutating func finish(
     _ loadID: Int, filledEntry: Int?, ready: (_ startedAt: Duration) -> ZoneController.ReadyAd?
-  ) -> (Finish, ZoneController.ReadyAd?)? {
-    guard case .loading(let current) = load, current.id == loadID else { return nil }
-    load = .idle
-    var result = Finish(startedAt: current.startedAt)
-    result.stopLoadTimer = current.attempt != nil
-    result.leftovers = current.inFlight.handles
-    if let timer = current.auctionTimer { result.leftovers.append(timer) }
-    guard let entry = filledEntry, let ad = ready(current.startedAt) else {
+  ) -> Finish? {
+    // Read in place and then dropped: moving the whole load out would copy it.
+    guard loading?.id == loadID else { return nil }
+    var result = Finish()
+    result.stopLoadTimer = loading!.attempt != nil
+    result.leftovers = loading!.inFlight.handles
+    if let timer = loading!.auctionTimer { result.leftovers.append(timer) }
+    let startedAt = loading!.startedAt
+    let early = loading!.earlyWithdrawal
+    spareRequests = loading!.inFlight
+    loading = nil
+    spareRequests.removeAll()
+    guard let entry = filledEntry, let ad = ready(startedAt) else {
       consecutiveFailures += 1
       result.failures = consecutiveFailures
-      return (result, nil)
+      return result
     }
     consecutiveFailures = 0
     acceptedAd = ad.loaded.ad
-    if let early = current.earlyWithdrawal, early.entry == entry {
+    if let early, early.entry == entry {
       slot = .empty(.withdrawn(early.reason))
       result.withdrawal = early.reason
     } else {
       slot = .ready(ad)
     }
-    return (result, ad)
+    result.ready = ad
+    return result
   }
 
   // MARK: The ad going away
@@ -223,7 +226,9 @@ struct ZoneLifecycle {
   /// The network withdrew load `loadID`'s ad, from `entry`.
   mutating func withdraw(loadID: Int, entry: Int, reason: AdapterWithdrawal) -> Withdrawn {
     if let ready = slot.withdraw(loadID: loadID, reason: reason) { return .ready(ready) }
-    let pending: Void? = withLoad(loadID) { $0.earlyWithdrawal = (entry, reason) }
+    let pending: Void? = withLoad(loadID) {
+      $0.earlyWithdrawal = EarlyWithdrawal(entry: entry, reason: reason)
+    }
     if pending != nil { return .pending }
     return .notHere
   }
