@@ -4,6 +4,7 @@ enum Command: String, CaseIterable, Equatable {
   case verifyCallback = "verify-callback"
   case verifierKeys = "verifier-keys"
   case benchCallbacks = "bench-callbacks"
+  case benchApply = "bench-apply"
 
   var summary: String {
     switch self {
@@ -19,6 +20,8 @@ enum Command: String, CaseIterable, Equatable {
     case .bench:
       "Measure MediationKit's overhead: the Empower SDK driven directly, through its adapter alone, and through mediation."
     case .rewards: "List the rewards pending in a reward ledger (oldest first), or acknowledge one."
+    case .benchApply:
+      "Measure Mediator.apply on a running mediator: 100 zones of 20 line items, each zone holding a ready ad."
     case .benchCallbacks:
       "Measure reward callbacks verified and claimed per second (Google, MAX) with each replay guard."
     case .verifyCallback:
@@ -47,6 +50,7 @@ enum Command: String, CaseIterable, Equatable {
         + "[--seed N] [--no-consent] [--do-not-sell] [--child-directed] [--report FILE.html] [--json]"
     case .bench: "mediate bench [--cycles N] [--seed N] [--json]"
     case .rewards: "mediate rewards --ledger FILE [--all] [--ack ID] [--json]"
+    case .benchApply: "mediate bench-apply [--cycles N] [--json]"
     case .benchCallbacks:
       "mediate bench-callbacks [--callbacks N] [--concurrency N] [--postgres URL] [--json]"
     case .verifyCallback:
@@ -232,6 +236,7 @@ struct OptionSpec {
     case .bench: [.cycles, .seed, .json, .help]
     case .rewards: [.ledger, .all, .ack, .json, .help]
     case .benchCallbacks: [.callbacks, .concurrency, .postgres, .json, .help]
+    case .benchApply: [.cycles, .json, .help]
     case .verifyCallback:
       [.callbackNetwork, .eventKey, .callbackTemplate, .verifierKeys, .seen, .seenTimeout, .json, .help]
     case .verifierKeys: [.keysNetwork, .seed, .help]

@@ -145,7 +145,7 @@ struct CLITests {
       (
         ["launch"],
         "Error: unknown command 'launch'; commands: run, networks, zones, validate, bench, rewards, "
-          + "config, compare, optimize, verify-callback, verifier-keys, bench-callbacks"
+          + "config, compare, optimize, verify-callback, verifier-keys, bench-callbacks, bench-apply"
       ),
       (
         ["--networks", "max,,google"],

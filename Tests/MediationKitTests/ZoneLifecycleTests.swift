@@ -36,6 +36,7 @@ struct ZoneLifecycleTests {
     mutating func awaitingStart(entry: Int) {}
     mutating func startCompleted(entry: Int) {}
     mutating func notStarted(entry: Int, reason: String, now: Duration) -> [LoadAction] { [] }
+    mutating func switchedOff(entry: Int, reason: String, now: Duration) -> [LoadAction] { [] }
   }
 
   static let now = Duration.seconds(100)
@@ -50,10 +51,11 @@ struct ZoneLifecycleTests {
   }
 
   private static func begin(_ machine: inout ZoneLifecycle) -> String {
-    switch machine.begin(now: now, makePlanner: { OneShotPlanner() }) {
+    switch machine.begin(now: now, makeLoad: { (OneShotPlanner(), request) }) {
     case .alreadyLoading: "alreadyLoading"
     case .alreadyReady: "alreadyReady"
-    case .start(let id, let actions): "start(\(id), \(actions.count) action)"
+    case .refused: "refused"
+    case .start(let id, let actions, _): "start(\(id), \(actions.count) action)"
     }
   }
 

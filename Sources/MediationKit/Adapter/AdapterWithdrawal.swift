@@ -8,6 +8,10 @@ public struct AdapterWithdrawal: Sendable, Equatable, CustomStringConvertible {
     case expired
     /// The SDK invalidated the ad (replaced it, released it, or lost its creative).
     case invalidated
+    /// Not from an SDK: the core withdrew the ad because the running mediator's configuration
+    /// removed or switched off its line item, network or zone (``Mediator/apply(_:)``), or its
+    /// network was unregistered (``AdapterRegistry/unregister(_:)``).
+    case configurationChanged = "configuration_changed"
   }
 
   /// What happened.

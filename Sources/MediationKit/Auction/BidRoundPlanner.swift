@@ -26,7 +26,7 @@ extension BidRoundPlanner {
   mutating func start(now: Duration) -> [LoadAction] {
     var actions: [LoadAction] = []
     for (index, entry) in sequence.plan.entries.enumerated() where entry.isBidder {
-      if let unavailable = sequence.unavailability(of: entry.item.network) {
+      if let unavailable = sequence.unavailability(of: index) {
         sequence.responses[index] = sequence.response(index, unavailable.fate, error: unavailable.reason)
       } else {
         round.pending[index] = now
@@ -92,12 +92,23 @@ extension BidRoundPlanner {
   mutating func startCompleted(entry: Int) { sequence.awaiting.remove(entry) }
 
   mutating func notStarted(entry: Int, reason: String, now: Duration) -> [LoadAction] {
+    ended(entry: entry, fate: .notStarted, reason: reason, now: now)
+  }
+
+  mutating func switchedOff(entry: Int, reason: String, now: Duration) -> [LoadAction] {
+    ended(entry: entry, fate: .disabled, reason: reason, now: now)
+  }
+
+  /// `entry`'s bid or load ended without an answer, with `fate`.
+  private mutating func ended(entry: Int, fate: NetworkResponse.State, reason: String, now: Duration)
+    -> [LoadAction]
+  {
     sequence.awaiting.remove(entry)
     if round.isOpen, let askedAt = round.pending.removeValue(forKey: entry) {
-      sequence.responses[entry] = sequence.response(entry, .notStarted, latency: now - askedAt, error: reason)
+      sequence.responses[entry] = sequence.response(entry, fate, latency: now - askedAt, error: reason)
       return round.pending.isEmpty ? closeRound(now: now) : []
     }
-    return sequence.notStarted(entry: entry, reason: reason, now: now)
+    return sequence.notStarted(entry: entry, reason: reason, now: now, fate: fate)
   }
 
   /// Ranks the bids and lines up the loads: with no bid, the waterfall in order.

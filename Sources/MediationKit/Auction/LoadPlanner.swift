@@ -40,6 +40,10 @@ protocol LoadPlanner: Sendable {
   /// `entry`'s network did not start (or never will), for `reason`: its bid or load ends
   /// `not_started` and the load goes on at once.
   mutating func notStarted(entry: Int, reason: String, now: Duration) -> [LoadAction]
+  /// `entry`'s network was switched off or unregistered while its bid or load was out (the zone
+  /// has cancelled it): it ends ``AdInfo/NetworkResponse/State/disabled`` for `reason` and the load goes
+  /// on at once.
+  mutating func switchedOff(entry: Int, reason: String, now: Duration) -> [LoadAction]
 }
 
 /// Chooses a zone's planner.
@@ -98,6 +102,10 @@ struct LoadPlan: Sendable {
     let isBidder: Bool
     /// The line item's load timeout, converted from its seconds once per zone.
     let timeout: Duration
+    /// Set when the configuration's kill switch turned the line item off (its network in
+    /// ``MediationConfig/disabledNetworks``, or ``LineItem/disabled``): never asked, it ends
+    /// ``AdInfo/NetworkResponse/State/disabled`` with the reason.
+    var switchedOff: Unavailable?
 
     init(item: LineItem, configIndex: Int, isBidder: Bool) {
       self.item = item
@@ -109,12 +117,13 @@ struct LoadPlan: Sendable {
 
   /// Why a network cannot be asked, and the fate its line items get.
   struct Unavailable: Sendable {
-    /// ``NetworkResponse/State/skipped`` (not registered) or ``NetworkResponse/State/notStarted``.
+    /// ``AdInfo/NetworkResponse/State/skipped`` (not registered), ``AdInfo/NetworkResponse/State/notStarted``
+    /// or ``AdInfo/NetworkResponse/State/disabled``.
     let fate: NetworkResponse.State
     let reason: String
   }
 
-  let entries: [Entry]
+  private(set) var entries: [Entry]
   /// The indices of the waterfall entries, in order.
   private(set) var waterfall: [Int]
   /// The waterfall entries' learned prices for this load, by entry (``LearnedECPMs``); `nil`: the
@@ -128,6 +137,17 @@ struct LoadPlan: Sendable {
       bidders.map { Entry(item: items[$0], configIndex: $0, isBidder: true) }
       + waterfallItems.map { Entry(item: items[$0], configIndex: $0, isBidder: false) }
     waterfall = Array(bidders.count..<entries.count)
+  }
+
+  /// This plan with each entry `reason` names a reason for marked switched off.
+  func switchingOff(_ reason: (LineItem) -> String?) -> LoadPlan {
+    var plan = self
+    for index in plan.entries.indices {
+      if let why = reason(plan.entries[index].item) {
+        plan.entries[index].switchedOff = Unavailable(fate: .disabled, reason: why)
+      }
+    }
+    return plan
   }
 
   /// This plan with its waterfall entries tried in `order` (a permutation of ``waterfall``) and

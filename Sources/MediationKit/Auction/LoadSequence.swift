@@ -32,8 +32,11 @@ struct LoadSequence: Sendable {
   /// What is left of the zone's budget at `now`.
   func remaining(at now: Duration) -> Duration { deadline - now }
 
-  /// Why `network` cannot be asked, if it cannot.
-  func unavailability(of network: NetworkID) -> LoadPlan.Unavailable? { unavailable[network] }
+  /// Why `entry` cannot be asked, if it cannot: switched off by the configuration, or its network
+  /// unavailable.
+  func unavailability(of entry: Int) -> LoadPlan.Unavailable? {
+    plan.entries[entry].switchedOff ?? unavailable[plan.entries[entry].item.network]
+  }
 
   /// Starts loading `candidates` in order.
   mutating func begin(candidates: [Int], now: Duration) -> [LoadAction] {
@@ -97,10 +100,12 @@ struct LoadSequence: Sendable {
   }
 
   /// The load of `entry` ends `not_started` for `reason`, if it is the load under way.
-  mutating func notStarted(entry: Int, reason: String, now: Duration) -> [LoadAction] {
+  mutating func notStarted(
+    entry: Int, reason: String, now: Duration, fate: NetworkResponse.State = .notStarted
+  ) -> [LoadAction] {
     guard !isFinished, let current, current.entry == entry else { return [] }
     responses[entry] = response(
-      entry, .notStarted, latency: now - current.startedAt, bid: bids[entry]?.price, error: reason)
+      entry, fate, latency: now - current.startedAt, bid: bids[entry]?.price, error: reason)
     self.current = nil
     return advance(now: now)
   }
@@ -129,8 +134,7 @@ struct LoadSequence: Sendable {
     while nextCandidate < candidates.count {
       let entry = candidates[nextCandidate]
       nextCandidate += 1
-      let item = plan.entries[entry].item
-      if let unavailable = unavailable[item.network] {
+      if let unavailable = unavailability(of: entry) {
         responses[entry] = response(entry, unavailable.fate, error: unavailable.reason)
         continue
       }

@@ -45,4 +45,9 @@ struct WaterfallPlanner: LoadPlanner {
     sequence.awaiting.remove(entry)
     return sequence.notStarted(entry: entry, reason: reason, now: now)
   }
+
+  mutating func switchedOff(entry: Int, reason: String, now: Duration) -> [LoadAction] {
+    sequence.awaiting.remove(entry)
+    return sequence.notStarted(entry: entry, reason: reason, now: now, fate: .disabled)
+  }
 }

@@ -174,7 +174,13 @@ extension ZoneConfig {
       if let issue = unknownNetworkIssue("\(itemPath).network", item.network, knownNetworks: knownNetworks) {
         issues.append(issue)
       }
-      if item.placementId.trimmingCharacters(in: .whitespaces).isEmpty {
+      // Trimmed only when it starts with whitespace: `trimmingCharacters` is slow, and a
+      // configuration is validated on every `Mediator.apply`.
+      if item.placementId.first.map({
+        $0.isWhitespace && item.placementId.trimmingCharacters(in: .whitespaces).isEmpty
+      })
+        ?? true
+      {
         issues.append(
           ConfigIssue(path: "\(itemPath).placementId", message: "must be a non-empty string, found \"\""))
       }
@@ -349,21 +355,23 @@ extension ZoneConfig {
 
   /// An issue when `network` is not one of `knownNetworks` (never when that is `nil`).
   fileprivate static func unknownNetworkIssue(
-    _ path: String, _ network: NetworkID, knownNetworks: [NetworkID]?
+    _ path: @autoclosure () -> String, _ network: NetworkID, knownNetworks: [NetworkID]?
   )
     -> ConfigIssue?
   {
     guard let knownNetworks, !knownNetworks.contains(network) else { return nil }
     let list = knownNetworks.map(\.rawValue).joined(separator: ", ")
-    return ConfigIssue(path: path, message: "unknown network '\(network)'; known: \(list)")
+    return ConfigIssue(path: path(), message: "unknown network '\(network)'; known: \(list)")
   }
 
   /// An issue when `value` is not finite or outside `range` (excluding the lower bound if `lowerOpen`).
+  /// `path` is built only for an issue: a valid configuration (every `Mediator.apply`) builds none.
   private static func rangeIssue(
-    _ path: String, _ value: Double, _ range: ClosedRange<Double>, lowerOpen: Bool = false
+    _ path: @autoclosure () -> String, _ value: Double, _ range: ClosedRange<Double>, lowerOpen: Bool = false
   ) -> ConfigIssue? {
     let tooLow = lowerOpen ? value <= range.lowerBound : value < range.lowerBound
     guard !value.isFinite || tooLow || value > range.upperBound else { return nil }
+    let path = path()
     let unit = path.hasSuffix("Seconds") ? " seconds" : ""
     let low = lowerOpen ? "> \(format(range.lowerBound))" : "≥ \(format(range.lowerBound))"
     return ConfigIssue(

@@ -5,7 +5,9 @@ import Foundation
 final class EngineContext: Sendable {
   let scheduler: any Scheduler
   let options: MediatorOptions
-  let adapters: [NetworkID: any RewardedAdapter]
+  /// The adapters, by network id, as they stand now: adapters can be registered and unregistered
+  /// while the mediator runs (``NetworkStarts/add(_:adapter:)``).
+  var adapters: [NetworkID: any RewardedAdapter] { starts.adapters }
   /// Where rewards are recorded before the app is told; `nil` for none.
   let ledger: (any RewardLedger)?
   /// Where the ledger is written and read (``MediatorOptions/ledgerQueue``); `nil` without one.
@@ -23,6 +25,8 @@ final class EngineContext: Sendable {
   /// Each network's start-up, and the requests waiting for it.
   let starts: NetworkStarts
   private let privacySettings = Locked(PrivacySettings())
+  /// The zones of the configuration in use, for the error a removed zone's load gets.
+  private let activeZones = Locked<[String]>([])
   private let userIDStorage = Locked<String?>(nil)
 
   init(
@@ -36,7 +40,6 @@ final class EngineContext: Sendable {
     self.hold = hold
     self.hub = EventHub(hold: hold)
     self.options = options
-    self.adapters = adapters
     self.random = Locked(SeededRandom(seed: options.seed).derived("mediator"))
     self.starts = NetworkStarts(
       adapters: adapters, modes: options.networkStarts, timeout: options.startTimeout, scheduler: scheduler)
@@ -68,6 +71,11 @@ final class EngineContext: Sendable {
     get { userIDStorage.withLock { $0 } }
     set { userIDStorage.withLock { $0 = newValue } }
   }
+
+  /// The zones of the configuration in use, in its order.
+  func zoneIDs() -> [String] { activeZones.withLock { $0 } }
+
+  func setZoneIDs(_ ids: [String]) { activeZones.withLock { $0 = ids } }
 
   // MARK: Adapter start-up
 
@@ -228,6 +236,13 @@ final class EngineContext: Sendable {
         }
       }
     }
+  }
+
+  /// Publishes a ``RewardedAdEvent/Diagnostic/Kind/configurationApplied`` diagnostic for `zoneID`, on the
+  /// executor (a configuration may change on any thread).
+  func announce(_ zoneID: String, _ change: String) {
+    let note = Diagnostic(.configurationApplied, change)
+    scheduler.runOnExecutor { [self] in publish(zoneID, nil, .diagnostic(note)) }
   }
 
   func publish(_ zoneID: String, _ network: NetworkID?, _ event: consuming RewardedAdEvent) {

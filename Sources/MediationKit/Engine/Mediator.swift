@@ -8,12 +8,27 @@
 /// ad.load()
 /// ```
 public final class Mediator: Sendable {
-  /// The configuration in use.
-  public let config: MediationConfig
-  /// The registered adapters' info, by network id.
-  public let networks: [AdapterInfo]
+  /// The configuration in use: the one given at `init`, then the last one ``apply(_:)`` accepted.
+  public var config: MediationConfig { live.withLock { $0.config } }
+  /// The registered adapters' info, sorted by network id; it follows the registry's changes.
+  public var networks: [AdapterInfo] { context.adapters.values.map(\.info).sorted { $0.id < $1.id } }
   private let context: EngineContext
-  private let zones: [String: ZoneController]
+
+  /// What ``apply(_:)`` and the registry's changes swap.
+  private struct Live {
+    var config: MediationConfig
+    /// Every zone any configuration of this mediator named, removed ones included: a removed
+    /// zone's show on screen finishes (its timers and signals hold the zone weakly), its
+    /// ``RewardedAd`` handles fail clearly, and the zone is reused if a configuration brings it back.
+    var zones: [String: ZoneController]
+  }
+
+  private let live: Locked<Live>
+  /// One configuration change at a time (an apply, a registration), so zones see them in order.
+  private let reconfiguring = Locked(())
+  /// The registry's observation: it makes and starts adapters registered later.
+  private let registryObservation = Locked<Cancellable?>(nil)
+  private let random: SeededRandom
   /// Serializes privacy changes and their delivery to the adapters.
   private let privacyChanges = Locked(())
 
@@ -21,8 +36,12 @@ public final class Mediator: Sendable {
   ///
   /// - Parameters:
   ///   - config: The zones. Line items whose network is not in `registry` are skipped (and say so
-  ///     in ``AdInfo/responses``), so a registry subset runs any configuration.
-  ///   - registry: The adapters to use; each is made once for this mediator.
+  ///     in ``AdInfo/responses``), so a registry subset runs any configuration. Line items switched
+  ///     off by the configuration (``MediationConfig/disabledNetworks``, ``LineItem/disabled``) are
+  ///     never asked and end ``AdInfo/NetworkResponse/State/disabled``.
+  ///   - registry: The adapters to use; each is made once for this mediator. The mediator follows
+  ///     the registry's later changes (``AdapterRegistry/register(_:)``,
+  ///     ``AdapterRegistry/unregister(_:)``).
   ///   - scheduler: The clock and executor for every delay and event.
   ///   - options: Display timeout and random seed.
   ///   - ledger: Where rewards are recorded before the app is told (see ``RewardLedger``); `nil`
@@ -37,11 +56,9 @@ public final class Mediator: Sendable {
     config: MediationConfig, registry: AdapterRegistry, scheduler: any Scheduler,
     options: MediatorOptions = MediatorOptions(), ledger: (any RewardLedger)? = nil
   ) throws(MediationError) {
-    let issues = config.validate()
-    guard issues.isEmpty else {
-      throw MediationError(.invalidConfiguration, issues.map(\.description).joined(separator: "; "))
-    }
-    let registered = Set(registry.all.map(\.info.id))
+    try Self.check(config)
+    let registrations = registry.all
+    let registered = Set(registrations.map(\.info.id))
     if let unknown = options.networkStarts.keys.sorted().first(where: { !registered.contains($0) }) {
       throw MediationError(
         .invalidConfiguration,
@@ -49,26 +66,132 @@ public final class Mediator: Sendable {
           + registered.sorted().map(\.rawValue).joined(separator: ", "))
     }
     let random = SeededRandom(seed: options.seed)
+    self.random = random
     var adapters: [NetworkID: any RewardedAdapter] = [:]
-    for registration in registry.all {
-      let environment = AdapterEnvironment(
-        scheduler: scheduler, random: random.derived(registration.info.id.rawValue))
-      adapters[registration.info.id] = registration.makeAdapter(environment)
+    for registration in registrations {
+      adapters[registration.info.id] = Self.makeAdapter(registration, scheduler: scheduler, random: random)
     }
-    self.config = config
-    self.networks = registry.all.map(\.info)
     let context = EngineContext(scheduler: scheduler, options: options, adapters: adapters, ledger: ledger)
     self.context = context
-    self.zones = Dictionary(
-      uniqueKeysWithValues: config.zones.map { ($0.id, ZoneController(zone: $0, context: context)) })
+    self.live = Locked(
+      Live(
+        config: config,
+        zones: Dictionary(
+          uniqueKeysWithValues: config.zones.map {
+            ($0.id, ZoneController(zone: $0, in: config, context: context))
+          })))
+    context.setZoneIDs(config.zones.map(\.id))
+    context.startAdapters(placements: Self.placements(of: config))
+    if ledger != nil {
+      let zoneIDs = config.zones.map(\.id)
+      scheduler.schedule(after: .zero) { [context] in context.redeliverPendingRewards(zoneIDs: zoneIDs) }
+    }
+    let observation = registry.observe { [weak self] change in self?.registryChanged(change) }
+    registryObservation.withLock { $0 = observation }
+  }
+
+  deinit { registryObservation.withLock { $0 }?.cancel() }
+
+  /// Throws `invalidConfiguration` with every path-precise problem of `config`.
+  private static func check(_ config: MediationConfig) throws(MediationError) {
+    let issues = config.validate()
+    guard issues.isEmpty else {
+      throw MediationError(.invalidConfiguration, issues.map(\.description).joined(separator: "; "))
+    }
+  }
+
+  private static func makeAdapter(
+    _ registration: AdapterRegistration, scheduler: any Scheduler, random: SeededRandom
+  ) -> any RewardedAdapter {
+    registration.makeAdapter(
+      AdapterEnvironment(scheduler: scheduler, random: random.derived(registration.info.id.rawValue)))
+  }
+
+  /// Each network's placements in `config`, for its `start`.
+  private static func placements(of config: MediationConfig) -> [NetworkID: [String]] {
     var placements: [NetworkID: [String]] = [:]
     for item in config.zones.flatMap(\.lineItems) {
       placements[item.network, default: []].append(item.placementId)
     }
-    context.startAdapters(placements: placements)
-    if ledger != nil {
-      let zoneIDs = config.zones.map(\.id)
-      scheduler.schedule(after: .zero) { [context] in context.redeliverPendingRewards(zoneIDs: zoneIDs) }
+    return placements
+  }
+
+  // MARK: Live configuration
+
+  /// Applies a new configuration to the running mediator, zone by zone, without making anything
+  /// again: adapters, their start-up and the app's ``RewardedAd`` handles carry over.
+  ///
+  /// - A load already running finishes on the plan it started with; the zone's next load uses the
+  ///   new one. Each zone switches in one step.
+  /// - A ready ad stays showable unless its line item is gone from its zone or switched off
+  ///   (``LineItem/disabled``, ``MediationConfig/disabledNetworks``): then it is withdrawn — an
+  ///   ``RewardedAdEvent/Diagnostic/Kind/adWithdrawn`` diagnostic saying why, then `expired` — and, with
+  ///   auto-reload, loaded again as after any withdrawal.
+  /// - Requests already sent to a network now switched off are cancelled; its line items end
+  ///   ``AdInfo/NetworkResponse/State/disabled`` with the reason.
+  /// - A zone the new configuration adds gets handles as usual. A zone it removes has its ready ad
+  ///   withdrawn and its load cancelled; its handles' loads fail with ``MediationError/Code/unknownZone``
+  ///   naming the zone and shows throw it, until a configuration brings the zone back.
+  /// - A show on screen finishes on its own session: its reward is delivered once, through the
+  ///   ledger as usual.
+  ///
+  /// Every zone whose plan changed (and every removed zone) gets a
+  /// ``RewardedAdEvent/Diagnostic/Kind/configurationApplied`` diagnostic naming the configuration's
+  /// ``MediationConfig/version`` and what changed. Safe to call from any thread; the work is a
+  /// swap per zone, and the events are published on the scheduler's executor.
+  ///
+  /// - Throws: ``MediationError`` `invalidConfiguration` listing every problem of `config`, path
+  ///   by path; the mediator then keeps running on its current configuration, unchanged.
+  public func apply(_ config: MediationConfig) throws(MediationError) {
+    try Self.check(config)
+    reconfiguring.withLock { _ in
+      let old = live.withLock { $0.config }
+      let version = config.version.map { "'\($0)'" } ?? "(no version)"
+      let plan = LiveChange(from: old, to: config)
+      context.starts.updatePlacements(Self.placements(of: config))
+      var zones = live.withLock { $0.zones }
+      for zone in config.zones {
+        let summary = plan.summary(ofZone: zone.id)
+        if let controller = zones[zone.id] {
+          controller.reconfigure(zone, in: config, change: summary.map { "configuration \(version): \($0)" })
+        } else {
+          zones[zone.id] = ZoneController(zone: zone, in: config, context: context)
+          if let summary { context.announce(zone.id, "configuration \(version): \(summary)") }
+        }
+      }
+      for id in plan.removedZones {
+        zones[id]?.retire(reason: "zone '\(id)' was removed by configuration \(version)")
+      }
+      live.withLock {
+        $0.config = config
+        $0.zones = zones
+      }
+      context.setZoneIDs(config.zones.map(\.id))
+    }
+  }
+
+  /// Follows the registry: makes and starts a network registered later, or drops one
+  /// unregistered, then has every zone rebuild its plan (the zones that name the network say so).
+  private func registryChanged(_ change: AdapterRegistry.Change) {
+    reconfiguring.withLock { _ in
+      let network: NetworkID
+      let note: String
+      switch change {
+      case .registered(let registration):
+        network = registration.info.id
+        context.starts.add(
+          network, adapter: Self.makeAdapter(registration, scheduler: context.scheduler, random: random))
+        note = "network '\(network)' registered"
+      case .unregistered(let id):
+        network = id
+        context.starts.remove(id, reason: "network '\(id)' was unregistered")
+        note = "network '\(id)' unregistered"
+      }
+      let (config, zones) = live.withLock { ($0.config, $0.zones) }
+      for zone in config.zones {
+        let namesNetwork = zone.lineItems.contains { $0.network == network }
+        zones[zone.id]?.reconfigure(zone, in: config, change: namesNetwork ? note : nil)
+      }
     }
   }
 
@@ -118,7 +241,10 @@ public final class Mediator: Sendable {
   /// The facade for one zone.
   /// - Throws: ``MediationError`` `unknownZone`, listing the known zones.
   public func rewardedAd(zone id: String) throws(MediationError) -> RewardedAd {
-    guard let controller = zones[id] else {
+    let (controller, config) = live.withLock { live in
+      (live.config.zones.contains { $0.id == id } ? live.zones[id] : nil, live.config)
+    }
+    guard let controller else {
       throw MediationError.unknownZone(id, known: config.zones.map(\.id))
     }
     return RewardedAd(controller: controller, hub: context.hub)

@@ -16,7 +16,10 @@ final class NetworkStarts: Sendable {
   }
 
   private let scheduler: any Scheduler
-  private let adapters: [NetworkID: any RewardedAdapter]
+  /// The adapters, by network id: those the mediator was made with, then those registered and
+  /// unregistered while it runs.
+  private let adapterTable: Locked<[NetworkID: any RewardedAdapter]>
+  private let modes: [NetworkID: NetworkStart]
   private let timeout: Duration
   private let gates: Locked<[NetworkID: StartGate<Waiter>]>
   /// Each network's placements, for its `start`; set by ``launch(placements:)``.
@@ -29,7 +32,8 @@ final class NetworkStarts: Sendable {
     scheduler: any Scheduler
   ) {
     self.scheduler = scheduler
-    self.adapters = adapters
+    self.adapterTable = Locked(adapters)
+    self.modes = modes
     self.timeout = timeout
     gates = Locked(
       Dictionary(
@@ -47,6 +51,46 @@ final class NetworkStarts: Sendable {
     }
     changes.add(1, ordering: .releasing)
     for id in launching { callStart(id) }
+  }
+
+  /// Every adapter, by network id (a snapshot: a copy-on-write dictionary).
+  var adapters: [NetworkID: any RewardedAdapter] { adapterTable.withLock { $0 } }
+
+  /// The placements each network's `start` is given; kept up to date by ``Mediator/apply(_:)``
+  /// for networks that start later.
+  func updatePlacements(_ placements: [NetworkID: [String]]) {
+    self.placements.withLock { $0 = placements }
+  }
+
+  /// Adds a network registered while the mediator runs, with a fresh start gate: it starts now
+  /// when ``MediatorOptions/networkStarts`` says ``NetworkStart/atLaunch`` (the default), else as
+  /// that option says, so no request reaches it before its start has completed.
+  func add(_ network: NetworkID, adapter: any RewardedAdapter) {
+    let now = scheduler.now
+    let starts = gates.withLock { gates -> Bool in
+      adapterTable.withLock { $0[network] = adapter }
+      var gate = StartGate<Waiter>(network: network, mode: modes[network] ?? .atLaunch)
+      let begins = gate.mode == .atLaunch && gate.beginStart(now: now)
+      gates[network] = gate
+      return begins
+    }
+    changes.add(1, ordering: .releasing)
+    if starts { callStart(network) }
+  }
+
+  /// Removes a network unregistered while the mediator runs: the requests waiting for its start
+  /// are refused with `reason`, and later requests find no adapter.
+  /// - Returns: The adapter removed, `nil` when `network` was not there.
+  @discardableResult
+  func remove(_ network: NetworkID, reason: String) -> (any RewardedAdapter)? {
+    let (adapter, waiters) = gates.withLock { gates -> ((any RewardedAdapter)?, [Waiter]) in
+      let adapter = adapterTable.withLock { $0.removeValue(forKey: network) }
+      guard var gate = gates.removeValue(forKey: network) else { return (adapter, []) }
+      return (adapter, gate.removeWaiters())
+    }
+    changes.add(1, ordering: .releasing)
+    for waiter in waiters { waiter(reason) }
+    return adapter
   }
 
   /// Admits a request to `network`: straight through once it has started, refused once its start
@@ -75,10 +119,14 @@ final class NetworkStarts: Sendable {
 
   /// Calls `network`'s `start` and arms its timeout.
   private func callStart(_ network: NetworkID) {
-    guard let adapter = adapters[network] else { return }
+    guard let adapter = adapterTable.withLock({ $0[network] }) else { return }
     let timeout = self.timeout
+    // The gate may be gone (unregistered) or replaced (registered again) by then: each callback
+    // acts on the gate of the adapter it started, found by identity, or on nothing.
     scheduler.schedule(after: timeout) { [self] in
-      release(gates.withLock { $0[network]!.startTimedOut(after: timeout) })
+      release(
+        gates.withLock { gates in gate(of: adapter, network, in: &gates) { $0.startTimedOut(after: timeout) }
+        })
     }
     let placements = self.placements.withLock { $0[network] ?? [] }
     // Weak: an SDK that keeps its completion handler must not keep the mediator alive.
@@ -86,9 +134,24 @@ final class NetworkStarts: Sendable {
       guard let self else { return }
       scheduler.runOnExecutor { [self] in
         let now = scheduler.now
-        release(gates.withLock { $0[network]!.completed(result, now: now) })
+        release(
+          gates.withLock { gates in gate(of: adapter, network, in: &gates) { $0.completed(result, now: now) }
+          })
       }
     }
+  }
+
+  /// Runs `change` on `network`'s gate if `adapter` is still the network's adapter; else releases
+  /// no one.
+  private func gate(
+    of adapter: any RewardedAdapter, _ network: NetworkID, in gates: inout [NetworkID: StartGate<Waiter>],
+    _ change: (inout StartGate<Waiter>) -> StartGate<Waiter>.Release
+  ) -> StartGate<Waiter>.Release {
+    let current = adapterTable.withLock { $0[network] }
+    guard let current, current === adapter, gates[network] != nil else {
+      return StartGate<Waiter>.Release(waiters: [], refusal: nil)
+    }
+    return change(&gates[network]!)
   }
 
   /// Tells the released waiters, outside the lock.

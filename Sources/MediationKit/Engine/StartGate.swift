@@ -86,6 +86,12 @@ struct StartGate<Waiter> {
     return waiting.remove(at: index).waiter
   }
 
+  /// Takes every waiting request out, for a network that is going away (unregistered).
+  mutating func removeWaiters() -> [Waiter] {
+    defer { waiting.removeAll() }
+    return waiting.map(\.waiter)
+  }
+
   /// The adapter answered at `now`. A success opens the gate even after a time-out; a failure after
   /// a time-out or a success changes nothing.
   mutating func completed(_ result: Result<Void, AdapterError>, now: Duration) -> Release {

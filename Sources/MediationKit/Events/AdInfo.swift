@@ -54,6 +54,12 @@ extension AdInfo {
       /// (``MediatorOptions/networkStarts``). ``AdInfo/NetworkResponse/error`` says which, with the start
       /// error.
       case notStarted = "not_started"
+      /// Switched off on the running mediator: by the configuration's kill switch
+      /// (``MediationConfig/disabledNetworks``, or the line item's ``LineItem/disabled``), never
+      /// asked; or its network was switched off or unregistered while its request was out, which
+      /// was then cancelled. ``AdInfo/NetworkResponse/error`` says which, naming the
+      /// configuration's version.
+      case disabled
       /// Not reached: an earlier line item won, or the zone's budget ran out.
       case notAttempted = "not_attempted"
       /// A bid that was received; the auction has not finished with it yet.

@@ -180,6 +180,10 @@ extension RewardedAdEvent {
       /// The network withdrew a loaded ad (``AdapterWithdrawal/Sink``): before the show it was
       /// discarded and `expired` follows; after the show started it changed nothing.
       case adWithdrawn = "ad_withdrawn"
+      /// The zone's plan changed on the running mediator: ``Mediator/apply(_:)`` (the message names
+      /// the configuration's ``MediationConfig/version`` and what changed in the zone, or that the
+      /// zone was removed), or a network its line items name was registered or unregistered.
+      case configurationApplied = "configuration_applied"
     }
 
     /// What kind of note this is; stable, for filtering.

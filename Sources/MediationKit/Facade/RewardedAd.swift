@@ -25,7 +25,7 @@ import Synchronization
 ///   into the ledger, which redelivers it on a later start until it is acknowledged.
 public final class RewardedAd: Sendable {
   /// The zone this ad serves.
-  public var zoneID: String { controller.zone.id }
+  public var zoneID: String { controller.id }
   private let controller: ZoneController
   private let hub: EventHub
   @MainActor private weak var storedDelegate: (any RewardedAdDelegate)?
@@ -50,7 +50,7 @@ public final class RewardedAd: Sendable {
   /// Subscribes to the zone's events the first time a delegate is set; each event reaches the
   /// delegate on the main actor, in order.
   private func subscribeDelegateOnce() {
-    let zoneID = controller.zone.id
+    let zoneID = controller.id
     let hub = self.hub
     subscription.withLock { subscription in
       guard subscription == nil else { return }

@@ -20,8 +20,27 @@ extension AdapterRegistry {
 ///
 /// An instance you create and pass to a ``Mediator``; ``shared`` is a convenience for apps that
 /// register their adapters once at launch. Tests make their own. Safe to use from any thread.
+///
+/// The registry stays live: every mediator made from it follows its changes. A network registered
+/// later is made and started by each such mediator and used by their next loads that name it; a
+/// network unregistered has its loads cancelled and its ready ads withdrawn, and later loads skip
+/// its line items, saying why in ``AdInfo/responses``.
 public final class AdapterRegistry: Sendable {
+  /// A change the registry's observers (the mediators made from it) are told about.
+  package enum Change: Sendable {
+    case registered(AdapterRegistration)
+    case unregistered(NetworkID)
+  }
+
+  private struct Observers {
+    var next = 0
+    var handlers: [Int: @Sendable (Change) -> Void] = [:]
+  }
+
   private let registrations = Locked<[NetworkID: AdapterRegistration]>([:])
+  private let observers = Locked(Observers())
+  /// Serializes changes and their delivery, so every observer sees them in the same order.
+  private let changes = Locked(())
 
   /// The process-wide default registry, for apps that want one.
   public static let shared = AdapterRegistry()
@@ -47,17 +66,52 @@ public final class AdapterRegistry: Sendable {
     if let problem = AdapterCompatibility.check(info).problem(for: info) {
       throw MediationError(.incompatibleAdapter, problem)
     }
-    let existing = registrations.withLock { registrations -> AdapterInfo? in
-      if let existing = registrations[registration.info.id] { return existing.info }
-      registrations[registration.info.id] = registration
-      return nil
+    try changes.withLock { _ throws(MediationError) in
+      let existing = registrations.withLock { registrations -> AdapterInfo? in
+        if let existing = registrations[registration.info.id] { return existing.info }
+        registrations[registration.info.id] = registration
+        return nil
+      }
+      if let existing {
+        throw MediationError(
+          .duplicateNetwork,
+          "network '\(registration.info.id)' is already registered (\(existing.displayName) adapter \(existing.adapterVersion))"
+        )
+      }
+      notify(.registered(registration))
     }
-    if let existing {
-      throw MediationError(
-        .duplicateNetwork,
-        "network '\(registration.info.id)' is already registered (\(existing.displayName) adapter \(existing.adapterVersion))"
-      )
+  }
+
+  /// Removes a network. Every running mediator made from this registry cancels its loads and
+  /// bids, withdraws its ready ads (`expired`, after an `ad_withdrawn` diagnostic naming the
+  /// change) and skips its line items from then on (``AdInfo/NetworkResponse/State/disabled``); a show
+  /// already on screen finishes, reward included. Registering it again brings it back, started
+  /// afresh.
+  /// - Throws: ``MediationError`` `unknownNetwork`, naming the registered ids.
+  public func unregister(_ id: NetworkID) throws(MediationError) {
+    try changes.withLock { _ throws(MediationError) in
+      guard registrations.withLock({ $0.removeValue(forKey: id) }) != nil else {
+        throw MediationError.unknownNetwork(id, known: networkIDs)
+      }
+      notify(.unregistered(id))
     }
+  }
+
+  /// Calls `handler` with every later change, on the thread that makes it, in order.
+  package func observe(_ handler: @escaping @Sendable (Change) -> Void) -> Cancellable {
+    let token = observers.withLock { observers -> Int in
+      observers.next += 1
+      observers.handlers[observers.next] = handler
+      return observers.next
+    }
+    return Cancellable { [weak self] in
+      _ = self?.observers.withLock { $0.handlers.removeValue(forKey: token) }
+    }
+  }
+
+  private func notify(_ change: Change) {
+    let handlers = observers.withLock { $0.handlers.sorted { $0.key < $1.key }.map(\.value) }
+    for handler in handlers { handler(change) }
   }
 
   /// The registered network ids, sorted.

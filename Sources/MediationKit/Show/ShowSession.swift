@@ -8,6 +8,9 @@ struct ShowSession {
   let id: Int
   let ready: ZoneController.ReadyAd
   var machine: ShowStateMachine
+  /// The zone's setup when the show started: its reward is the one granted, whatever
+  /// configuration is applied while the ad is on screen.
+  let setup: ZoneSetup
 }
 
 extension EngineContext {

@@ -7,6 +7,9 @@ struct InFlightRequests {
 
   private var requests: [Request] = []
 
+  /// The entries with an open request.
+  var entries: [Int] { requests.map(\.entry) }
+
   /// Every open request's handle.
   var handles: [Cancellable] { requests.map(\.handle) }
 

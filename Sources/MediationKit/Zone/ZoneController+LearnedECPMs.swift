@@ -4,22 +4,21 @@
 extension ZoneController {
   /// The estimator of a zone whose waterfall learns its eCPMs; `nil` for the others (bidding has
   /// no waterfall to order). Its exploration draws from the engine's seed, keyed by the zone.
-  static func learnedECPMs(zone: ZoneConfig, plan: LoadPlan, context: EngineContext) -> Locked<LearnedECPMs>?
-  {
+  static func learnedECPMs(zone: ZoneConfig, plan: LoadPlan, seed: UInt64) -> Locked<LearnedECPMs>? {
     guard zone.autoECPM, zone.strategy != .bidding else { return nil }
-    let random = SeededRandom(seed: context.options.seed).derived("autoECPM").derived(zone.id)
+    let random = SeededRandom(seed: seed).derived("autoECPM").derived(zone.id)
     return Locked(LearnedECPMs(plan: plan, random: random))
   }
 
-  /// The plan of the load starting now: the zone's, in the learned order when it learns.
-  func planForNextLoad() -> LoadPlan {
-    guard let learned else { return plan }
-    return learned.withLock { $0.nextLoad(in: plan) }
+  /// The plan of the load starting now on `setup`: its plan, in the learned order when it learns.
+  func planForNextLoad(_ setup: ZoneSetup) -> LoadPlan {
+    guard let learned = setup.learned else { return setup.plan }
+    return learned.withLock { $0.nextLoad(in: setup.plan) }
   }
 
-  /// Learns from a finished load.
-  func learn(from outcome: LoadOutcome) {
-    guard let learned else { return }
+  /// Learns from a finished load, made on `setup`.
+  func learn(from outcome: LoadOutcome, in setup: ZoneSetup) {
+    guard let learned = setup.learned else { return }
     switch outcome {
     case .filled(_, _, _, let precision, let responses):
       learned.withLock { $0.record(responses, fillPrecision: precision) }
@@ -29,8 +28,8 @@ extension ZoneController {
   }
 
   /// Learns an impression's paid revenue.
-  func learn(paid revenue: ImpressionRevenue, of ready: ReadyAd) {
-    learned?.withLock {
+  func learn(paid revenue: ImpressionRevenue, of ready: ReadyAd, in setup: ZoneSetup) {
+    setup.learned?.withLock {
       $0.paid(network: ready.info.network, placementID: ready.info.placementID, revenue: revenue)
     }
   }

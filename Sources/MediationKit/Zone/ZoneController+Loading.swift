@@ -13,64 +13,82 @@ extension ZoneController {
   }
 
   private func startRequestedLoad() {
-    beginLoad(cancellingRetry: true)
+    beginLoad(cancellingRetry: true, requested: true)
   }
 
-  /// Starts a load unless one is under way or an unexpired ad is ready. One lock round while the
-  /// cached network availability is current (the usual case); two when it must be recomputed,
-  /// which asks the registry and the start gate outside the zone's lock.
-  func beginLoad(cancellingRetry: Bool = false) {
+  /// Starts a load unless one is under way or an unexpired ad is ready, on the zone's current
+  /// setup, which the load keeps to its end. One lock round while the cached network availability
+  /// is current (the usual case); two when it must be recomputed, which asks the registry and the
+  /// start gate outside the zone's lock. In a zone removed from the configuration nothing loads:
+  /// a load the app `requested` fails with `unknownZone`, a reload of the zone's own is dropped.
+  func beginLoad(cancellingRetry: Bool = false, requested: Bool = false) {
     let now = context.scheduler.now
     let version = context.adapterStatusVersion
+    let (setup, removal) = setups.withLock { ($0.current, $0.removal) }
     var retry: Cancellable?
     let current = state.withLock { state -> ZoneLifecycle.Start? in
       if cancellingRetry { retry = state.lifecycle.retryTimer.take() }
-      guard state.unavailable.version == version else { return nil }
-      return startIfIdle(&state, now: now)
+      if let removal { return .refused(removal) }
+      guard state.unavailable.version == version, state.availabilityOf === setup else { return nil }
+      return startIfIdle(&state, setup: setup, now: now)
     }
     retry?.cancel()
     let start: ZoneLifecycle.Start
     if let current {
       start = current
     } else {
-      let unavailable = context.unavailableNetworks(for: zone.lineItems)
-      let started = context.starts.started(plan.entries.map(\.item.network))
+      let unavailable = context.unavailableNetworks(for: setup.zone.lineItems)
+      let started = context.starts.started(setup.plan.entries.map(\.item.network))
       start = state.withLock { state -> ZoneLifecycle.Start in
+        // Cached only for a load that starts now: a load in flight keeps its own plan's figures.
+        if state.lifecycle.isLoading { return .alreadyLoading }
         state.unavailable = (version, unavailable)
         state.started = started
-        return startIfIdle(&state, now: now)
+        state.availabilityOf = setup
+        return startIfIdle(&state, setup: setup, now: now)
       }
     }
     switch start {
     case .alreadyLoading:
       return
+    case .refused(let removal):
+      guard requested else { return }
+      let known = context.zoneIDs()
+      var error = MediationError.unknownZone(id, known: known)
+      error.message =
+        "\(removal); its ads cannot load or show until a configuration brings it back; " + error.message
+      context.publish(id, nil, .failed(error))
     case .alreadyReady(let info):
-      context.publish(zone.id, info.network, .ready(info))
-    case .start(let loadID, let actions):
-      context.publish(zone.id, nil, .loading)
-      perform(actions, loadID: loadID, request: baseRequest())
+      context.publish(id, info.network, .ready(info))
+    case .start(let loadID, let actions, let request):
+      context.publish(id, nil, .loading)
+      perform(actions, loadID: loadID, request: request, setup: setup)
     }
   }
 
-  /// The load-start input; the learned eCPMs' order (``planForNextLoad()``) is read here.
-  private func startIfIdle(_ state: inout State, now: Duration) -> ZoneLifecycle.Start {
+  /// The load-start input, on `setup` (noted as the load's, which it keeps to its end); the
+  /// learned eCPMs' order (``planForNextLoad(_:)``) is read here.
+  private func startIfIdle(_ state: inout State, setup: ZoneSetup, now: Duration) -> ZoneLifecycle.Start {
     let unavailable = state.unavailable.networks
     return state.lifecycle.begin(now: now) {
-      planner.init(plan: planForNextLoad(), budget: budget, unavailable: unavailable, now: now)
+      setups.withLock { $0.load = setup }
+      let planner = setup.planner.init(
+        plan: planForNextLoad(setup), budget: setup.budget, unavailable: unavailable, now: now)
+      return (planner, baseRequest(setup.zone))
     }
   }
 
   /// The request every network call of one load shares: zone, reward, auction id and privacy.
-  private func baseRequest() -> AdapterLoadRequest {
+  private func baseRequest(_ zone: ZoneConfig) -> AdapterLoadRequest {
     AdapterLoadRequest(
-      zoneID: zone.id, placementID: "", ecpm: 0,
+      zoneID: id, placementID: "", ecpm: 0,
       reward: NetworkReward(type: zone.reward.type, amount: Double(zone.reward.amount)),
       auctionID: context.nextAuctionID(), privacy: context.privacy)
   }
 
   /// Gives load `loadID`'s planner an input in one lock round and performs what it decides; a
   /// stale load does nothing.
-  private func withAuction(
+  func withAuction(
     _ loadID: Int, request: AdapterLoadRequest,
     _ body: (inout any LoadPlanner, Duration) -> [LoadAction]
   ) {
@@ -79,11 +97,15 @@ extension ZoneController {
     perform(actions, loadID: loadID, request: request)
   }
 
-  func perform(_ actions: [LoadAction], loadID: Int, request: AdapterLoadRequest) {
+  /// Performs a planner's actions for load `loadID`, on `setup`, the load's own (read once here
+  /// when not given).
+  func perform(_ actions: [LoadAction], loadID: Int, request: AdapterLoadRequest, setup: ZoneSetup? = nil) {
+    if actions.isEmpty { return }
+    let setup = setup ?? setups.withLock { $0.load }
     for action in actions {
       switch action {
       case .requestBid(let entry):
-        requestBid(entry, item: plan.entries[entry].item, loadID: loadID, request: request)
+        requestBid(entry, setup: setup, loadID: loadID, request: request)
       case .startAuctionTimer(let duration):
         let timer = context.scheduler.schedule(after: duration) { [self] in
           withAuction(loadID, request: request) { auction, now in auction.auctionTimedOut(now: now) }
@@ -95,8 +117,7 @@ extension ZoneController {
         }
         handles.forEach { $0.cancel() }
       case .load(let entry, let bid, let timeout):
-        startLoad(
-          entry, item: plan.entries[entry].item, bid: bid, timeout: timeout, loadID: loadID, request: request)
+        startLoad(entry, setup: setup, bid: bid, timeout: timeout, loadID: loadID, request: request)
       case .cancel(let entry):
         state.withLock { state in
           if state.lifecycle.stopAttempt(entry: entry, loadID: loadID) { state.timers?.load.disarm() }
@@ -104,7 +125,7 @@ extension ZoneController {
         }?.cancel()
       case .discard(let loaded, let diagnostic):
         loaded.ad.discard()
-        context.publish(zone.id, nil, .diagnostic(diagnostic))
+        context.publish(id, nil, .diagnostic(diagnostic))
       case .finish(let outcome):
         finish(outcome, loadID: loadID)
       }
@@ -114,11 +135,12 @@ extension ZoneController {
   /// A network request that may have to wait for its network's start.
   private enum RequestKind { case bid, load }
 
-  private func requestBid(_ entry: Int, item: LineItem, loadID: Int, request: AdapterLoadRequest) {
-    guard adapters[entry] != nil else { return }
+  private func requestBid(_ entry: Int, setup: ZoneSetup, loadID: Int, request: AdapterLoadRequest) {
+    guard let adapter = setup.adapters[entry] else { return }
+    let item = setup.plan.entries[entry].item
     let request = request.for(item)
-    if admitted(.bid, entry: entry, loadID: loadID, request: request) {
-      sendBid(entry, loadID: loadID, request: request)
+    if admitted(.bid, entry: entry, network: item.network, loadID: loadID, request: request) {
+      sendBid(entry, adapter: adapter, loadID: loadID, request: request)
     }
   }
 
@@ -126,9 +148,11 @@ extension ZoneController {
   /// start has not completed: while the start is under way the request waits (its timeout keeps
   /// running, so the wait counts against it) and is sent or skipped when the start ends; when the
   /// network did not start, the auction is told at once and moves on.
-  private func admitted(_ kind: RequestKind, entry: Int, loadID: Int, request: AdapterLoadRequest) -> Bool {
+  private func admitted(
+    _ kind: RequestKind, entry: Int, network: NetworkID, loadID: Int, request: AdapterLoadRequest
+  ) -> Bool {
     if state.withLock({ $0.started.indices.contains(entry) && $0.started[entry] }) { return true }
-    let admission = context.starts.admit(plan.entries[entry].item.network) {
+    let admission = context.starts.admit(network) {
       { [weak self] refusal in
         self?.startEnded(refusal, kind, entry: entry, loadID: loadID, request: request)
       }
@@ -170,14 +194,14 @@ extension ZoneController {
       }
       return
     }
+    guard let adapter = setups.withLock({ $0.load }).adapters[entry] else { return }
     switch kind {
-    case .bid: sendBid(entry, loadID: loadID, request: request)
-    case .load: sendLoad(entry, loadID: loadID, request: request)
+    case .bid: sendBid(entry, adapter: adapter, loadID: loadID, request: request)
+    case .load: sendLoad(entry, adapter: adapter, loadID: loadID, request: request)
     }
   }
 
-  private func sendBid(_ entry: Int, loadID: Int, request: AdapterLoadRequest) {
-    guard let adapter = adapters[entry] else { return }
+  private func sendBid(_ entry: Int, adapter: any RewardedAdapter, loadID: Int, request: AdapterLoadRequest) {
     let scheduler = context.scheduler
     let handle = adapter.bid(request) { [weak self] result in
       guard let self else { return }
@@ -192,22 +216,23 @@ extension ZoneController {
   }
 
   private func startLoad(
-    _ entry: Int, item: LineItem, bid: AdapterBid?, timeout: Duration, loadID: Int,
+    _ entry: Int, setup: ZoneSetup, bid: AdapterBid?, timeout: Duration, loadID: Int,
     request: AdapterLoadRequest
   ) {
-    guard adapters[entry] != nil else { return }
+    guard let adapter = setup.adapters[entry] else { return }
+    let item = setup.plan.entries[entry].item
     let request = request.for(item, bid: bid, withdrawals: withdrawalSink(loadID: loadID, entry: entry))
     state.withLock { state in
       state.lifecycle.attempting(LoadAttempt(loadID: loadID, entry: entry, request: request))
       state.timers?.load.arm(after: timeout)
     }
-    if admitted(.load, entry: entry, loadID: loadID, request: request) {
-      sendLoad(entry, loadID: loadID, request: request)
+    if admitted(.load, entry: entry, network: item.network, loadID: loadID, request: request) {
+      sendLoad(entry, adapter: adapter, loadID: loadID, request: request)
     }
   }
 
-  private func sendLoad(_ entry: Int, loadID: Int, request: AdapterLoadRequest) {
-    guard let adapter = adapters[entry] else { return }
+  private func sendLoad(_ entry: Int, adapter: any RewardedAdapter, loadID: Int, request: AdapterLoadRequest)
+  {
     let scheduler = context.scheduler
     let handle = adapter.load(request) { [weak self] result in
       guard let self else { return }
@@ -244,7 +269,7 @@ extension ZoneController {
       case .twice:
         // The SDK reported the load that already filled again: the ad is the zone's, keep it.
         let note = Diagnostic(.duplicateSignal, "the network reported the same load twice; ignored")
-        context.publish(zone.id, nil, .diagnostic(note))
+        context.publish(id, nil, .diagnostic(note))
       case .stale:
         let late = LoadAction.discard(
           loaded, Diagnostic(.lateLoad, "an ad arrived after its load ended; discarded"))
@@ -260,33 +285,41 @@ extension ZoneController {
   }
 
   /// Ends load `loadID`: its open requests and timers go, and the zone has its ready ad or
-  /// counts a failure, in one lock round. The load-outcome hook (learned eCPMs) runs first.
+  /// counts a failure. One lock round for both.
   private func finish(_ outcome: LoadOutcome, loadID: Int) {
-    learn(from: outcome)
+    learn(from: outcome, in: setups.withLock { $0.load })
     let now = context.scheduler.now
     var fill: (entry: Int, loaded: AdapterLoadedAd, price: Double, precision: RevenuePrecision)?
     var responses: [NetworkResponse] = []
-    var lifetime = adExpiry
     var failure: MediationError?
     switch outcome {
     case .failed(let error, let answers):
       failure = error
       failure?.waterfall = answers
     case .filled(let entry, let loaded, let price, let precision, let answers):
-      if let own = loaded.lifetime { lifetime = min(lifetime, own) }
       fill = (entry, loaded, price, precision)
       responses = answers
     }
+    let setup = setups.withLock { $0.load }
+    var lifetime = setup.adExpiry
+    if let own = fill?.loaded.lifetime { lifetime = min(lifetime, own) }
     let ended = state.withLock { state -> ZoneLifecycle.Finish? in
       let ended = state.lifecycle.finish(loadID, filledEntry: fill?.entry) { startedAt -> ReadyAd? in
         guard let fill else { return nil }
-        let item = plan.entries[fill.entry].item
+        let item = setup.plan.entries[fill.entry].item
         let info = AdInfo(
-          zoneID: zone.id, network: item.network, placementID: item.placementId, ecpm: fill.price,
-          responses: responses, latency: now - startedAt, precision: fill.precision, strategy: zone.strategy)
+          zoneID: id, network: item.network, placementID: item.placementId, ecpm: fill.price,
+          responses: responses, latency: now - startedAt, precision: fill.precision,
+          strategy: setup.zone.strategy)
         return ReadyAd(
           info: info, loaded: fill.loaded, expiresAt: now + lifetime,
-          networkReportsRevenue: reportsRevenue[fill.entry], loadID: loadID)
+          networkReportsRevenue: setup.reportsRevenue[fill.entry], loadID: loadID)
+      } configurationWithdrawal: { ready in
+        // The load ran on its own plan; a configuration applied meanwhile that removed or switched
+        // off its line item withdraws the ad.
+        setups.withLock({ $0.current }).withdrawalReason(
+          of: (ready.info.network, ready.info.placementID), adapter: setup.networkAdapters[ready.info.network]
+        ).map { AdapterWithdrawal(.configurationChanged, message: $0) }
       }
       guard let ended else { return nil }
       if ended.stopLoadTimer { state.timers?.load.disarm() }
@@ -298,11 +331,11 @@ extension ZoneController {
     guard let end = ended else { return }
     for handle in end.leftovers { handle.cancel() }
     if let ready = end.ready {
-      context.publish(zone.id, ready.info.network, .ready(ready.info))
+      context.publish(id, ready.info.network, .ready(ready.info))
       if let withdrawal = end.withdrawal { publishWithdrawal(of: ready, reason: withdrawal) }
     } else if let failure {
-      context.publish(zone.id, nil, .failed(failure))
-      if zone.autoReload, let failures = end.failures {
+      context.publish(id, nil, .failed(failure))
+      if autoReload, let failures = end.failures {
         scheduleRetry(after: Self.retryDelay(afterFailures: failures))
       }
     }

@@ -3,7 +3,7 @@
 extension ZoneController {
   /// See ``RewardedAd/acknowledge(_:)->()``.
   func acknowledge(_ reward: Reward) {
-    context.acknowledgeReward(transactionID: reward.transactionID, zoneIDs: [zone.id])
+    context.acknowledgeReward(transactionID: reward.transactionID, zoneIDs: [id])
   }
 
   /// See ``RewardedAd/acknowledge(_:)->Bool``.
@@ -14,39 +14,45 @@ extension ZoneController {
   /// Shows the ready ad; see ``RewardedAd/show(from:customData:)`` for the rules.
   func show(from presenter: any AdPresenting, customData: String?) throws(MediationError) {
     let now = context.scheduler.now
+    let (setup, removal) = setups.withLock { ($0.current, $0.removal) }
+    if let removal {
+      var error = MediationError.unknownZone(id, known: context.zoneIDs())
+      error.message = "\(removal); " + error.message
+      throw error
+    }
+    let caps = setup.zone.caps
     // One lock round: the checks, taking the ad and starting its session, so nothing can slip in
     // between (a withdrawal or expiry finds the ad on screen, not ready and not gone).
     let (ready, showID) = try state.withLock { state throws(MediationError) -> (ReadyAd, Int) in
-      let ready = try state.lifecycle.slot.showable(
-        zoneID: zone.id, now: now, loading: state.lifecycle.isLoading)
-      if let caps = zone.caps {
+      let ready = try state.lifecycle.slot.showable(zoneID: id, now: now, loading: state.lifecycle.isLoading)
+      if let caps {
         state.showTimes.removeAll { $0 <= now - .seconds(86_400) }
         if let wait = FrequencyCapCheck.wait(caps: caps, showTimes: state.showTimes, now: now) {
           throw MediationError(
             .capped,
-            "zone '\(zone.id)': \(wait.reason); next show allowed in \(MessageFormat.duration(wait.duration))",
+            "zone '\(id)': \(wait.reason); next show allowed in \(MessageFormat.duration(wait.duration))",
             retryAfter: wait.duration)
         }
       }
-      guard context.fullScreen.acquire(zone.id) else {
+      guard context.fullScreen.acquire(id) else {
         let other = context.fullScreen.current ?? "?"
-        throw MediationError(.anotherAdShowing, "zone '\(zone.id)': another ad is showing (zone '\(other)')")
+        throw MediationError(.anotherAdShowing, "zone '\(id)': another ad is showing (zone '\(other)')")
       }
       _ = state.lifecycle.slot.take(leaving: .shown)
       state.timers?.expiry.disarm()
       state.lifecycle.consecutiveWithdrawals = 0
-      if zone.caps != nil { state.showTimes.append(now) }
+      if caps != nil { state.showTimes.append(now) }
       state.lastShowID += 1
       state.session = ShowSession(
         id: state.lastShowID, ready: ready,
-        machine: ShowStateMachine(graceWindow: rewardGrace, revenue: ready.revenue))
+        machine: ShowStateMachine(graceWindow: setup.rewardGrace, revenue: ready.revenue), setup: setup)
       state.timers?.display.arm(after: context.options.displayTimeout)
       state.timers?.showDuration.arm(after: context.options.maxShowDuration)
       return (ready, state.lastShowID)
     }
     let scheduler = context.scheduler
     // Weak: the SDK may keep the sink after the ad is discarded.
-    let sink = AdapterSignalSink(show: AdapterShowID(zoneID: zone.id, number: showID)) { [weak self] signal in
+    let sink = AdapterSignalSink(show: AdapterShowID(zoneID: id, number: showID)) { [weak self] signal in
       guard let self else { return }
       // `Scheduler.runOnExecutor` inlined: its escaping closure would allocate on every signal.
       if scheduler.isCurrentExecutor {
@@ -56,7 +62,7 @@ extension ZoneController {
       }
     }
     ready.loaded.ad.show(
-      AdapterShowRequest(zoneID: zone.id, customData: customData, userID: context.userID), from: presenter,
+      AdapterShowRequest(zoneID: id, customData: customData, userID: context.userID), from: presenter,
       signals: sink)
   }
 
@@ -87,8 +93,8 @@ extension ZoneController {
     guard let (session, ended) = handled else { return }
     for action in actions {
       guard case .emit(let event) = action else { continue }
-      if case .revenuePaid(let revenue) = event { learn(paid: revenue, of: session.ready) }
-      context.publish(event, of: session.ready, zone: zone)
+      if case .revenuePaid(let revenue) = event { learn(paid: revenue, of: session.ready, in: session.setup) }
+      context.publish(event, of: session.ready, zone: session.setup.zone)
     }
     if ended { showEnded(session) }
   }
@@ -112,8 +118,8 @@ extension ZoneController {
       state.lingering.append(Lingering(until: until, session: session))
       if state.lingering.count == 1 { timers.linger.arm(after: window) }
     }
-    context.fullScreen.release(zone.id)
-    if zone.autoReload { beginLoad() }
+    context.fullScreen.release(id)
+    if autoReload { beginLoad() }
   }
 
   /// Discards the ads of the ended shows whose late-signal window is over and forgets them;

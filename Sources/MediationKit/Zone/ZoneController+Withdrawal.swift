@@ -7,7 +7,7 @@ extension ZoneController {
 
   /// Un-readies load `loadID`'s ad at once, on the caller's thread, so that ``isReady`` and
   /// ``show(from:customData:)`` never see it again; publishes on the executor.
-  fileprivate func withdraw(loadID: Int, entry: Int, reason: AdapterWithdrawal) {
+  func withdraw(loadID: Int, entry: Int, reason: AdapterWithdrawal) {
     enum Found { case ready(ReadyAd), shown(ReadyAd), pending, gone }
     let found = state.withLock { state -> Found in
       switch state.lifecycle.withdraw(loadID: loadID, entry: entry, reason: reason) {
@@ -34,7 +34,7 @@ extension ZoneController {
       let note = Diagnostic(
         .adWithdrawn, "the network withdrew the ad after its show started (\(reason)); the show is unchanged")
       context.scheduler.runOnExecutor { [self] in
-        context.publish(zone.id, ready.info.network, .diagnostic(note))
+        context.publish(id, ready.info.network, .diagnostic(note))
       }
     case .pending, .gone:
       break
@@ -47,10 +47,14 @@ extension ZoneController {
   func publishWithdrawal(of ready: ReadyAd, reason: AdapterWithdrawal) {
     ready.loaded.ad.discard()
     let network = ready.info.network
-    let note = Diagnostic(.adWithdrawn, "the network withdrew the ready ad (\(reason)); discarded")
-    context.publish(zone.id, network, .diagnostic(note))
-    context.publish(zone.id, network, .expired)
-    guard zone.autoReload else { return }
+    let note = Diagnostic(
+      .adWithdrawn,
+      reason.kind == .configurationChanged
+        ? "the ready ad was withdrawn (\(reason)); discarded"
+        : "the network withdrew the ready ad (\(reason)); discarded")
+    context.publish(id, network, .diagnostic(note))
+    context.publish(id, network, .expired)
+    guard autoReload else { return }
     let withdrawals = state.withLock { state in
       state.lifecycle.consecutiveWithdrawals += 1
       return state.lifecycle.consecutiveWithdrawals
@@ -72,8 +76,8 @@ extension ZoneController {
     let expired = state.withLock { $0.lifecycle.expire() }
     guard let expired else { return }
     expired.loaded.ad.discard()
-    context.publish(zone.id, expired.info.network, .expired)
-    if zone.autoReload { beginLoad() }
+    context.publish(id, expired.info.network, .expired)
+    if autoReload { beginLoad() }
   }
 }
 

@@ -65,6 +65,9 @@ final class ZoneController: Sendable {
     /// For each plan entry, whether its network had started at that version: a start never
     /// reverts, so `true` lets a request skip the start gate and its lock.
     var started: [Bool] = []
+    /// The setup `unavailable` and `started` were figured for: a configuration change makes the
+    /// next load figure them again for its plan.
+    var availabilityOf: ZoneSetup?
     /// Times of recent shows (at most a day's worth), for frequency caps.
     var showTimes: [Duration] = []
     /// The show on screen; then in `lingering` for the late-signal window.
@@ -77,37 +80,33 @@ final class ZoneController: Sendable {
     var timers: Timers?
   }
 
-  let zone: ZoneConfig
-  let planner: any LoadPlanner.Type
-  let plan: LoadPlan
-  /// Each plan entry's adapter (`nil` when its network is not registered), looked up once.
-  let adapters: [(any RewardedAdapter)?]
-  /// For each plan entry, whether its network reports impression revenue itself.
-  let reportsRevenue: [Bool]
+  /// The zone's id, which never changes.
+  let id: String
+  /// What the zone's configuration makes of it: `current` for the next load and for shows,
+  /// `load` for the load in flight (or the last one), which keeps the setup it started with.
+  struct Setups {
+    var current: ZoneSetup
+    var load: ZoneSetup
+    /// Why the zone is out of the configuration, when it is (``retire(reason:)``).
+    var removal: String?
+  }
+
+  /// A lock of its own, never held while taking `state`'s (the other way round is fine), so the
+  /// setup can be read from inside `state.withLock`.
+  let setups: Locked<Setups>
   let context: EngineContext
-  /// The zone's timeouts as durations, converted from the configured seconds once.
-  let budget: LoadBudget
-  let adExpiry: Duration
-  let rewardGrace: Duration
   let state = Locked(State())
   /// Where this zone's loads' withdrawal sinks deliver (one object per zone, not a closure per load).
   let withdrawals = ZoneWithdrawals()
-  /// The learned eCPMs, when the zone learns them (``ZoneConfig/autoECPM``).
-  let learned: Locked<LearnedECPMs>?
 
-  init(zone: ZoneConfig, context: EngineContext) {
-    self.zone = zone
-    self.budget = LoadBudget(loadTimeout: zone.loadTimeout, auctionTimeout: zone.auctionTimeout)
-    self.adExpiry = zone.adExpiry
-    self.rewardGrace = zone.rewardGrace
-    let planner = LoadPlanners.planner(for: zone)
-    self.planner = planner
-    let plan = planner.plan(for: zone)
-    self.plan = plan
-    self.adapters = plan.entries.map { context.adapters[$0.item.network] }
-    self.reportsRevenue = adapters.map { $0?.info.capabilities.contains(.impressionRevenue) ?? false }
+  /// Whether the zone's current configuration reloads on its own (read without copying it).
+  var autoReload: Bool { setups.withLock { $0.current.zone.autoReload } }
+
+  init(zone: ZoneConfig, in config: MediationConfig, context: EngineContext) {
+    self.id = zone.id
+    let setup = ZoneSetup(zone: zone, in: config, adapters: context.adapters, seed: context.options.seed)
+    self.setups = Locked(Setups(current: setup, load: setup))
     self.context = context
-    self.learned = Self.learnedECPMs(zone: zone, plan: plan, context: context)
     let scheduler = context.scheduler
     let timers = Timers(
       load: scheduler.makeTimer { [weak self] in self?.loadAttemptTimedOut() },

@@ -16,6 +16,9 @@ struct ZoneLifecycle {
     let id: Int
     let startedAt: Duration
     var planner: any LoadPlanner
+    /// The request every network call of the load shares (a configuration change cancels some
+    /// of them and goes on with the load).
+    let request: AdapterLoadRequest
     /// Open network requests (bids and loads), by plan entry.
     var inFlight = InFlightRequests()
     /// The load attempt the controller's load timer is armed for.
@@ -51,7 +54,7 @@ struct ZoneLifecycle {
   var isLoading: Bool { loading != nil }
 
   /// Runs `body` on load `loadID` in place; `nil` when that load is not the one under way.
-  private mutating func withLoad<R>(_ loadID: Int, _ body: (inout LoadInProgress) -> R) -> R? {
+  private mutating func withLoad<R>(loadID: Int, _ body: (inout LoadInProgress) -> R) -> R? {
     guard loading?.id == loadID else { return nil }
     return body(&loading!)
   }
@@ -61,19 +64,23 @@ struct ZoneLifecycle {
   enum Start {
     case alreadyLoading
     case alreadyReady(AdInfo)
-    case start(loadID: Int, [LoadAction])
+    /// The zone is out of the configuration (decided by the controller, not here).
+    case refused(String)
+    case start(loadID: Int, [LoadAction], AdapterLoadRequest)
   }
 
   /// A load is asked for: starts one unless one is under way or an unexpired ad is ready.
-  /// `makePlanner` is called only when a load starts (the home of per-load planning).
-  mutating func begin(now: Duration, makePlanner: () -> any LoadPlanner) -> Start {
+  /// `makeLoad` is called only when a load starts (the home of per-load planning: the setup and
+  /// learned order it runs on, its shared request).
+  mutating func begin(now: Duration, makeLoad: () -> (any LoadPlanner, AdapterLoadRequest)) -> Start {
     if isLoading { return .alreadyLoading }
     if let ready = slot.ready, ready.expiresAt > now { return .alreadyReady(ready.info) }
     lastLoadID += 1
-    var planner = makePlanner()
+    var (planner, request) = makeLoad()
     let actions = planner.start(now: now)
-    loading = LoadInProgress(id: lastLoadID, startedAt: now, planner: planner, inFlight: spareRequests.take())
-    return .start(loadID: lastLoadID, actions)
+    loading = LoadInProgress(
+      id: lastLoadID, startedAt: now, planner: planner, request: request, inFlight: spareRequests.take())
+    return .start(loadID: lastLoadID, actions, request)
   }
 
   // MARK: The load's requests
@@ -83,7 +90,7 @@ struct ZoneLifecycle {
   mutating func plan(
     _ loadID: Int, now: Duration, _ body: (inout any LoadPlanner, Duration) -> [LoadAction]
   ) -> [LoadAction] {
-    withLoad(loadID) { load in load.planner.isFinished ? [] : body(&load.planner, now) } ?? []
+    withLoad(loadID: loadID) { load in load.planner.isFinished ? [] : body(&load.planner, now) } ?? []
   }
 
   /// What a fill from the network told the zone.
@@ -98,7 +105,7 @@ struct ZoneLifecycle {
   /// Load `loadID`'s request to `entry` filled with `loaded`.
   mutating func loaded(_ loadID: Int, entry: Int, _ loaded: AdapterLoadedAd, now: Duration) -> Answer {
     if acceptedAd === loaded.ad { return .twice }
-    return withLoad(loadID) { load -> Answer in
+    return withLoad(loadID: loadID) { load -> Answer in
       guard !load.planner.isFinished else { return .stale }
       _ = load.inFlight.remove(entry)
       let stop = load.stopAttempt(entry: entry)
@@ -109,13 +116,13 @@ struct ZoneLifecycle {
   /// Records `entry`'s open request (its cancellation handle); `false` when load `loadID` is no
   /// longer under way, and the caller cancels the handle.
   mutating func opened(_ handle: Cancellable, entry: Int, loadID: Int) -> Bool {
-    let current: Void? = withLoad(loadID) { $0.inFlight.insert(handle, for: entry) }
+    let current: Void? = withLoad(loadID: loadID) { $0.inFlight.insert(handle, for: entry) }
     return current != nil
   }
 
   /// `entry`'s request waits for its network's start.
   mutating func awaitingStart(_ handle: Cancellable, entry: Int, loadID: Int) -> Bool {
-    let current: Void? = withLoad(loadID) { load in
+    let current: Void? = withLoad(loadID: loadID) { load in
       load.inFlight.insert(handle, for: entry)
       load.planner.awaitingStart(entry: entry)
     }
@@ -127,7 +134,7 @@ struct ZoneLifecycle {
   mutating func startEnded(entry: Int, loadID: Int, refused: Bool, isLoad: Bool) -> (
     waiting: Bool, stopLoadTimer: Bool
   ) {
-    withLoad(loadID) { load -> (Bool, Bool) in
+    withLoad(loadID: loadID) { load -> (Bool, Bool) in
       guard load.inFlight.remove(entry) != nil else { return (false, false) }
       if !refused {
         load.planner.startCompleted(entry: entry)
@@ -139,18 +146,18 @@ struct ZoneLifecycle {
 
   /// Forgets `entry`'s open request of load `loadID`; its handle, to cancel.
   mutating func closed(entry: Int, loadID: Int) -> Cancellable? {
-    withLoad(loadID) { $0.inFlight.remove(entry) } ?? nil
+    withLoad(loadID: loadID) { $0.inFlight.remove(entry) } ?? nil
   }
 
   /// A load attempt starts: the load timer is armed for it.
   mutating func attempting(_ attempt: ZoneController.LoadAttempt) {
-    let _: Void? = withLoad(attempt.loadID) { $0.attempt = attempt }
+    let _: Void? = withLoad(loadID: attempt.loadID) { $0.attempt = attempt }
   }
 
   /// Ends `entry`'s attempt of load `loadID` (answered, cancelled, refused); whether it was the
   /// one the load timer is armed for, so the controller disarms it.
   mutating func stopAttempt(entry: Int, loadID: Int) -> Bool {
-    withLoad(loadID) { $0.stopAttempt(entry: entry) } ?? false
+    withLoad(loadID: loadID) { $0.stopAttempt(entry: entry) } ?? false
   }
 
   /// The load timer fired: the attempt it was armed for, if it is still open.
@@ -159,8 +166,50 @@ struct ZoneLifecycle {
   }
 
   mutating func auctionTimerStarted(_ timer: Cancellable, loadID: Int) -> Bool {
-    let current: Void? = withLoad(loadID) { $0.auctionTimer = timer }
+    let current: Void? = withLoad(loadID: loadID) { $0.auctionTimer = timer }
     return current != nil
+  }
+
+  /// A configuration change: closes the open requests `cancellation` gives a reason for (the
+  /// load goes on without them). `nil` when no load is under way.
+  mutating func switchOff(cancellation: (Int) -> String?) -> SwitchOff? {
+    withLoad(loadID: loading?.id ?? -1) { load in
+      var result = SwitchOff(loadID: load.id, request: load.request)
+      for entry in load.inFlight.entries {
+        guard let reason = cancellation(entry), let handle = load.inFlight.remove(entry) else { continue }
+        if load.stopAttempt(entry: entry) { result.stopLoadTimer = true }
+        result.stops.append(SwitchOff.Stop(entry: entry, reason: reason, handle: handle))
+      }
+      return result
+    }
+  }
+
+  struct SwitchOff {
+    struct Stop {
+      let entry: Int
+      let reason: String
+      let handle: Cancellable
+    }
+    let loadID: Int
+    let request: AdapterLoadRequest
+    var stops: [Stop] = []
+    var stopLoadTimer = false
+  }
+
+  /// The zone leaves the configuration: its load (if any) is dropped unfinished, every answer to it
+  /// stale from now on, and the retry goes. Returns the handles to cancel, whether a load was
+  /// dropped and whether the load timer must be disarmed.
+  mutating func abandon() -> (handles: [Cancellable], cancelledLoad: Bool, stopLoadTimer: Bool) {
+    var handles: [Cancellable] = []
+    var stopLoadTimer = false
+    let cancelled = loading != nil
+    if let current = loading.take() {
+      handles = current.inFlight.handles
+      if let timer = current.auctionTimer { handles.append(timer) }
+      stopLoadTimer = current.attempt != nil
+    }
+    if let timer = retryTimer.take() { handles.append(timer) }
+    return (handles, cancelled, stopLoadTimer)
   }
 
   // MARK: Load end
@@ -181,8 +230,11 @@ struct ZoneLifecycle {
 
   /// Load `loadID` ends: filled with `ready` (made by the caller from the load's start time), or
   /// failed when `ready` is `nil`. `nil` when that load is not under way.
+  /// `configurationWithdrawal` is asked for a fill the network did not withdraw: a configuration
+  /// applied during the load that removed or switched off its line item withdraws it the same way.
   mutating func finish(
-    _ loadID: Int, filledEntry: Int?, ready: (_ startedAt: Duration) -> ZoneController.ReadyAd?
+    _ loadID: Int, filledEntry: Int?, ready: (_ startedAt: Duration) -> ZoneController.ReadyAd?,
+    configurationWithdrawal: (ZoneController.ReadyAd) -> AdapterWithdrawal? = { _ in nil }
   ) -> Finish? {
     // Read in place and then dropped: moving the whole load out would copy it.
     guard loading?.id == loadID else { return nil }
@@ -205,6 +257,9 @@ struct ZoneLifecycle {
     if let early, early.entry == entry {
       slot = .empty(.withdrawn(early.reason))
       result.withdrawal = early.reason
+    } else if let withdrawal = configurationWithdrawal(ad) {
+      slot = .empty(.withdrawn(withdrawal))
+      result.withdrawal = withdrawal
     } else {
       slot = .ready(ad)
     }
@@ -226,7 +281,7 @@ struct ZoneLifecycle {
   /// The network withdrew load `loadID`'s ad, from `entry`.
   mutating func withdraw(loadID: Int, entry: Int, reason: AdapterWithdrawal) -> Withdrawn {
     if let ready = slot.withdraw(loadID: loadID, reason: reason) { return .ready(ready) }
-    let pending: Void? = withLoad(loadID) {
+    let pending: Void? = withLoad(loadID: loadID) {
       $0.earlyWithdrawal = EarlyWithdrawal(entry: entry, reason: reason)
     }
     if pending != nil { return .pending }
