@@ -22,6 +22,9 @@ public enum ConfigFetchFailure: Error, Sendable, Equatable, CustomStringConverti
   /// The cache file is damaged (bad checksum, wrong length, unreadable); it is never trusted and
   /// is replaced by the next good remote configuration.
   case corruptCache(String)
+  /// A valid configuration the mediator it is applied to refused (``Mediator/apply(_:)``'s error:
+  /// for example a network its registry does not have).
+  case refusedByMediator(String)
 
   public var description: String {
     switch self {
@@ -35,6 +38,7 @@ public enum ConfigFetchFailure: Error, Sendable, Equatable, CustomStringConverti
     case .notModifiedWithoutCache: "304 Not Modified, but there is no cached copy"
     case .noCache: "no cached copy"
     case .corruptCache(let reason): "cache file ignored: \(reason)"
+    case .refusedByMediator(let reason): "refused by the mediator: \(reason)"
     }
   }
 

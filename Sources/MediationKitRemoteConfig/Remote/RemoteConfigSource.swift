@@ -57,6 +57,8 @@ public actor RemoteConfigSource: ConfigSource {
   /// When (on the scheduler's clock) the configuration in use stops being fresh.
   private var freshUntil: Duration = .zero
   private var refreshing: Cancellable?
+  /// The mediators kept on the configuration in use (``keepApplied(to:)``).
+  private var mediators: [Mediator] = []
 
   /// Creates a source; nothing is fetched before ``start()``.
   ///
@@ -147,6 +149,11 @@ public actor RemoteConfigSource: ConfigSource {
       if fetched.notModified && previous.config == fetched.config { return previous }
       let active = ActiveConfig(
         config: fetched.config, origin: .remote(etag: fetched.etag, notModified: fetched.notModified))
+      if let refusal = applyToMediators(active.config) {
+        continuation.yield(
+          .rejected(SkippedConfig(source: .remote, reason: refusal), keeping: previous.origin))
+        return previous
+      }
       current = active
       currentETag = fetched.etag
       continuation.yield(.inUse(active))
@@ -156,6 +163,33 @@ public actor RemoteConfigSource: ConfigSource {
       continuation.yield(.rejected(SkippedConfig(source: .remote, reason: reason), keeping: previous.origin))
       return previous
     }
+  }
+
+  /// Keeps `mediator` on the configuration in use: applies it now (when ``start()`` has picked one
+  /// and the mediator runs another) and every configuration a refresh puts in use, before
+  /// ``events`` reports it. A configuration the mediator refuses (``Mediator/apply(_:)`` throws) is
+  /// not put in use: it is reported as ``ConfigSourceEvent/rejected(_:keeping:)`` with
+  /// ``ConfigFetchFailure/refusedByMediator(_:)``, and every mediator stays on the one in use.
+  ///
+  /// - Throws: ``MediationError`` when the configuration in use is refused by `mediator` (which
+  ///   then keeps its own); `mediator` is not kept.
+  public func keepApplied(to mediator: Mediator) throws(MediationError) {
+    if let current, mediator.config != current.config { try mediator.apply(current.config) }
+    mediators.append(mediator)
+  }
+
+  /// Applies `config` to every kept mediator; returns the refusal, if one refuses. The mediator
+  /// validates as ``ConfigValidator`` does, so a configuration the source accepted is not refused
+  /// in practice; the refusal is reported rather than trapped.
+  private func applyToMediators(_ config: MediationConfig) -> ConfigFetchFailure? {
+    for mediator in mediators {
+      do throws(MediationError) {
+        try mediator.apply(config)
+      } catch {
+        return .refusedByMediator(error.description)
+      }
+    }
+    return nil
   }
 
   /// Refreshes each time the configuration in use stops being fresh (its `max-age`, or

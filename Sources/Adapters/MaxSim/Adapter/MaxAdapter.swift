@@ -9,7 +9,7 @@ public enum MaxNetwork {
   /// The adapter's network, versions and capabilities.
   public static let info = AdapterInfo(
     id: id, displayName: "AppLovin MAX", adapterVersion: "1.0.0", sdkVersion: ALSdk.version,
-    adapterAPIVersion: SemanticVersion(1, 1, 0),
+    adapterAPIVersion: SemanticVersion(2, 0, 0),
     supportedSDKVersions: SemanticVersion(13, 0)..<SemanticVersion(14, 0),
     capabilities: [.rewarded, .bidding, .impressionRevenue, .serverSideReward])
 
