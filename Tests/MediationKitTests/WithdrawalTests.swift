@@ -130,6 +130,73 @@ struct WithdrawalTests {
     #expect(!ad.isReady)
     #expect(recorder.names(zone: "z") == ["loading", "ready", "diagnostic", "expired"])
   }
+
+  /// Regression: the withdrawal used to be lost when it landed after the load's planner had
+  /// finished with the fill but before the zone stored the ad (the load looked gone, the slot
+  /// still empty), so the withdrawn ad was reported ready and stayed showable.
+  @Test func aWithdrawalThatLandsWhileTheFillIsBeingStoredIsNotLost() throws {
+    let adapter = HeldLoadsAdapter()
+    let scheduler = HookedScheduler(VirtualScheduler())
+    let mediator = try Mediator(
+      config: MediationConfig(zones: [zone([item("held", "h1", ecpm: 1)])]),
+      registry: AdapterRegistry([adapter.registration]), scheduler: scheduler)
+    let recorder = EventRecorder(mediator)
+    let ad = try mediator.rewardedAd(zone: "z")
+    ad.load()
+    scheduler.inner.advance(by: .seconds(1))
+    let request = try #require(adapter.requests.first)
+    // The fill's handling reads the clock once when the answer arrives and again as the load
+    // ends; the withdrawal lands at that second read, as another thread's would.
+    scheduler.onRead(2) { request.withdrawals.withdrawn(lost) }
+    adapter.complete(0, with: .success(AdapterLoadedAd(ad: HeldAd())))
+    scheduler.inner.advance(by: .seconds(1))
+    #expect(scheduler.hookRan)
+    #expect(!ad.isReady)
+    #expect(recorder.names(zone: "z") == ["loading", "ready", "diagnostic", "expired"])
+  }
+}
+
+/// A scheduler that runs a hook when its clock is read for the n-th time after ``onRead(_:_:)``,
+/// to land another thread's call at a chosen point of the engine's work without real threads.
+private final class HookedScheduler: Scheduler {
+  private struct Hook {
+    var remaining = 0
+    var action: (@Sendable () -> Void)?
+    var ran = false
+  }
+
+  let inner: VirtualScheduler
+  private let hook = Locked(Hook())
+
+  init(_ inner: VirtualScheduler) { self.inner = inner }
+
+  func onRead(_ n: Int, _ action: @escaping @Sendable () -> Void) {
+    hook.withLock { $0 = Hook(remaining: n, action: action) }
+  }
+
+  var hookRan: Bool { hook.withLock { $0.ran } }
+
+  var now: Duration {
+    let due = hook.withLock { hook -> (@Sendable () -> Void)? in
+      guard hook.action != nil else { return nil }
+      hook.remaining -= 1
+      guard hook.remaining == 0 else { return nil }
+      hook.ran = true
+      return hook.action.take()
+    }
+    due?()
+    return inner.now
+  }
+
+  var isCurrentExecutor: Bool { inner.isCurrentExecutor }
+
+  func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> Cancellable {
+    inner.schedule(after: delay, action)
+  }
+
+  func makeTimer(_ action: @escaping @Sendable () -> Void) -> any SchedulerTimer {
+    inner.makeTimer(action)
+  }
 }
 
 /// An adapter whose loads answer when the test says so, from the test's thread.

@@ -26,4 +26,10 @@ struct InFlightRequests {
 
   /// Forgets every request, keeping the storage for the next load.
   mutating func removeAll() { requests.removeAll(keepingCapacity: true) }
+
+  /// Moves the list out, leaving an empty one.
+  mutating func take() -> InFlightRequests {
+    defer { requests = [] }
+    return self
+  }
 }

@@ -18,38 +18,28 @@ extension ZoneController {
       return setups.load
     }
     if let change { context.announce(id, change) }
-    typealias Stop = (entry: Int, reason: String, handle: Cancellable)
-    let (readyLoad, withdrawal, stops, load) = state.withLock {
-      state -> (Int?, AdapterWithdrawal?, [Stop], (id: Int, request: AdapterLoadRequest)?) in
+    let (readyLoad, withdrawal, switchOff) = state.withLock {
+      state -> (Int?, AdapterWithdrawal?, ZoneLifecycle.SwitchOff?) in
       // The networks' availability is figured again for the next load's plan.
       state.unavailable.version = -1
       var readyLoad: Int?
       var withdrawal: AdapterWithdrawal?
       // A ready ad was made by the last load, so under the load's setup.
-      if let ready = state.slot.ready,
+      if let ready = state.lifecycle.slot.ready,
         let reason = setup.withdrawalReason(
           of: (ready.info.network, ready.info.placementID), adapter: old.networkAdapters[ready.info.network])
       {
         readyLoad = ready.loadID
         withdrawal = AdapterWithdrawal(.configurationChanged, message: reason)
       }
-      guard state.auction != nil, let request = state.loadRequest else {
-        return (readyLoad, withdrawal, [], nil)
-      }
-      var stops: [Stop] = []
-      for entry in state.inFlight.entries {
-        guard let reason = setup.cancellation(of: entry, under: old),
-          let handle = state.inFlight.remove(entry)
-        else { continue }
-        state.stopLoadTimer(entry: entry)
-        stops.append((entry, reason, handle))
-      }
-      return (readyLoad, withdrawal, stops, (state.loadID, request))
+      let switchOff = state.lifecycle.switchOff { setup.cancellation(of: $0, under: old) }
+      if switchOff?.stopLoadTimer == true { state.timers?.load.disarm() }
+      return (readyLoad, withdrawal, switchOff)
     }
-    if let load {
-      for stop in stops {
+    if let switchOff {
+      for stop in switchOff.stops {
         stop.handle.cancel()
-        withAuction(load.id, request: load.request) { auction, now in
+        withAuction(switchOff.loadID, request: switchOff.request) { auction, now in
           auction.switchedOff(entry: stop.entry, reason: stop.reason, now: now)
         }
       }
@@ -65,18 +55,12 @@ extension ZoneController {
     context.announce(id, reason)
     let (ready, handles, cancelledLoad) = state.withLock {
       state -> (ZoneController.ReadyAd?, [Cancellable], Bool) in
-      let ready = state.slot.take(
+      let ready = state.lifecycle.slot.take(
         leaving: .withdrawn(AdapterWithdrawal(.configurationChanged, message: reason)))
       if ready != nil { state.timers?.expiry.disarm() }
-      var handles = state.inFlight.handles
-      state.inFlight.removeAll()
-      if let timer = state.auctionTimer.take() { handles.append(timer) }
-      if let timer = state.retryTimer.take() { handles.append(timer) }
-      if state.attempt.take() != nil { state.timers?.load.disarm() }
-      // A new load id: every answer of the cancelled load is stale from now on.
-      let cancelled = state.auction.take() != nil
-      state.loadID += 1
-      return (ready, handles, cancelled)
+      let abandoned = state.lifecycle.abandon()
+      if abandoned.stopLoadTimer { state.timers?.load.disarm() }
+      return (ready, abandoned.handles, abandoned.cancelledLoad)
     }
     for handle in handles { handle.cancel() }
     context.scheduler.runOnExecutor { [self] in

@@ -16,11 +16,6 @@ extension ZoneController {
     beginLoad(cancellingRetry: true, requested: true)
   }
 
-  /// What ``beginLoad(cancellingRetry:requested:)`` found.
-  private enum LoadStart {
-    case alreadyLoading, alreadyReady(AdInfo), refused(String), start(Int, [LoadAction], AdapterLoadRequest)
-  }
-
   /// Starts a load unless one is under way or an unexpired ad is ready, on the zone's current
   /// setup, which the load keeps to its end. One lock round while the cached network availability
   /// is current (the usual case); two when it must be recomputed, which asks the registry and the
@@ -31,22 +26,22 @@ extension ZoneController {
     let version = context.adapterStatusVersion
     let (setup, removal) = setups.withLock { ($0.current, $0.removal) }
     var retry: Cancellable?
-    let current = state.withLock { state -> LoadStart? in
-      if cancellingRetry { retry = state.retryTimer.take() }
+    let current = state.withLock { state -> ZoneLifecycle.Start? in
+      if cancellingRetry { retry = state.lifecycle.retryTimer.take() }
       if let removal { return .refused(removal) }
       guard state.unavailable.version == version, state.availabilityOf === setup else { return nil }
       return startIfIdle(&state, setup: setup, now: now)
     }
     retry?.cancel()
-    let start: LoadStart
+    let start: ZoneLifecycle.Start
     if let current {
       start = current
     } else {
       let unavailable = context.unavailableNetworks(for: setup.zone.lineItems)
       let started = context.starts.started(setup.plan.entries.map(\.item.network))
-      start = state.withLock { state -> LoadStart in
+      start = state.withLock { state -> ZoneLifecycle.Start in
         // Cached only for a load that starts now: a load in flight keeps its own plan's figures.
-        if state.auction != nil { return .alreadyLoading }
+        if state.lifecycle.isLoading { return .alreadyLoading }
         state.unavailable = (version, unavailable)
         state.started = started
         state.availabilityOf = setup
@@ -71,21 +66,16 @@ extension ZoneController {
     }
   }
 
-  /// Starts a load on `setup` (noted as the load's, which it keeps to its end) unless one is under
-  /// way or an unexpired ad is ready.
-  private func startIfIdle(_ state: inout State, setup: ZoneSetup, now: Duration) -> LoadStart {
-    if state.auction != nil { return .alreadyLoading }
-    if let ready = state.slot.ready, ready.expiresAt > now { return .alreadyReady(ready.info) }
-    state.loadID += 1
-    state.loadStartedAt = now
-    setups.withLock { $0.load = setup }
-    var auction = setup.planner.init(
-      plan: planForNextLoad(setup), budget: setup.budget, unavailable: state.unavailable.networks, now: now)
-    let actions = auction.start(now: now)
-    state.auction = auction
-    let request = baseRequest(setup.zone)
-    state.loadRequest = request
-    return .start(state.loadID, actions, request)
+  /// The load-start input, on `setup` (noted as the load's, which it keeps to its end); the
+  /// learned eCPMs' order (``planForNextLoad(_:)``) is read here.
+  private func startIfIdle(_ state: inout State, setup: ZoneSetup, now: Duration) -> ZoneLifecycle.Start {
+    let unavailable = state.unavailable.networks
+    return state.lifecycle.begin(now: now) {
+      setups.withLock { $0.load = setup }
+      let planner = setup.planner.init(
+        plan: planForNextLoad(setup), budget: setup.budget, unavailable: unavailable, now: now)
+      return (planner, baseRequest(setup.zone))
+    }
   }
 
   /// The request every network call of one load shares: zone, reward, auction id and privacy.
@@ -96,19 +86,14 @@ extension ZoneController {
       auctionID: context.nextAuctionID(), privacy: context.privacy)
   }
 
-  /// Mutates the auction of load `loadID` under the lock; a stale load does nothing.
+  /// Gives load `loadID`'s planner an input in one lock round and performs what it decides; a
+  /// stale load does nothing.
   func withAuction(
     _ loadID: Int, request: AdapterLoadRequest,
     _ body: (inout any LoadPlanner, Duration) -> [LoadAction]
   ) {
     let now = context.scheduler.now
-    let actions = state.withLock { state -> [LoadAction] in
-      // Take the auction out so mutating it does not copy its arrays.
-      guard state.loadID == loadID, var auction = state.auction.take() else { return [] }
-      let actions = body(&auction, now)
-      if !auction.isFinished { state.auction = auction }
-      return actions
-    }
+    let actions = state.withLock { $0.lifecycle.plan(loadID, now: now, body) }
     perform(actions, loadID: loadID, request: request)
   }
 
@@ -125,17 +110,18 @@ extension ZoneController {
         let timer = context.scheduler.schedule(after: duration) { [self] in
           withAuction(loadID, request: request) { auction, now in auction.auctionTimedOut(now: now) }
         }
-        state.withLock { $0.auctionTimer = timer }
+        if !state.withLock({ $0.lifecycle.auctionTimerStarted(timer, loadID: loadID) }) { timer.cancel() }
       case .cancelBids(let entries):
-        let handles = state.withLock { state in entries.compactMap { state.inFlight.remove($0) }
+        let handles = state.withLock { state in
+          entries.compactMap { state.lifecycle.closed(entry: $0, loadID: loadID) }
         }
         handles.forEach { $0.cancel() }
       case .load(let entry, let bid, let timeout):
         startLoad(entry, setup: setup, bid: bid, timeout: timeout, loadID: loadID, request: request)
       case .cancel(let entry):
         state.withLock { state in
-          state.stopLoadTimer(entry: entry)
-          return state.inFlight.remove(entry)
+          if state.lifecycle.stopAttempt(entry: entry, loadID: loadID) { state.timers?.load.disarm() }
+          return state.lifecycle.closed(entry: entry, loadID: loadID)
         }?.cancel()
       case .discard(let loaded, let diagnostic):
         loaded.ad.discard()
@@ -175,17 +161,16 @@ extension ZoneController {
     case .proceed:
       return true
     case .refuse(let reason):
-      if kind == .load { state.withLock { $0.stopLoadTimer(entry: entry) } }
+      if kind == .load {
+        state.withLock { state in
+          if state.lifecycle.stopAttempt(entry: entry, loadID: loadID) { state.timers?.load.disarm() }
+        }
+      }
       withAuction(loadID, request: request) { auction, now in
         auction.notStarted(entry: entry, reason: reason, now: now)
       }
     case .wait(let handle):
-      let current = state.withLock { state -> Bool in
-        guard state.loadID == loadID else { return false }
-        state.inFlight.insert(handle, for: entry)
-        state.auction?.awaitingStart(entry: entry)
-        return true
-      }
+      let current = state.withLock { $0.lifecycle.awaitingStart(handle, entry: entry, loadID: loadID) }
       if !current { handle.cancel() }
     }
     return false
@@ -197,13 +182,10 @@ extension ZoneController {
     _ refusal: String?, _ kind: RequestKind, entry: Int, loadID: Int, request: AdapterLoadRequest
   ) {
     let waiting = state.withLock { state -> Bool in
-      guard state.loadID == loadID, state.inFlight.remove(entry) != nil else { return false }
-      if refusal == nil {
-        state.auction?.startCompleted(entry: entry)
-      } else if kind == .load {
-        state.stopLoadTimer(entry: entry)
-      }
-      return true
+      let ended = state.lifecycle.startEnded(
+        entry: entry, loadID: loadID, refused: refusal != nil, isLoad: kind == .load)
+      if ended.stopLoadTimer { state.timers?.load.disarm() }
+      return ended.waiting
     }
     guard waiting else { return }
     if let refusal {
@@ -224,13 +206,13 @@ extension ZoneController {
     let handle = adapter.bid(request) { [weak self] result in
       guard let self else { return }
       scheduler.runOnExecutor { [self] in
-        state.withLock { state in if state.loadID == loadID { _ = state.inFlight.remove(entry) } }
+        _ = state.withLock { $0.lifecycle.closed(entry: entry, loadID: loadID) }
         withAuction(loadID, request: request) { auction, now in
           auction.bidAnswered(entry: entry, result: result, now: now)
         }
       }
     }
-    state.withLock { $0.inFlight.insert(handle, for: entry) }
+    if !state.withLock({ $0.lifecycle.opened(handle, entry: entry, loadID: loadID) }) { handle.cancel() }
   }
 
   private func startLoad(
@@ -241,7 +223,7 @@ extension ZoneController {
     let item = setup.plan.entries[entry].item
     let request = request.for(item, bid: bid, withdrawals: withdrawalSink(loadID: loadID, entry: entry))
     state.withLock { state in
-      state.attempt = LoadAttempt(loadID: loadID, entry: entry, request: request)
+      state.lifecycle.attempting(LoadAttempt(loadID: loadID, entry: entry, request: request))
       state.timers?.load.arm(after: timeout)
     }
     if admitted(.load, entry: entry, network: item.network, loadID: loadID, request: request) {
@@ -261,11 +243,11 @@ extension ZoneController {
         scheduler.execute { [self] in answer(result, entry: entry, loadID: loadID, request: request) }
       }
     }
-    state.withLock { $0.inFlight.insert(handle, for: entry) }
+    if !state.withLock({ $0.lifecycle.opened(handle, entry: entry, loadID: loadID) }) { handle.cancel() }
   }
 
   func loadAttemptTimedOut() {
-    guard let attempt = state.withLock({ $0.attempt.take() }) else { return }
+    guard let attempt = state.withLock({ $0.lifecycle.attemptTimedOut() }) else { return }
     withAuction(attempt.loadID, request: attempt.request) { auction, now in
       auction.timedOut(entry: attempt.entry, now: now)
     }
@@ -276,21 +258,12 @@ extension ZoneController {
   ) {
     switch result {
     case .success(let loaded):
-      enum Answer { case twice, stale, actions([LoadAction]) }
       let now = context.scheduler.now
-      // One lock round for the duplicate check, the request's bookkeeping and the auction.
-      let answer = state.withLock { state -> Answer in
-        if state.acceptedAd === loaded.ad { return .twice }
-        // The request answered: stop its timer. Only for this load — a stale answer's entry
-        // number may belong to the load running now.
-        guard state.loadID == loadID else { return .stale }
-        _ = state.inFlight.remove(entry)
-        state.stopLoadTimer(entry: entry)
-        // Take the auction out so mutating it does not copy its arrays.
-        guard var auction = state.auction.take() else { return .stale }
-        let actions = auction.loaded(entry: entry, ad: loaded, now: now)
-        if !auction.isFinished { state.auction = auction }
-        return .actions(actions)
+      // One lock round for the duplicate check, the request's bookkeeping and the planner.
+      let answer = state.withLock { state in
+        let answer = state.lifecycle.loaded(loadID, entry: entry, loaded, now: now)
+        if case .actions(_, stopLoadTimer: true) = answer { state.timers?.load.disarm() }
+        return answer
       }
       switch answer {
       case .twice:
@@ -301,7 +274,7 @@ extension ZoneController {
         let late = LoadAction.discard(
           loaded, Diagnostic(.lateLoad, "an ad arrived after its load ended; discarded"))
         perform([late], loadID: loadID, request: request)
-      case .actions(let actions):
+      case .actions(let actions, _):
         perform(actions, loadID: loadID, request: request)
       }
     case .failure(let error):
@@ -316,75 +289,65 @@ extension ZoneController {
   private func finish(_ outcome: LoadOutcome, loadID: Int) {
     learn(from: outcome, in: setups.withLock { $0.load })
     let now = context.scheduler.now
-    /// Ends the load's requests and timers under the lock; returns the handles to cancel after it.
-    func endRequests(_ state: inout State) -> [Cancellable] {
-      defer { state.inFlight.removeAll() }
-      if state.attempt.take() != nil { state.timers?.load.disarm() }
-      var handles = state.inFlight.handles
-      if let timer = state.auctionTimer.take() { handles.append(timer) }
-      return handles
-    }
+    var fill: (entry: Int, loaded: AdapterLoadedAd, price: Double, precision: RevenuePrecision)?
+    var responses: [NetworkResponse] = []
+    var failure: MediationError?
     switch outcome {
-    case .failed(let error, let responses):
-      var error = error
-      error.waterfall = responses
-      let (leftovers, retryDelay) = state.withLock { state -> ([Cancellable], Duration?) in
-        let leftovers = endRequests(&state)
-        state.consecutiveFailures += 1
-        return (leftovers, autoReload ? Self.retryDelay(afterFailures: state.consecutiveFailures) : nil)
-      }
-      for handle in leftovers { handle.cancel() }
-      context.publish(id, nil, .failed(error))
-      if let retryDelay { scheduleRetry(after: retryDelay) }
-    case .filled(let entry, let loaded, let price, let precision, let responses):
-      let setup = setups.withLock { $0.load }
-      let item = setup.plan.entries[entry].item
-      var lifetime = setup.adExpiry
-      if let own = loaded.lifetime { lifetime = min(lifetime, own) }
-      let (leftovers, info, ready, withdrawal) = state.withLock {
-        state -> ([Cancellable], AdInfo, ReadyAd, AdapterWithdrawal?) in
-        let leftovers = endRequests(&state)
+    case .failed(let error, let answers):
+      failure = error
+      failure?.waterfall = answers
+    case .filled(let entry, let loaded, let price, let precision, let answers):
+      fill = (entry, loaded, price, precision)
+      responses = answers
+    }
+    let setup = setups.withLock { $0.load }
+    var lifetime = setup.adExpiry
+    if let own = fill?.loaded.lifetime { lifetime = min(lifetime, own) }
+    let ended = state.withLock { state -> ZoneLifecycle.Finish? in
+      let ended = state.lifecycle.finish(loadID, filledEntry: fill?.entry) { startedAt -> ReadyAd? in
+        guard let fill else { return nil }
+        let item = setup.plan.entries[fill.entry].item
         let info = AdInfo(
-          zoneID: id, network: item.network, placementID: item.placementId, ecpm: price,
-          responses: responses,
-          latency: now - state.loadStartedAt, precision: precision, strategy: setup.zone.strategy)
-        let ready = ReadyAd(
-          info: info, loaded: loaded, expiresAt: now + lifetime,
-          networkReportsRevenue: setup.reportsRevenue[entry], loadID: loadID)
-        state.consecutiveFailures = 0
-        state.acceptedAd = loaded.ad
-        // Withdrawn before its fill was handled: never ready, though the app hears `ready`
-        // and then `expired`, as for any ad that goes away.
-        if let early = state.earlyWithdrawal.take(), early.loadID == loadID, early.entry == entry {
-          state.slot = .empty(.withdrawn(early.reason))
-          return (leftovers, info, ready, early.reason)
-        }
+          zoneID: id, network: item.network, placementID: item.placementId, ecpm: fill.price,
+          responses: responses, latency: now - startedAt, precision: fill.precision,
+          strategy: setup.zone.strategy)
+        return ReadyAd(
+          info: info, loaded: fill.loaded, expiresAt: now + lifetime,
+          networkReportsRevenue: setup.reportsRevenue[fill.entry], loadID: loadID)
+      } configurationWithdrawal: { ready in
         // The load ran on its own plan; a configuration applied meanwhile that removed or switched
-        // off its line item withdraws the ad the same way.
-        if let reason = setups.withLock({ $0.current }).withdrawalReason(
-          of: (item.network, item.placementId), adapter: setup.networkAdapters[item.network])
-        {
-          let withdrawal = AdapterWithdrawal(.configurationChanged, message: reason)
-          state.slot = .empty(.withdrawn(withdrawal))
-          return (leftovers, info, ready, withdrawal)
-        }
-        state.timers?.expiry.arm(after: lifetime)
-        state.slot = .ready(ready)
-        return (leftovers, info, ready, nil)
+        // off its line item withdraws the ad.
+        setups.withLock({ $0.current }).withdrawalReason(
+          of: (ready.info.network, ready.info.placementID), adapter: setup.networkAdapters[ready.info.network]
+        ).map { AdapterWithdrawal(.configurationChanged, message: $0) }
       }
-      for handle in leftovers { handle.cancel() }
-      context.publish(id, item.network, .ready(info))
-      if let withdrawal { publishWithdrawal(of: ready, reason: withdrawal) }
+      guard let ended else { return nil }
+      if ended.stopLoadTimer { state.timers?.load.disarm() }
+      // Withdrawn before its fill was stored: never ready, though the app hears `ready` and
+      // then `expired`, as for any ad that goes away.
+      if ended.ready != nil, ended.withdrawal == nil { state.timers?.expiry.arm(after: lifetime) }
+      return ended
+    }
+    guard let end = ended else { return }
+    for handle in end.leftovers { handle.cancel() }
+    if let ready = end.ready {
+      context.publish(id, ready.info.network, .ready(ready.info))
+      if let withdrawal = end.withdrawal { publishWithdrawal(of: ready, reason: withdrawal) }
+    } else if let failure {
+      context.publish(id, nil, .failed(failure))
+      if autoReload, let failures = end.failures {
+        scheduleRetry(after: Self.retryDelay(afterFailures: failures))
+      }
     }
   }
 
   /// Loads again after `delay`, unless a load starts before.
   func scheduleRetry(after delay: Duration) {
     let timer = context.scheduler.schedule(after: delay) { [self] in
-      state.withLock { _ = $0.retryTimer.take() }
+      state.withLock { _ = $0.lifecycle.retryTimer.take() }
       beginLoad()
     }
-    state.withLock { $0.retryTimer = timer }
+    state.withLock { $0.lifecycle.retryTimer = timer }
   }
 }
 

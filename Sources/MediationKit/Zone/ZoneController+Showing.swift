@@ -24,7 +24,7 @@ extension ZoneController {
     // One lock round: the checks, taking the ad and starting its session, so nothing can slip in
     // between (a withdrawal or expiry finds the ad on screen, not ready and not gone).
     let (ready, showID) = try state.withLock { state throws(MediationError) -> (ReadyAd, Int) in
-      let ready = try state.slot.showable(zoneID: id, now: now, loading: state.auction != nil)
+      let ready = try state.lifecycle.slot.showable(zoneID: id, now: now, loading: state.lifecycle.isLoading)
       if let caps {
         state.showTimes.removeAll { $0 <= now - .seconds(86_400) }
         if let wait = FrequencyCapCheck.wait(caps: caps, showTimes: state.showTimes, now: now) {
@@ -38,9 +38,9 @@ extension ZoneController {
         let other = context.fullScreen.current ?? "?"
         throw MediationError(.anotherAdShowing, "zone '\(id)': another ad is showing (zone '\(other)')")
       }
-      _ = state.slot.take(leaving: .shown)
+      _ = state.lifecycle.slot.take(leaving: .shown)
       state.timers?.expiry.disarm()
-      state.consecutiveWithdrawals = 0
+      state.lifecycle.consecutiveWithdrawals = 0
       if caps != nil { state.showTimes.append(now) }
       state.lastShowID += 1
       state.session = ShowSession(

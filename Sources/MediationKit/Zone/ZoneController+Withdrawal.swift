@@ -10,19 +10,20 @@ extension ZoneController {
   func withdraw(loadID: Int, entry: Int, reason: AdapterWithdrawal) {
     enum Found { case ready(ReadyAd), shown(ReadyAd), pending, gone }
     let found = state.withLock { state -> Found in
-      if let ready = state.slot.withdraw(loadID: loadID, reason: reason) {
+      switch state.lifecycle.withdraw(loadID: loadID, entry: entry, reason: reason) {
+      case .ready(let ready):
         state.timers?.expiry.disarm()
         return .ready(ready)
+      case .pending:
+        // The load has not stored its fill yet (its answer may still be hopping onto the
+        // executor, or the fill is being stored): the fill applies it.
+        return .pending
+      case .notHere:
+        break
       }
       if let session = state.session, session.ready.loadID == loadID { return .shown(session.ready) }
       if let ended = state.lingering.first(where: { $0.session.ready.loadID == loadID }) {
         return .shown(ended.session.ready)
-      }
-      // The load has not filled yet as far as the core knows (its completion is still hopping
-      // onto the executor): remember it for the fill.
-      if state.loadID == loadID, state.auction != nil {
-        state.earlyWithdrawal = (loadID, entry, reason)
-        return .pending
       }
       return .gone
     }
@@ -55,8 +56,8 @@ extension ZoneController {
     context.publish(id, network, .expired)
     guard autoReload else { return }
     let withdrawals = state.withLock { state in
-      state.consecutiveWithdrawals += 1
-      return state.consecutiveWithdrawals
+      state.lifecycle.consecutiveWithdrawals += 1
+      return state.lifecycle.consecutiveWithdrawals
     }
     if withdrawals == 1 {
       beginLoad()
@@ -72,10 +73,7 @@ extension ZoneController {
   }
 
   func expire() {
-    let expired = state.withLock { state -> ReadyAd? in
-      guard let ready = state.slot.take(leaving: .expired) else { return nil }
-      return ready
-    }
+    let expired = state.withLock { $0.lifecycle.expire() }
     guard let expired else { return }
     expired.loaded.ad.discard()
     context.publish(id, expired.info.network, .expired)

@@ -56,22 +56,18 @@ final class ZoneController: Sendable {
     var session: ShowSession
   }
 
+  /// The zone's state: its lifecycle (load, slot, retry) as one pure value, the caches loads
+  /// read, and the shows.
   struct State {
-    var loadID = 0
-    var auction: (any LoadPlanner)?
-    var loadStartedAt: Duration = .zero
-    /// Open network requests of the current load (bids and loads), by auction entry.
-    var inFlight = InFlightRequests()
+    var lifecycle = ZoneLifecycle()
     /// The networks loads cannot ask, and the adapter-status version it was computed at.
     var unavailable: (version: Int, networks: [NetworkID: LoadPlan.Unavailable]) = (-1, [:])
     /// For each plan entry, whether its network had started at that version: a start never
     /// reverts, so `true` lets a request skip the start gate and its lock.
     var started: [Bool] = []
-    var auctionTimer: Cancellable?
-    var slot = AdSlot.empty(.notLoaded)
-    /// Consecutive failed loads, for the retry backoff; reset by a fill.
-    var consecutiveFailures = 0
-    var retryTimer: Cancellable?
+    /// The setup `unavailable` and `started` were figured for: a configuration change makes the
+    /// next load figure them again for its plan.
+    var availabilityOf: ZoneSetup?
     /// Times of recent shows (at most a day's worth), for frequency caps.
     var showTimes: [Duration] = []
     /// The show on screen; then in `lingering` for the late-signal window.
@@ -82,30 +78,6 @@ final class ZoneController: Sendable {
     var lingering: [Lingering] = []
     /// Set once, at the end of `init`.
     var timers: Timers?
-    /// The load attempt whose timeout `timers.load` is armed for.
-    var attempt: LoadAttempt?
-    /// The ad the last load filled with, to recognise an SDK reporting the same load twice. Held
-    /// (not just its identifier, which a new ad could reuse) until the next fill.
-    var acceptedAd: (any AdapterAd)?
-    /// A withdrawal that reached the core before the load it names was handled: applied when
-    /// that load fills, so the ad is never reported ready.
-    var earlyWithdrawal: (loadID: Int, entry: Int, reason: AdapterWithdrawal)?
-    /// Ads withdrawn in a row without a show in between, for the reload backoff.
-    var consecutiveWithdrawals = 0
-    /// The request every network call of the current load shares (``Mediator/apply(_:)`` cancels
-    /// some of them and goes on with the load).
-    var loadRequest: AdapterLoadRequest?
-    /// The setup `unavailable` and `started` were figured for: a configuration change makes the
-    /// next load figure them again for its plan.
-    var availabilityOf: ZoneSetup?
-
-    /// Disarms the load timer if it is armed for `entry`'s attempt (an answer for an attempt that
-    /// already ended leaves the current attempt's timer alone).
-    mutating func stopLoadTimer(entry: Int) {
-      guard attempt?.entry == entry else { return }
-      attempt = nil
-      timers?.load.disarm()
-    }
   }
 
   /// The zone's id, which never changes.
@@ -149,8 +121,8 @@ final class ZoneController: Sendable {
 
   var isReady: Bool {
     let now = context.scheduler.now
-    return state.withLock { state in state.slot.ready.map { $0.expiresAt > now } ?? false }
+    return state.withLock { state in state.lifecycle.slot.ready.map { $0.expiresAt > now } ?? false }
   }
 
-  var isLoading: Bool { state.withLock { $0.auction != nil } }
+  var isLoading: Bool { state.withLock { $0.lifecycle.isLoading } }
 }
