@@ -27,16 +27,18 @@ final class ConfigDownload: NSObject, URLSessionDataDelegate, Sendable {
 
   private let state = Locked(State())
   private let limit: Int
+  private let timeout: Duration
 
-  private init(limit: Int) {
+  private init(limit: Int, timeout: Duration) {
     self.limit = limit
+    self.timeout = timeout
   }
 
   /// Fetches `url`, sending `If-None-Match: etag` when there is one.
   static func fetch(
     _ url: URL, etag: String?, timeout: Duration, limit: Int
   ) async -> Result<ConfigResponse, ConfigFetchFailure> {
-    let download = ConfigDownload(limit: limit)
+    let download = ConfigDownload(limit: limit, timeout: timeout)
     let seconds = max(0.001, timeout.seconds)
     var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: seconds)
     request.setValue("application/json", forHTTPHeaderField: "Accept")
@@ -50,8 +52,9 @@ final class ConfigDownload: NSObject, URLSessionDataDelegate, Sendable {
     return await withCheckedContinuation { continuation in
       download.state.withLock { $0.continuation = continuation }
       DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [weak task] in
-        task?.cancel()
+        // Finish first: the cancel's own completion (URL error -999) must not win the race.
         download.finish(.failure(.timedOut(after: timeout)))
+        task?.cancel()
       }
       task.resume()
     }
@@ -71,12 +74,17 @@ final class ConfigDownload: NSObject, URLSessionDataDelegate, Sendable {
       return state.body.count > limit || declared > Int64(limit)
     }
     if over {
-      dataTask.cancel()
       finish(.failure(.tooLarge(limit: limit)))
+      dataTask.cancel()
     }
   }
 
   func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+    // URLSession's idle timeout may fire before the deadline on a loaded machine: a time-out too.
+    if let error = error as? URLError, error.code == .timedOut {
+      finish(.failure(.timedOut(after: timeout)))
+      return
+    }
     let body = state.withLock { $0.body }
     guard let response = task.response as? HTTPURLResponse else {
       finish(.failure(.transport(error.map(Self.describe) ?? "no HTTP response")))
