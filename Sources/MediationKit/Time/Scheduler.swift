@@ -155,13 +155,13 @@ extension Duration {
   /// elsewhere `Int128` needs iOS 18 / macOS 15, so `components` itself (tests compare the two).
   package var secondsAndAttoseconds: (seconds: Int64, attoseconds: Int64) {
     #if os(Linux)
-      let attoseconds = self.attoseconds
+      let total = self.attoseconds
       // Below about 9.2 s the count fits 64 bits, whose division by a constant is a multiplication.
-      if let small = Int64(exactly: attoseconds) {
+      if let small = Int64(exactly: total) {
         let (seconds, fraction) = small.quotientAndRemainder(dividingBy: 1_000_000_000_000_000_000)
         return (seconds, fraction)
       }
-      let (seconds, fraction) = attoseconds.quotientAndRemainder(dividingBy: 1_000_000_000_000_000_000)
+      let (seconds, fraction) = total.quotientAndRemainder(dividingBy: 1_000_000_000_000_000_000)
       return (Int64(seconds), Int64(fraction))
     #else
       return components
