@@ -61,6 +61,13 @@ func liveConfig(_ zones: ZoneConfig..., version: String? = nil, disabled: [Netwo
   MediationConfig(zones: zones, version: version, disabledNetworks: disabled)
 }
 
+/// Scripted networks whose one placement (`a` → `a1`) fills 1 s after each load.
+func fillingInOneSecond(_ ids: NetworkID..., scheduler: VirtualScheduler) -> [ScriptedAdapter] {
+  ids.map {
+    ScriptedAdapter(id: $0, scheduler: scheduler, loads: ["\($0.rawValue)1": [.fill(after: .seconds(1))]])
+  }
+}
+
 func switchedOff(_ item: LineItem) -> LineItem {
   var item = item
   item.disabled = true
@@ -169,10 +176,7 @@ struct LiveConfigurationTests {
     let harness = try LiveHarness(
       liveConfig(zone([item("a", "a1", ecpm: 9), item("b", "b1", ecpm: 5)], autoReload: true))
     ) { s in
-      [
-        ScriptedAdapter(id: "a", scheduler: s, loads: ["a1": [.fill(after: .seconds(1))]]),
-        ScriptedAdapter(id: "b", scheduler: s, loads: ["b1": [.fill(after: .seconds(1))]]),
-      ]
+      fillingInOneSecond("a", "b", scheduler: s)
     }
     let ad = try harness.mediator.rewardedAd(zone: "z")
     ad.load()
@@ -196,10 +200,7 @@ struct LiveConfigurationTests {
 
   @Test func aReadyAdWhoseLineItemStaysIsStillShowable() throws {
     let harness = try LiveHarness(liveConfig(zone([item("a", "a1", ecpm: 9)]))) { s in
-      [
-        ScriptedAdapter(id: "a", scheduler: s, loads: ["a1": [.fill(after: .seconds(1))]]),
-        ScriptedAdapter(id: "c", scheduler: s, loads: ["c1": [.fill(after: .seconds(1))]]),
-      ]
+      fillingInOneSecond("a", "c", scheduler: s)
     }
     let ad = try harness.mediator.rewardedAd(zone: "z")
     ad.load()
@@ -362,11 +363,7 @@ struct KillSwitchTests {
         zone([item("a", "a1", ecpm: 9), switchedOff(item("b", "b1", ecpm: 7)), item("c", "c1", ecpm: 5)]),
         version: "v1", disabled: ["a"])
     ) { s in
-      [
-        ScriptedAdapter(id: "a", scheduler: s, loads: ["a1": [.fill(after: .seconds(1))]]),
-        ScriptedAdapter(id: "b", scheduler: s, loads: ["b1": [.fill(after: .seconds(1))]]),
-        ScriptedAdapter(id: "c", scheduler: s, loads: ["c1": [.fill(after: .seconds(1))]]),
-      ]
+      fillingInOneSecond("a", "b", "c", scheduler: s)
     }
     try harness.mediator.rewardedAd(zone: "z").load()
     harness.settle()
@@ -422,10 +419,7 @@ struct KillSwitchTests {
   @Test func theKillSwitchOnApplyWithdrawsTheReadyAdAndReloads() throws {
     let z = zone([item("a", "a1", ecpm: 9), item("b", "b1", ecpm: 5)], autoReload: true)
     let harness = try LiveHarness(liveConfig(z)) { s in
-      [
-        ScriptedAdapter(id: "a", scheduler: s, loads: ["a1": [.fill(after: .seconds(1))]]),
-        ScriptedAdapter(id: "b", scheduler: s, loads: ["b1": [.fill(after: .seconds(1))]]),
-      ]
+      fillingInOneSecond("a", "b", scheduler: s)
     }
     let ad = try harness.mediator.rewardedAd(zone: "z")
     ad.load()
@@ -515,10 +509,7 @@ struct KillSwitchTests {
   @Test func aNetworkUnregisteredHasItsReadyAdWithdrawn() throws {
     let z = zone([item("a", "a1", ecpm: 9), item("b", "b1", ecpm: 5)], autoReload: true)
     let harness = try LiveHarness(liveConfig(z)) { s in
-      [
-        ScriptedAdapter(id: "a", scheduler: s, loads: ["a1": [.fill(after: .seconds(1))]]),
-        ScriptedAdapter(id: "b", scheduler: s, loads: ["b1": [.fill(after: .seconds(1))]]),
-      ]
+      fillingInOneSecond("a", "b", scheduler: s)
     }
     let ad = try harness.mediator.rewardedAd(zone: "z")
     ad.load()
