@@ -20,31 +20,41 @@ package struct Locked<Value>: @unchecked Sendable {
   // the lock is held, and no pointer into the storage escapes it.
   @usableFromInline let storage: Storage
 
-  /// The value and its lock in one allocation. The lock lives in the buffer's elements, not in a
-  /// stored property, so it has the fixed address a `pthread` mutex or `os_unfair_lock` needs.
-  @usableFromInline final class Storage: ManagedBuffer<Value, PlatformLock> {
+  /// The lock and the value in one allocation, as the buffer's one element: the lock first, at the
+  /// element's address, which is fixed as a `pthread` mutex or `os_unfair_lock` needs. Not the
+  /// buffer's header: reaching a header takes a formal access to it, made before the lock is
+  /// held, which the thread sanitizer reports as a race with the locked writes.
+  @usableFromInline final class Storage: ManagedBuffer<Void, (lock: PlatformLock, value: Value)> {
     deinit {
-      withUnsafeMutablePointerToElements { lock in
+      withUnsafeMutablePointerToElements { slot in
         #if !canImport(Darwin)
-          pthread_mutex_destroy(lock)
+          pthread_mutex_destroy(Locked.lock(in: slot))
         #endif
-        lock.deinitialize(count: 1)
+        slot.deinitialize(count: 1)
       }
     }
   }
 
   /// Creates a lock box holding `value`.
   package init(_ value: Value) {
-    let buffer = Storage.create(minimumCapacity: 1) { _ in value }
+    let buffer = Storage.create(minimumCapacity: 1) { _ in }
     storage = unsafeDowncast(buffer, to: Storage.self)
-    storage.withUnsafeMutablePointerToElements { lock in
+    storage.withUnsafeMutablePointerToElements { slot in
       #if canImport(Darwin)
-        lock.initialize(to: os_unfair_lock())
+        slot.initialize(to: (os_unfair_lock(), value))
       #else
-        lock.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(lock, nil)
+        slot.initialize(to: (pthread_mutex_t(), value))
+        pthread_mutex_init(Locked.lock(in: slot), nil)
       #endif
     }
+  }
+
+  /// The lock, reached without a formal access to the element (a tuple's first element is at
+  /// its start).
+  @inlinable static func lock(
+    in slot: UnsafeMutablePointer<(lock: PlatformLock, value: Value)>
+  ) -> UnsafeMutablePointer<PlatformLock> {
+    UnsafeMutableRawPointer(slot).assumingMemoryBound(to: PlatformLock.self)
   }
 
   /// Runs `body` with exclusive access to the value and returns its result.
@@ -55,7 +65,8 @@ package struct Locked<Value>: @unchecked Sendable {
   package func withLock<Result, Failure: Error>(
     _ body: (inout Value) throws(Failure) -> Result
   ) throws(Failure) -> Result {
-    try storage.withUnsafeMutablePointers { (value, lock) throws(Failure) -> Result in
+    try storage.withUnsafeMutablePointerToElements { slot throws(Failure) -> Result in
+      let lock = Locked.lock(in: slot)
       #if canImport(Darwin)
         os_unfair_lock_lock(lock)
         defer { os_unfair_lock_unlock(lock) }
@@ -63,7 +74,7 @@ package struct Locked<Value>: @unchecked Sendable {
         pthread_mutex_lock(lock)
         defer { pthread_mutex_unlock(lock) }
       #endif
-      return try body(&value.pointee)
+      return try body(&slot.pointee.value)
     }
   }
 }
