@@ -46,6 +46,10 @@ check fail "Int128" 'let wide = Int128(1) << 100'
 check fail "Duration(attoseconds:)" 'let tiny = Duration(attoseconds: 1)'
 check fail ".attoseconds on a Duration" 'func count(_ d: Duration) -> Int64 { Int64(d.attoseconds) }'
 check pass "the tuple label of Duration.components" 'func count(_ d: Duration) -> Int64 { d.components.attoseconds }'
+check fail "a local named like the member does not hide it" \
+  $'func split(_ n: Int64) -> Int64 { let attoseconds = n; return attoseconds }\nfunc count(_ d: Duration) -> Int64 { Int64(d.attoseconds) }'
+check pass "a member the package declares is its own" \
+  $'struct Span { var attoseconds: Int64 }\nfunc count(_ s: Span) -> Int64 { s.attoseconds }'
 check fail "@Observable" 'import Observation
 @Observable final class Model { var count = 0 }'
 check pass "an Atomic inside if #available" "import Synchronization

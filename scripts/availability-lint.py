@@ -424,10 +424,37 @@ class Finding:
     what: str
 
 
+TYPE_BODY = re.compile(r"\b(?:struct|enum|class|actor|protocol|extension)\b[^{}();]*$")
+
+
+def local_ranges(text: str) -> list[tuple[int, int]]:
+    """The bodies of functions, accessors and closures: what is declared there is a local, which an
+    expression elsewhere cannot reach as `.name`, so it never stands for a member of the package."""
+    ranges, stack = [], []  # stack: (open index, is a type body)
+    for index, char in enumerate(text):
+        if char == "{":
+            header = text[max(0, index - 300):index]
+            header = re.split(r"[{};]|\n\s*\n", header)[-1]
+            stack.append((index, bool(TYPE_BODY.search(header)) and all(kind for _, kind in stack)))
+        elif char == "}" and stack:
+            start, in_type = stack.pop()
+            if not in_type and all(kind for _, kind in stack):
+                ranges.append((start, index))
+    return ranges
+
+
 def declared_names(text: str) -> set[str]:
-    """Names the sources declare themselves: a `.kind` there may be theirs, so it is not judged."""
-    names = set(re.findall(r"\b(?:var|let|func|struct|enum|class|actor|protocol|typealias|associatedtype)\s+"
-                           r"`?(\w+)", text))
+    """Names the sources declare themselves, at the top level or in a type or extension body: a
+    `.kind` there may be theirs, so it is not judged. Locals do not count."""
+    locals_ = local_ranges(text)
+
+    def outside_locals(offset: int) -> bool:
+        return not any(start < offset < end for start, end in locals_)
+
+    names = {match.group(1) for match in
+             re.finditer(r"\b(?:var|let|func|struct|enum|class|actor|protocol|typealias|associatedtype)\s+"
+                         r"`?(\w+)", text)
+             if outside_locals(match.start())}
     # Enum cases (`case a, b(Int)`), not the patterns of a switch (`case .a:`, `case let x as T:`).
     for cases in re.findall(r"^\s*(?:indirect\s+)?case\s+(?!let\b|var\b|is\b|\.)([^\n]*[^:\s])\s*$", text, re.M):
         names.update(re.findall(r"(?:^|,)\s*(\w+)", re.sub(r"\([^)]*\)|=[^,]*", "", cases)))
