@@ -36,7 +36,7 @@ enum Command: String, CaseIterable, Equatable {
     case .run:
       "mediate [run] [--zone ZONE] [--networks LIST] [--strategy S] [--requests N] [--seed N] [--config FILE] "
         + "[--user-id ID] [--no-consent] [--do-not-sell] [--child-directed] [--ledger FILE [--pause-before-ack]] "
-        + "[--report FILE.html] [--market FILE] [--json] [--config-url URL [--config-cache DIR]]"
+        + "[--report FILE.html] [--market FILE] [--queue-depth N] [--json] [--config-url URL [--config-cache DIR]]"
     case .networks:
       "mediate networks [--seed N] [--config FILE] [--start-on-first-use LIST] [--never-start LIST] [--json]"
     case .zones: "mediate zones [--config FILE] [--config-url URL [--config-cache DIR]] [--json]"
@@ -134,6 +134,11 @@ struct OptionSpec {
     help:
       "Simulate N sessions on virtual time and print fill, revenue, latency and wins "
       + "(server callbacks are not sent).")
+  static let queueDepth = OptionSpec(
+    name: "--queue-depth", valueName: "N",
+    help:
+      "With --requests: the zone keeps up to N (1-5) ads ready, reloading on its own, and each session "
+      + "shows from that queue (default: the zone's queueDepth; at 1, each session loads then shows).")
   static let market = OptionSpec(
     name: "--market", valueName: "FILE",
     help:
@@ -215,7 +220,8 @@ struct OptionSpec {
     case .run:
       [
         .zone, .networks, .strategy, .requests, .seed, .config, .userID, .noConsent, .doNotSell,
-        .childDirected, .ledger, .pauseBeforeAck, .report, .market, .json, .help, .configURL, .configCache,
+        .childDirected, .ledger, .pauseBeforeAck, .report, .market, .queueDepth, .json, .help, .configURL,
+        .configCache,
       ]
     case .networks: [.seed, .config, .startOnFirstUse, .neverStart, .json, .help]
     case .zones: [.config, .json, .help, .configURL, .configCache]

@@ -17,6 +17,7 @@ struct SimulatorTests {
   static let keys: Set<String> = [
     "requests", "fill_rate", "shows", "rewards", "skips", "revenue_usd", "ecpm_usd", "oracle_revenue_usd",
     "revenue_efficiency", "ready_ms_p50", "ready_ms_p90", "ready_ms_p99", "wins", "wall_s", "requests_per_s",
+    "show_rate", "show_ms_p50", "show_ms_p90", "show_ms_p99", "queue_depth",
   ]
 
   @Test func jsonReportHasExactlyThePromisedKeysAndConsistentFigures() throws {
@@ -37,6 +38,35 @@ struct SimulatorTests {
     let p50 = try #require(report["ready_ms_p50"] as? Int)
     let p99 = try #require(report["ready_ms_p99"] as? Int)
     #expect(0 < p50 && p50 <= p99)
+  }
+
+  @Test func theQueueModelShowsWhatDepthBuys() throws {
+    // daily_bonus for children: only Empower fills, and not always. A deeper queue keeps an ad
+    // ready for more show requests, so more are shown and none waits for a load.
+    let arguments = ["--zone", "daily_bonus", "--child-directed", "--requests", "20000"]
+    let one = try Self.report(arguments + ["--queue-depth", "1"])
+    let three = try Self.report(arguments + ["--queue-depth", "3"])
+    #expect(Set(three.keys) == Self.keys)
+    #expect(one["queue_depth"] as? Int == 1 && three["queue_depth"] as? Int == 3)
+    let rate1 = try #require(one["show_rate"] as? Double)
+    let rate3 = try #require(three["show_rate"] as? Double)
+    #expect(rate3 > rate1)
+    #expect(try #require(three["show_ms_p99"] as? Int) < (try #require(one["show_ms_p99"] as? Int)))
+    #expect(abs(rate3 - Double(three["shows"] as? Int ?? 0) / 20000) < 1e-6)
+    // Without the option a depth-1 zone runs the load-per-session model: every show waits for its load.
+    let classic = try Self.report(["--zone", "daily_bonus", "--requests", "6000"])
+    #expect(classic["queue_depth"] as? Int == 1)
+    #expect(try #require(classic["show_ms_p50"] as? Int) >= (try #require(classic["ready_ms_p50"] as? Int)))
+  }
+
+  @Test func theTextReportSaysShowRateAndShowLatency() {
+    let result = mediate(
+      ["--zone", "level_complete", "--requests", "2000", "--queue-depth", "2"],
+      registry: BuiltInNetworks.registry())
+    #expect(result.code == 0)
+    let text = result.out.joined(separator: "\n")
+    #expect(text.contains("queue depth 2, shows from the queue"))
+    #expect(text.contains("\n  show rate ") && text.contains("time from show request to show  p50"))
   }
 
   @Test func sameSeedSameFiguresWhateverTheCores() throws {
@@ -86,6 +116,19 @@ struct SimulatorTests {
         ["--zone", "extra_life", "--strategy", "bidding"],
         "Error: zone 'extra_life' has no bidding line items, so it cannot run --strategy bidding"
       ),
+      (
+        ["--requests", "100", "--queue-depth", "6"],
+        "Error: invalid value '6' for --queue-depth: expected a whole number from 1 to 5"
+      ),
+      (
+        ["--requests", "100", "--queue-depth", "0"],
+        "Error: invalid value '0' for --queue-depth: expected a whole number from 1 to 5"
+      ),
+      (
+        ["--requests", "100", "--queue-depth", "two"],
+        "Error: invalid value 'two' for --queue-depth: expected a whole number from 1 to 5"
+      ),
+      (["--queue-depth", "2"], "Error: --queue-depth shapes a simulation: it needs --requests N"),
     ] {
       let result = mediate(arguments, registry: BuiltInNetworks.registry())
       #expect(result.code == 64, "\(arguments)")

@@ -13,7 +13,8 @@ struct LivePropertyTests {
   static let networks: [NetworkID] = ["a", "b", "c"]
 
   /// A random configuration: zone `z` always, `y` half the time, each with a random non-empty
-  /// subset of the networks, some line items switched off, and some networks switched off.
+  /// subset of the networks, a random queue depth from 1 to 5, some line items switched off, and
+  /// some networks switched off.
   static func randomConfig(_ random: inout SeededRandom, version: Int) -> MediationConfig {
     func randomZone(_ id: String) -> ZoneConfig {
       var items = networks.filter { _ in random.chance(0.7) }
@@ -25,7 +26,10 @@ struct LivePropertyTests {
         item.disabled = random.chance(0.15)
         return item
       }
-      return zone(lineItems, id: id, loadTimeout: 10, expiry: 600, autoReload: random.chance(0.5))
+      var zone = zone(lineItems, id: id, loadTimeout: 10, expiry: 600, autoReload: random.chance(0.5))
+      // A queue of 1 to 5 ready ads (at most one per placement).
+      zone.queueDepth = 1 + Int(random.next() % 5)
+      return zone
     }
     let zones = [randomZone("z")] + (random.chance(0.5) ? [randomZone("y")] : [])
     return MediationConfig(
@@ -60,6 +64,8 @@ struct LivePropertyTests {
     }
     func isOff(_ id: NetworkID) -> Bool { !registered.contains(id) || current.disabledNetworks.contains(id) }
 
+    // Each zone's queued ads, by network, as the events tell.
+    var queued: [String: Set<NetworkID>] = [:]
     for _ in 0..<40 {
       let off = networks.filter(isOff)
       let before = off.map(requests)
@@ -119,18 +125,30 @@ struct LivePropertyTests {
       for (id, count) in zip(off, before) where isOff(id) && requests(id) != count {
         return "network '\(id)' got a request while switched off or unregistered; \(log)"
       }
-      // A ready ad's line item and network are in the configuration, switched on and registered.
-      for (id, ad) in handles where ad.isReady {
-        let ready = harness.recorder.events(zone: id).compactMap { event -> AdInfo? in
-          if case .ready(let info) = event { info } else { nil }
-        }.last
-        guard let ready else { return "zone '\(id)' ready without a ready event; \(log)" }
-        let item = current.zones.first { $0.id == id }?.lineItems.first {
-          $0.network == ready.network && $0.placementId == ready.placementID
+      // Every queued ad's line item and network are in the configuration, switched on and
+      // registered. The queue is followed from the events: a zone has one placement per network,
+      // and a queue one ad per placement, so a network names a queued ad (`ready` adds it, an
+      // "already ready" answer again; `shown` and `expired` take it out).
+      for event in harness.recorder.events[eventsBefore...] {
+        switch event.event {
+        case .ready(let info): queued[event.zoneID, default: []].insert(info.network)
+        case .shown(let info): queued[event.zoneID]?.remove(info.network)
+        case .expired: if let network = event.network { queued[event.zoneID]?.remove(network) }
+        default: break
         }
-        guard let item, !item.disabled, !isOff(item.network) else {
-          return
-            "zone '\(id)' still offers an ad of \(ready.network)/\(ready.placementID), gone or switched off; \(log)"
+      }
+      for (id, ad) in handles where ad.isReady {
+        guard let networks = queued[id], !networks.isEmpty else {
+          return "zone '\(id)' ready without a queued ad; \(log)"
+        }
+        for network in networks.sorted() {
+          let item = current.zones.first { $0.id == id }?.lineItems.first {
+            $0.network == network && $0.placementId == "\(network)-\(id)"
+          }
+          guard let item, !item.disabled, !isOff(item.network) else {
+            return
+              "zone '\(id)' still offers an ad of \(network)/\(network)-\(id), gone or switched off; \(log)"
+          }
         }
       }
     }

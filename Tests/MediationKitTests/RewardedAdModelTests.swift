@@ -37,6 +37,28 @@ struct RewardedAdModelTests {
   }
 
   @available(iOS 17, macOS 14, tvOS 17, visionOS 1, *)
+  @Test func withAQueueReadinessStaysWhileAnotherQueuedAdIsReady() throws {
+    var queue = zone([item("a", "a1", ecpm: 10), item("a", "a2", priority: 1, ecpm: 5)], autoReload: true)
+    queue.queueDepth = 2
+    let harness = try Harness(
+      zones: [queue], scripts: ["a": ["a1": [.fill(after: .zero)], "a2": [.fill(after: .zero)]]])
+    let ad = try harness.mediator.rewardedAd(zone: "z")
+    let model = RewardedAdModel(ad: ad)
+    harness.settle(.seconds(1))
+    #expect(ad.isReady)
+    // The zone still holds its two ads: a show's end, an expiry or a failed refill reported for
+    // one of them leaves the model ready.
+    model.apply(.shown(Self.info))
+    #expect(!model.isReady)
+    model.apply(.closed)
+    #expect(model.isReady)
+    model.apply(.expired)
+    #expect(model.isReady && model.adInfo == Self.info)
+    model.apply(.failed(MediationError(.noFill, "none")))
+    #expect(model.isReady && model.lastError?.code == .noFill)
+  }
+
+  @available(iOS 17, macOS 14, tvOS 17, visionOS 1, *)
   @Test func acknowledgesThroughItsAd() async throws {
     let ledger = InMemoryRewardLedger()
     let first = Reward(type: "coins", amount: 1, transactionID: "t1", network: "a")

@@ -3,7 +3,7 @@ import Testing
 @testable import MediationKit
 
 /// The zone's lifecycle as a pure value: every input in every state, as a table of the result and
-/// the state it leaves.
+/// the state it leaves; the states include queues of ready ads at depths above 1.
 @Suite("ZoneLifecycle")
 struct ZoneLifecycleTests {
   private final class TestAd: AdapterAd {
@@ -42,18 +42,18 @@ struct ZoneLifecycleTests {
   static let now = Duration.seconds(100)
   static let reason = AdapterWithdrawal(.expired, message: "gone")
 
-  private static func ready(loadID: Int, _ loaded: AdapterLoadedAd, expiresAt: Duration)
+  private static func ready(loadID: Int, _ loaded: AdapterLoadedAd, expiresAt: Duration, ecpm: Double = 1)
     -> ZoneController.ReadyAd
   {
     ZoneController.ReadyAd(
-      info: AdInfo(zoneID: "z", network: "n", placementID: "p", ecpm: 1, responses: [], latency: .zero),
+      info: AdInfo(zoneID: "z", network: "n", placementID: "p", ecpm: ecpm, responses: [], latency: .zero),
       loaded: loaded, expiresAt: expiresAt, networkReportsRevenue: false, loadID: loadID)
   }
 
-  private static func begin(_ machine: inout ZoneLifecycle) -> String {
-    switch machine.begin(now: now, makeLoad: { (OneShotPlanner(), request) }) {
+  private static func begin(_ machine: inout ZoneLifecycle, depth: Int = 1) -> String {
+    switch machine.begin(now: now, depth: depth, makeLoad: { (OneShotPlanner(), request) }) {
     case .alreadyLoading: "alreadyLoading"
-    case .alreadyReady: "alreadyReady"
+    case .alreadyReady(let info): "alreadyReady(\(info.ecpm))"
     case .refused: "refused"
     case .start(let id, let actions, _): "start(\(id), \(actions.count) action)"
     }
@@ -71,20 +71,42 @@ struct ZoneLifecycleTests {
   }
 
   private static func finish(
-    _ machine: inout ZoneLifecycle, filled: Bool, expiresAt: Duration = now + .seconds(60)
+    _ machine: inout ZoneLifecycle, filled: Bool, expiresAt: Duration = now + .seconds(60), ecpm: Double = 1,
+    depth: Int = 1
   )
     -> String
   {
     let id = machine.lastLoadID
     guard
       let end = machine.finish(
-        id, filledEntry: filled ? 0 : nil,
+        id, filledEntry: filled ? 0 : nil, depth: depth, now: now,
         ready: { _ in
-          filled ? Self.ready(loadID: id, AdapterLoadedAd(ad: TestAd()), expiresAt: expiresAt) : nil
+          filled
+            ? Self.ready(loadID: id, AdapterLoadedAd(ad: TestAd()), expiresAt: expiresAt, ecpm: ecpm) : nil
         })
     else { return "notLoading" }
     if let withdrawal = end.withdrawal { return "withdrawnEarly(\(withdrawal.kind.rawValue))" }
-    return end.ready != nil ? "filled" : "failed(\(end.failures ?? -1))"
+    if end.ready != nil { return end.refill ? "filled+refill" : "filled" }
+    return "failed(\(end.failures ?? -1))"
+  }
+
+  /// A show's input: takes the ad ``AdQueue/best(now:)`` names, or says why there is none.
+  private static func show(_ machine: inout ZoneLifecycle) -> String {
+    do {
+      let ad = try machine.queue.showable(zoneID: "z", now: now, loading: machine.isLoading)
+      machine.queue.take(ad, leaving: .shown)
+      return "shows(\(ad.loadID))"
+    } catch {
+      return "refused(\(error.code.rawValue))"
+    }
+  }
+
+  /// A load filled into `machine` at `depth`, with its own price and expiry.
+  private static func fill(
+    _ machine: inout ZoneLifecycle, depth: Int, ecpm: Double = 1, expiresAt: Duration = now + .seconds(60)
+  ) {
+    _ = begin(&machine, depth: depth)
+    _ = finish(&machine, filled: true, expiresAt: expiresAt, ecpm: ecpm, depth: depth)
   }
 
   private static func withdraw(_ machine: inout ZoneLifecycle, loadID: Int) -> String {
@@ -95,7 +117,7 @@ struct ZoneLifecycleTests {
     }
   }
 
-  /// Every state, made by inputs from a new zone.
+  /// Every state at depth 1, made by inputs from a new zone.
   static func states() -> [(String, ZoneLifecycle)] {
     var idle = ZoneLifecycle()
     var ready = idle
@@ -105,7 +127,7 @@ struct ZoneLifecycleTests {
     _ = begin(&pastExpiry)
     _ = finish(&pastExpiry, filled: true, expiresAt: now)
     var expired = ready
-    _ = expired.expire()
+    _ = expired.expire(now: now)
     var loading = idle
     _ = begin(&loading)
     var decided = loading
@@ -114,7 +136,7 @@ struct ZoneLifecycleTests {
     _ = begin(&loadingOverExpired)
     var loadingOverPastExpiry = pastExpiry
     _ = begin(&loadingOverPastExpiry)
-    _ = idle.expire()
+    _ = idle.expire(now: now)
     return [
       ("idle", idle), ("ready", ready), ("pastExpiry", pastExpiry), ("expired", expired),
       ("loading", loading),
@@ -123,17 +145,56 @@ struct ZoneLifecycleTests {
     ]
   }
 
-  /// Every input, applied to the latest load (or, for `withdraw(1)`, to the first load's ad).
-  static func inputs() -> [(String, (inout ZoneLifecycle) -> String)] {
+  /// The queue states, each with its depth: ads 1, 2, 3 of eCPM 1, 3, 2 (so the second is the
+  /// best-priced) expiring in 60, 30 and 90 s (so the second expires first), made by inputs from
+  /// a new zone.
+  static func queueStates() -> [(String, ZoneLifecycle, depth: Int)] {
+    var one = ZoneLifecycle()
+    fill(&one, depth: 3, ecpm: 1, expiresAt: now + .seconds(60))
+    var loadingSecond = one
+    _ = begin(&loadingSecond, depth: 3)
+    // A withdrawal's backoff is pending: a fill leaves the next load to the retry.
+    var loadingSecondWithRetry = loadingSecond
+    loadingSecondWithRetry.retryTimer = Cancellable.none
+    var two = one
+    fill(&two, depth: 3, ecpm: 3, expiresAt: now + .seconds(30))
+    var full = two
+    fill(&full, depth: 3, ecpm: 2, expiresAt: now + .seconds(90))
+    var loadingThird = two
+    _ = begin(&loadingThird, depth: 3)
+    // The first ad past its expiry (its timer not yet fired), the second fresh.
+    var partlyPastExpiry = ZoneLifecycle()
+    fill(&partlyPastExpiry, depth: 2, ecpm: 5, expiresAt: now)
+    fill(&partlyPastExpiry, depth: 2, ecpm: 1)
+    // Three ready, then the configuration lowered the depth to 2.
+    let lowered = full
+    return [
+      ("queueLoading2nd", loadingSecond, 3), ("queueLoading2ndWithRetry", loadingSecondWithRetry, 3),
+      ("queue2of3", two, 3), ("queueFull3", full, 3), ("queueLoading3rd", loadingThird, 3),
+      ("queuePartlyPastExpiry", partlyPastExpiry, 2), ("queueLoweredTo2", lowered, 2),
+    ]
+  }
+
+  /// Every input at `depth`, applied to the latest load (or, for `withdraw(1)`, to the first
+  /// load's ad).
+  static func inputs(depth: Int = 1) -> [(String, (inout ZoneLifecycle) -> String)] {
     [
-      ("begin", { begin(&$0) }),
+      ("begin", { begin(&$0, depth: depth) }),
       ("loaded", { loaded(&$0) }),
       ("duplicate", { loaded(&$0, ad: $0.acceptedAd) }),
       ("withdraw(1)", { withdraw(&$0, loadID: 1) }),
       ("withdraw(latest)", { withdraw(&$0, loadID: $0.lastLoadID) }),
-      ("finishFilled", { finish(&$0, filled: true) }),
-      ("finishFailed", { finish(&$0, filled: false) }),
-      ("expire", { $0.expire() == nil ? "none" : "expired" }),
+      ("finishFilled", { finish(&$0, filled: true, depth: depth) }),
+      ("finishFailed", { finish(&$0, filled: false, depth: depth) }),
+      (
+        "expire",
+        { machine in
+          let expired = machine.expire(now: now)
+          return expired.isEmpty
+            ? "none" : "expired(\(expired.map { String($0.loadID) }.joined(separator: ",")))"
+        }
+      ),
+      ("show", { show(&$0) }),
     ]
   }
 
@@ -146,13 +207,15 @@ struct ZoneLifecycleTests {
     } else {
       load = "idle"
     }
-    let slot: String
-    switch machine.slot {
-    case .ready(let ad): slot = "ready(\(ad.loadID))"
-    case .empty(.withdrawn): slot = "withdrawn"
-    case .empty(let why): slot = "\(why)"
+    let queue: String
+    if !machine.queue.isEmpty {
+      queue = "ready(\(machine.queue.ads.map { String($0.loadID) }.joined(separator: ",")))"
+    } else if case .withdrawn = machine.queue.lastGone {
+      queue = "withdrawn"
+    } else {
+      queue = "\(machine.queue.lastGone)"
     }
-    return "\(load) \(slot)"
+    return "\(load) \(queue)"
   }
 
   /// Result and next state for each state × input.
@@ -167,16 +230,18 @@ struct ZoneLifecycleTests {
         "finishFilled": "notLoading -> idle notLoaded",
         "finishFailed": "notLoading -> idle notLoaded",
         "expire": "none -> idle notLoaded",
+        "show": "refused(not_ready) -> idle notLoaded",
       ],
       "ready": [
-        "begin": "alreadyReady -> idle ready(1)",
+        "begin": "alreadyReady(1.0) -> idle ready(1)",
         "loaded": "stale -> idle ready(1)",
         "duplicate": "twice -> idle ready(1)",
         "withdraw(1)": "ready -> idle withdrawn",
         "withdraw(latest)": "ready -> idle withdrawn",
         "finishFilled": "notLoading -> idle ready(1)",
         "finishFailed": "notLoading -> idle ready(1)",
-        "expire": "expired -> idle expired",
+        "expire": "expired(1) -> idle expired",
+        "show": "shows(1) -> idle shown",
       ],
       "expired": [
         "begin": "start(2, 1 action) -> loading(2) expired",
@@ -187,6 +252,7 @@ struct ZoneLifecycleTests {
         "finishFilled": "notLoading -> idle expired",
         "finishFailed": "notLoading -> idle expired",
         "expire": "none -> idle expired",
+        "show": "refused(expired) -> idle expired",
       ],
       "loading": [
         "begin": "alreadyLoading -> loading(1) notLoaded",
@@ -197,6 +263,7 @@ struct ZoneLifecycleTests {
         "finishFilled": "filled -> idle ready(1)",
         "finishFailed": "failed(1) -> idle notLoaded",
         "expire": "none -> loading(1) notLoaded",
+        "show": "refused(not_ready) -> loading(1) notLoaded",
       ],
       // The planner has decided; the zone has not stored the outcome yet.
       "decided": [
@@ -208,6 +275,7 @@ struct ZoneLifecycleTests {
         "finishFilled": "filled -> idle ready(1)",
         "finishFailed": "failed(1) -> idle notLoaded",
         "expire": "none -> loading(1,decided) notLoaded",
+        "show": "refused(not_ready) -> loading(1,decided) notLoaded",
       ],
       "loadingOverExpired": [
         "begin": "alreadyLoading -> loading(2) expired",
@@ -218,6 +286,7 @@ struct ZoneLifecycleTests {
         "finishFilled": "filled -> idle ready(2)",
         "finishFailed": "failed(1) -> idle expired",
         "expire": "none -> loading(2) expired",
+        "show": "refused(expired) -> loading(2) expired",
       ],
       "loadingOverPastExpiry": [
         "begin": "alreadyLoading -> loading(2) ready(1)",
@@ -225,29 +294,119 @@ struct ZoneLifecycleTests {
         "duplicate": "twice -> loading(2) ready(1)",
         "withdraw(1)": "ready -> loading(2) withdrawn",
         "withdraw(latest)": "pending -> loading(2,withdrawn) ready(1)",
-        "finishFilled": "filled -> idle ready(2)",
+        // The fill joins the ad past its expiry, which its timer (due) takes out with `expired`.
+        "finishFilled": "filled -> idle ready(1,2)",
         "finishFailed": "failed(1) -> idle ready(1)",
-        "expire": "expired -> loading(2) expired",
+        "expire": "expired(1) -> loading(2) expired",
+        "show": "refused(expired) -> loading(2) ready(1)",
       ],
     ]
     // An ad past its expiry (its timer not yet fired) is withdrawn and expired like a fresh one;
-    // only a load request sees it as gone.
-    table["pastExpiry"] = table["ready"]!.merging(["begin": "start(2, 1 action) -> loading(2) ready(1)"]) {
-      $1
-    }
+    // only a load request and a show see it as gone.
+    table["pastExpiry"] = table["ready"]!.merging([
+      "begin": "start(2, 1 action) -> loading(2) ready(1)", "show": "refused(expired) -> idle ready(1)",
+    ]) { $1 }
     return table
   }()
 
+  /// The queue states × every input (at each state's depth).
+  static let expectedQueue: [String: [String: String]] = [
+    "queueLoading2nd": [
+      "begin": "alreadyLoading -> loading(2) ready(1)",
+      "loaded": "finish(filled) -> loading(2,decided) ready(1)",
+      "duplicate": "twice -> loading(2) ready(1)",
+      "withdraw(1)": "ready -> loading(2) withdrawn",
+      "withdraw(latest)": "pending -> loading(2,withdrawn) ready(1)",
+      "finishFilled": "filled+refill -> idle ready(1,2)",
+      "finishFailed": "failed(1) -> idle ready(1)",
+      "expire": "expired(1) -> loading(2) expired",
+      "show": "shows(1) -> loading(2) shown",
+    ],
+    "queueLoading2ndWithRetry": [
+      "begin": "alreadyLoading -> loading(2) ready(1)",
+      "loaded": "finish(filled) -> loading(2,decided) ready(1)",
+      "duplicate": "twice -> loading(2) ready(1)",
+      "withdraw(1)": "ready -> loading(2) withdrawn",
+      "withdraw(latest)": "pending -> loading(2,withdrawn) ready(1)",
+      "finishFilled": "filled -> idle ready(1,2)",
+      "finishFailed": "failed(1) -> idle ready(1)",
+      "expire": "expired(1) -> loading(2) expired",
+      "show": "shows(1) -> loading(2) shown",
+    ],
+    "queue2of3": [
+      "begin": "start(3, 1 action) -> loading(3) ready(1,2)",
+      "loaded": "stale -> idle ready(1,2)",
+      "duplicate": "twice -> idle ready(1,2)",
+      "withdraw(1)": "ready -> idle ready(2)",
+      "withdraw(latest)": "ready -> idle ready(1)",
+      "finishFilled": "notLoading -> idle ready(1,2)",
+      "finishFailed": "notLoading -> idle ready(1,2)",
+      "expire": "expired(2) -> idle ready(1)",
+      "show": "shows(2) -> idle ready(1)",
+    ],
+    "queueFull3": [
+      "begin": "alreadyReady(3.0) -> idle ready(1,2,3)",
+      "loaded": "stale -> idle ready(1,2,3)",
+      "duplicate": "twice -> idle ready(1,2,3)",
+      "withdraw(1)": "ready -> idle ready(2,3)",
+      "withdraw(latest)": "ready -> idle ready(1,2)",
+      "finishFilled": "notLoading -> idle ready(1,2,3)",
+      "finishFailed": "notLoading -> idle ready(1,2,3)",
+      "expire": "expired(2) -> idle ready(1,3)",
+      "show": "shows(2) -> idle ready(1,3)",
+    ],
+    "queueLoading3rd": [
+      "begin": "alreadyLoading -> loading(3) ready(1,2)",
+      "loaded": "finish(filled) -> loading(3,decided) ready(1,2)",
+      "duplicate": "twice -> loading(3) ready(1,2)",
+      "withdraw(1)": "ready -> loading(3) ready(2)",
+      "withdraw(latest)": "pending -> loading(3,withdrawn) ready(1,2)",
+      "finishFilled": "filled -> idle ready(1,2,3)",
+      "finishFailed": "failed(1) -> idle ready(1,2)",
+      "expire": "expired(2) -> loading(3) ready(1)",
+      "show": "shows(2) -> loading(3) ready(1)",
+    ],
+    "queuePartlyPastExpiry": [
+      "begin": "start(3, 1 action) -> loading(3) ready(1,2)",
+      "loaded": "stale -> idle ready(1,2)",
+      "duplicate": "twice -> idle ready(1,2)",
+      "withdraw(1)": "ready -> idle ready(2)",
+      "withdraw(latest)": "ready -> idle ready(1)",
+      "finishFilled": "notLoading -> idle ready(1,2)",
+      "finishFailed": "notLoading -> idle ready(1,2)",
+      "expire": "expired(1) -> idle ready(2)",
+      "show": "shows(2) -> idle ready(1)",
+    ],
+    "queueLoweredTo2": [
+      "begin": "alreadyReady(3.0) -> idle ready(1,2,3)",
+      "loaded": "stale -> idle ready(1,2,3)",
+      "duplicate": "twice -> idle ready(1,2,3)",
+      "withdraw(1)": "ready -> idle ready(2,3)",
+      "withdraw(latest)": "ready -> idle ready(1,2)",
+      "finishFilled": "notLoading -> idle ready(1,2,3)",
+      "finishFailed": "notLoading -> idle ready(1,2,3)",
+      "expire": "expired(2) -> idle ready(1,3)",
+      "show": "shows(2) -> idle ready(1,3)",
+    ],
+  ]
+
   @Test func everyInputInEveryStateGivesTheTabledResultAndState() {
     var actual: [String: [String: String]] = [:]
-    for (name, state) in Self.states() {
-      for (input, apply) in Self.inputs() {
+    let states = Self.states().map { ($0.0, $0.1, 1) } + Self.queueStates()
+    for (name, state, depth) in states {
+      for (input, apply) in Self.inputs(depth: depth) {
         var machine = state
         let result = apply(&machine)
         actual[name, default: [:]][input] = "\(result) -> \(Self.describe(machine))"
       }
     }
-    #expect(actual == Self.expected)
+    for (name, inputs) in Self.expected.merging(Self.expectedQueue, uniquingKeysWith: { $1 }) {
+      for (input, expected) in inputs {
+        #expect(actual[name]?[input] == expected, "\(name) × \(input)")
+      }
+    }
+    #expect(Set(actual.keys) == Set(Self.expected.keys).union(Self.expectedQueue.keys))
+    #expect(actual.values.allSatisfy { $0.count == Self.inputs().count })
   }
 
   @Test func aWithdrawalBeforeTheFillIsStoredLeavesTheSlotWithdrawnNeverReady() {
@@ -272,7 +431,7 @@ struct ZoneLifecycleTests {
     for filled in [false, false, true, false] {
       _ = Self.begin(&machine)
       results.append(Self.finish(&machine, filled: filled))
-      if filled { _ = machine.expire() }
+      if filled { _ = machine.expire(now: Self.now) }
     }
     #expect(results == ["failed(1)", "failed(2)", "filled", "failed(1)"])
   }

@@ -37,6 +37,9 @@ struct RunCommand {
     var reportPath: String?
     /// With `--requests`: `--market FILE`, what the simulated networks pay.
     var market: MarketPrices?
+    /// With `--requests`: the queue model's depth (`--queue-depth N`, or the zone's `queueDepth`
+    /// above 1); `nil` for the load-per-session model.
+    var queueDepth: Int?
   }
 
   func validate() throws(CLIError) -> Settings {
@@ -51,6 +54,8 @@ struct RunCommand {
     } catch {
       throw .usage(error.message)
     }
+    // The configuration's depth, read before the cycle's zone stops reloading.
+    let configuredDepth = zone.queueDepth
     zone.autoReload = false  // one cycle (or one session): the next ad is not part of it
     zone = try context.applyingStrategy(to: zone)
     let requests = try context.requests()
@@ -79,7 +84,20 @@ struct RunCommand {
     return Settings(
       zone: zone, networks: networks, seed: seed, source: source, requests: requests, privacy: privacy,
       ledgerPath: ledgerPath, pauseBeforeAck: context.arguments.has(.pauseBeforeAck), userID: userID,
-      reportPath: reportPath, market: try market(zoneID: zone.id, simulating: requests != nil))
+      reportPath: reportPath, market: try market(zoneID: zone.id, simulating: requests != nil),
+      queueDepth: try queueDepth(configured: configuredDepth, simulating: requests != nil))
+  }
+
+  /// `--queue-depth N` (1–5), else the zone's `queueDepth` when above 1; only for a simulation.
+  func queueDepth(configured: Int, simulating: Bool) throws(CLIError) -> Int? {
+    guard let text = context.arguments.value(.queueDepth) else { return configured > 1 ? configured : nil }
+    guard simulating else { throw .usage("--queue-depth shapes a simulation: it needs --requests N") }
+    guard let depth = Int(text), (1...ConfigLimits.maxQueueDepth).contains(depth) else {
+      throw .usage(
+        "invalid value '\(text)' for --queue-depth: expected a whole number from 1 to \(ConfigLimits.maxQueueDepth)"
+      )
+    }
+    return depth
   }
 
   /// `--market FILE`: the prices of `FILE`'s zone `zoneID`; only for a simulation.

@@ -9,7 +9,7 @@ extension RunCommand {
         // The simulator sends no server callbacks: its networks' servers only would have.
         zone: ServerCallbackChecks.withoutCallbacks(settings.zone), networks: settings.networks,
         seed: settings.seed, requests: requests, privacy: settings.privacy,
-        keepsFunnel: settings.reportPath != nil, market: settings.market),
+        keepsFunnel: settings.reportPath != nil, market: settings.market, queueDepth: settings.queueDepth),
       registry: context.registry)
     let started = ContinuousClock.now
     let stats = try ProgressBar.tracking(total: requests, output: context.output, command: .run) {
@@ -24,7 +24,8 @@ extension RunCommand {
     }
     let zone = settings.zone
     let report = SimulationReport(
-      stats: stats, wallSeconds: wall, learnsECPMs: zone.autoECPM && zone.strategy != .bidding)
+      stats: stats, wallSeconds: wall, learnsECPMs: zone.autoECPM && zone.strategy != .bidding,
+      queueDepth: settings.queueDepth)
     if context.json {
       context.output.out(JSONLine.encode(report.json))
     } else {
@@ -45,6 +46,8 @@ struct SimulationReport {
   /// Whether the zone learns its eCPMs: the report then adds the efficiency of the first and the
   /// last tenth of each shard's sessions.
   var learnsECPMs = false
+  /// The queue model's depth, if the run used it.
+  var queueDepth: Int?
 
   /// Exactly the keys the JSON report promises.
   var json: [String: Any] {
@@ -61,6 +64,11 @@ struct SimulationReport {
       "ready_ms_p50": stats.readyLatency.quantile(0.5),
       "ready_ms_p90": stats.readyLatency.quantile(0.9),
       "ready_ms_p99": stats.readyLatency.quantile(0.99),
+      "show_rate": JSONLine.rounded(stats.showRate, 6),
+      "show_ms_p50": stats.showLatency.quantile(0.5),
+      "show_ms_p90": stats.showLatency.quantile(0.9),
+      "show_ms_p99": stats.showLatency.quantile(0.99),
+      "queue_depth": queueDepth ?? 1,
       "wins": Dictionary(uniqueKeysWithValues: stats.wins.map { ($0.key.rawValue, $0.value) }),
       "wall_s": JSONLine.rounded(wallSeconds, 3),
       "requests_per_s": JSONLine.rounded(wallSeconds > 0 ? Double(stats.requests) / wallSeconds : 0, 1),
@@ -85,14 +93,17 @@ struct SimulationReport {
     return
       ([
         "Simulated \(stats.requests) sessions · zone '\(zone.id)' · \(zone.strategy.rawValue) · networks "
-          + settings.networks.map(\.rawValue).joined(separator: ", ") + " · seed \(settings.seed)",
+          + settings.networks.map(\.rawValue).joined(separator: ", ") + " · seed \(settings.seed)"
+          + (queueDepth.map { " · queue depth \($0), shows from the queue" } ?? ""),
         "",
         "  fill rate           \(percent(stats.fillRate))  (\(stats.fills) fills)",
         "  shows               \(stats.shows)   rewards \(stats.rewards)   skips \(stats.skips)   show failures \(stats.showFailures)   capped \(stats.capped)",
         "  revenue             \(money(stats.revenueUSD))   average eCPM \(money(stats.averageECPM))",
         "  oracle revenue      \(money(stats.oracleRevenueUSD))   efficiency \(percent(stats.revenueEfficiency))",
       ] + learning + [
-        "  time to ready       p50 \(stats.readyLatency.quantile(0.5)) ms   p90 \(stats.readyLatency.quantile(0.9)) ms   p99 \(stats.readyLatency.quantile(0.99)) ms",
+        "  time to ready       p50 \(stats.readyLatency.quantile(0.5)) ms   p90 \(stats.readyLatency.quantile(0.9)) ms   p99 \(stats.readyLatency.quantile(0.99)) ms"
+          + (queueDepth == nil ? "" : "   (each load's own time)"),
+        "  show rate           \(percent(stats.showRate))   time from show request to show  p50 \(stats.showLatency.quantile(0.5)) ms   p90 \(stats.showLatency.quantile(0.9)) ms   p99 \(stats.showLatency.quantile(0.99)) ms",
         "  wins                \(wins.isEmpty ? "none" : wins)",
         "  wall                \(String(format: "%.2f", wallSeconds)) s   \(String(format: "%.0f", wallSeconds > 0 ? Double(stats.requests) / wallSeconds : 0)) requests/s",
       ]).joined(separator: "\n")

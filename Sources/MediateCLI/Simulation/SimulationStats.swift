@@ -16,6 +16,8 @@ struct SimulationStats: Equatable {
   var shownECPMSum = 0.0
   var oracleRevenueUSD = 0.0
   var readyLatency = LatencyHistogram()
+  /// From each session's show request (its start) to its `shown`.
+  var showLatency = LatencyHistogram()
   var wins: [NetworkID: Int] = [:]
   /// Revenue paid per network, in USD.
   var revenueByNetwork: [NetworkID: Double] = [:]
@@ -43,6 +45,7 @@ struct SimulationStats: Equatable {
     shownECPMSum += other.shownECPMSum
     oracleRevenueUSD += other.oracleRevenueUSD
     readyLatency.merge(other.readyLatency)
+    showLatency.merge(other.showLatency)
     wins.merge(other.wins, uniquingKeysWith: +)
     revenueByNetwork.merge(other.revenueByNetwork, uniquingKeysWith: +)
     funnel.merge(other.funnel)
@@ -53,6 +56,8 @@ struct SimulationStats: Equatable {
   }
 
   var fillRate: Double { requests == 0 ? 0 : Double(fills) / Double(requests) }
+  /// Shows per session (show request).
+  var showRate: Double { requests == 0 ? 0 : Double(shows) / Double(requests) }
   var averageECPM: Double { shows == 0 ? 0 : shownECPMSum / Double(shows) }
   var revenueEfficiency: Double { oracleRevenueUSD == 0 ? 0 : revenueUSD / oracleRevenueUSD }
 }

@@ -14,7 +14,10 @@ import MediationKitTesting
 ///
 /// A session: the app loads the zone; when it is ready the ad is shown at once; the session ends
 /// with the show's terminal event (or the failed load), and the next one starts 30 virtual
-/// seconds later. Per request the oracle asks every participating network's simulated SDK what it
+/// seconds later. With a queue (``Settings/queueDepth``) the zone reloads on its own and keeps up
+/// to that many ads ready: a session is a show request, answered at once from the queue, or (the
+/// queue empty) by loading and showing on `ready`. Either way the session's show latency runs from
+/// the request to `shown`. Per request the oracle asks every participating network's simulated SDK what it
 /// would have answered for that auction (``SimulatedNetwork/quote(_:)``) and keeps the best
 /// price: the revenue a perfect auction would have earned under the same seeded draws.
 struct Simulator {
@@ -32,6 +35,9 @@ struct Simulator {
     var keepsLineItemEarnings = false
     /// What the networks pay, when not the configured eCPMs (``MarketPrices``).
     var market: MarketPrices?
+    /// The zone's queue depth for the queue model (the zone reloads on its own; sessions show
+    /// from its queue); `nil` for the load-per-session model, whose zone does not reload.
+    var queueDepth: Int?
   }
 
   static let shardSize = 5_000
@@ -73,9 +79,15 @@ struct Simulator {
     -> SimulationStats
   {
     let scheduler = VirtualScheduler()
-    // Sessions drive every load; the zone's own preload and retry would keep the clock running.
     var zone = settings.zone
-    zone.autoReload = false
+    if let depth = settings.queueDepth {
+      // The zone keeps its queue filled on its own; the last session switches that off.
+      zone.queueDepth = depth
+      zone.autoReload = true
+    } else {
+      // Sessions drive every load; the zone's own preload and retry would keep the clock running.
+      zone.autoReload = false
+    }
     var shardRandom = SeededRandom(seed: settings.seed).derived("shard", UInt64(shard))
     let shardSeed = shardRandom.next()
     let mediator: Mediator
@@ -93,7 +105,8 @@ struct Simulator {
     mediator.privacy = settings.privacy
     let session = SessionDriver(
       mediator: mediator, adapters: made, ad: ad, zone: zone, privacy: settings.privacy, requests: requests,
-      keepsFunnel: settings.keepsFunnel, keepsEarnings: settings.keepsLineItemEarnings)
+      keepsFunnel: settings.keepsFunnel, keepsEarnings: settings.keepsLineItemEarnings,
+      queued: settings.queueDepth != nil)
     let subscription = mediator.observeEvents { event in session.handle(event) }
     // Let the adapters start, then run the sessions back to back.
     scheduler.schedule(after: .seconds(1)) { session.startNext() }
@@ -109,6 +122,13 @@ private final class SessionDriver: Sendable {
     var stats = SimulationStats()
     var remaining: Int
     var requestStartedAt: Duration = .zero
+    /// Queue model: the session's show request waits for a `ready`.
+    var waitingToShow = false
+    /// Queue model: a load is open (each ends in one `ready` or `failed`), so a `ready` is a fill
+    /// and not the answer to a load the queue already satisfied.
+    var loadOpen = false
+    /// Queue model: the last session ended; later events (the zone winding down) are not counted.
+    var done = false
 
     /// The tenth of the shard the session under way is in, if the first or the last.
     mutating func tenth(of total: Int, record: (inout RevenueAgainstOracle) -> Void) {
@@ -130,12 +150,14 @@ private final class SessionDriver: Sendable {
   private let keepsFunnel: Bool
   private let keepsEarnings: Bool
   private let requests: Int
+  private let queued: Bool
 
   init(
     mediator: Mediator, adapters: MadeAdapters, ad: RewardedAd, zone: ZoneConfig, privacy: PrivacySettings,
     requests: Int,
-    keepsFunnel: Bool, keepsEarnings: Bool
+    keepsFunnel: Bool, keepsEarnings: Bool, queued: Bool = false
   ) {
+    self.queued = queued
     self.keepsFunnel = keepsFunnel
     self.keepsEarnings = keepsEarnings
     self.requests = requests
@@ -172,31 +194,104 @@ private final class SessionDriver: Sendable {
       state.remaining -= 1
       state.stats.requests += 1
       state.requestStartedAt = mediator.scheduler.now
+      state.waitingToShow = queued
       return true
     }
-    if start { ad.load() }
+    guard start else { return }
+    if queued { requestShow() } else { ad.load() }
+  }
+
+  /// Queue model: the session's show request, from the queue at once, else by loading (a load
+  /// already under way answers it with its `ready`).
+  private func requestShow() {
+    do throws(MediationError) {
+      try ad.show(from: presenter)
+      state.withLock { $0.waitingToShow = false }
+    } catch {
+      switch error.code {
+      case .notReady, .expired, .alreadyUsed:
+        ad.load()
+      default:
+        state.withLock { state in
+          state.waitingToShow = false
+          if error.code == .capped { state.stats.capped += 1 } else { state.stats.showFailures += 1 }
+        }
+        endSession()
+      }
+    }
   }
 
   private func endSession() {
+    let last = state.withLock { state -> Bool in
+      state.waitingToShow = false
+      guard queued, state.remaining == 0 else { return false }
+      state.done = true
+      return true
+    }
+    if last {
+      // The zone stops reloading, so that the shard's clock runs dry once its ads expire.
+      var zone = zone
+      zone.autoReload = false
+      try? mediator.apply(MediationConfig(zones: [zone]))
+      return
+    }
     mediator.scheduler.schedule(after: Simulator.sessionGap) { [self] in startNext() }
   }
 
   func handle(_ event: ZoneEvent) {
+    if queued { handleQueued(event) } else { handleLoadPerSession(event) }
+  }
+
+  /// The queue model's events: fills are counted per load, a `ready` answers a waiting show
+  /// request, a failed load ends a waiting session and is otherwise the zone's to retry.
+  private func handleQueued(_ event: ZoneEvent) {
+    if state.withLock({ $0.done }) { return }
     switch event.event {
     case .loading:
-      let oracle = oracleECPM(auctionID: mediator.lastAuctionID)
-      state.withLock { state in
-        state.stats.oracleRevenueUSD += oracle / 1000
-        state.tenth(of: requests) { $0.oracleRevenueUSD += oracle / 1000 }
-      }
+      state.withLock { $0.loadOpen = true }
+      recordOracle()
     case .ready(let info):
-      state.withLock { state in
-        state.stats.fills += 1
-        state.stats.readyLatency.record(event.time - state.requestStartedAt)
-        state.stats.wins[info.network, default: 0] += 1
-        if keepsFunnel { state.stats.funnel.record(info.responses) }
-        if keepsEarnings { state.stats.lineItems.recordFill(info) }
+      // The load's own time: a fill into the queue is not tied to a session's request.
+      let waiting = state.withLock { state -> Bool in
+        if state.loadOpen { recordFill(info, latency: info.latency, &state) }
+        state.loadOpen = false
+        return state.waitingToShow
       }
+      if waiting { requestShow() }
+    case .failed(let error):
+      let waiting = state.withLock { state -> Bool in
+        state.loadOpen = false
+        if keepsFunnel { state.stats.funnel.record(error.waterfall) }
+        return state.waitingToShow
+      }
+      if waiting { endSession() }
+    default:
+      handleShowEvent(event)
+    }
+  }
+
+  private func recordOracle() {
+    let oracle = oracleECPM(auctionID: mediator.lastAuctionID)
+    state.withLock { state in
+      state.stats.oracleRevenueUSD += oracle / 1000
+      state.tenth(of: requests) { $0.oracleRevenueUSD += oracle / 1000 }
+    }
+  }
+
+  private func recordFill(_ info: AdInfo, latency: Duration, _ state: inout State) {
+    state.stats.fills += 1
+    state.stats.readyLatency.record(latency)
+    state.stats.wins[info.network, default: 0] += 1
+    if keepsFunnel { state.stats.funnel.record(info.responses) }
+    if keepsEarnings { state.stats.lineItems.recordFill(info) }
+  }
+
+  private func handleLoadPerSession(_ event: ZoneEvent) {
+    switch event.event {
+    case .loading:
+      recordOracle()
+    case .ready(let info):
+      state.withLock { state in recordFill(info, latency: event.time - state.requestStartedAt, &state) }
       do throws(MediationError) {
         try ad.show(from: presenter)
       } catch {
@@ -208,9 +303,18 @@ private final class SessionDriver: Sendable {
     case .failed(let error):
       if keepsFunnel { state.withLock { $0.stats.funnel.record(error.waterfall) } }
       endSession()
+    default:
+      handleShowEvent(event)
+    }
+  }
+
+  /// A show's events, the same in both models.
+  private func handleShowEvent(_ event: ZoneEvent) {
+    switch event.event {
     case .shown(let info):
       state.withLock { state in
         state.stats.shows += 1
+        state.stats.showLatency.record(event.time - state.requestStartedAt)
         state.stats.shownECPMSum += info.ecpm
         if keepsEarnings { state.stats.lineItems.recordImpression(info) }
       }
@@ -231,7 +335,7 @@ private final class SessionDriver: Sendable {
     case .showFailed:
       state.withLock { $0.stats.showFailures += 1 }
       endSession()
-    case .clicked, .expired, .diagnostic:
+    case .loading, .ready, .failed, .clicked, .expired, .diagnostic:
       break
     }
   }

@@ -139,12 +139,13 @@ struct LoadPlan: Sendable {
     waterfall = Array(bidders.count..<entries.count)
   }
 
-  /// This plan with each entry `reason` names a reason for marked switched off.
-  func switchingOff(_ reason: (LineItem) -> String?) -> LoadPlan {
+  /// This plan with each entry `reason` names a reason for marked switched off (its fate
+  /// `fate`: `disabled` for the configuration's kill switch, `skipped` for a load's own reasons).
+  func switchingOff(as fate: NetworkResponse.State = .disabled, _ reason: (LineItem) -> String?) -> LoadPlan {
     var plan = self
-    for index in plan.entries.indices {
+    for index in plan.entries.indices where plan.entries[index].switchedOff == nil {
       if let why = reason(plan.entries[index].item) {
-        plan.entries[index].switchedOff = Unavailable(fate: .disabled, reason: why)
+        plan.entries[index].switchedOff = Unavailable(fate: fate, reason: why)
       }
     }
     return plan

@@ -98,6 +98,9 @@ public struct ZoneConfig: Codable, Sendable, Equatable {
   /// Frequency caps and pacing; none when left out.
   public var caps: FrequencyCaps?
   /// How many ads the zone keeps ready, 1 to ``MediationConfig/Limits/maxQueueDepth``; 1 when left out.
+  /// Each queued ad keeps its own expiry and a show takes the best-priced one (see
+  /// ``RewardedAd``'s rules); lowering it on a running mediator keeps the extra ready ads until
+  /// they are shown or expire, and the queue does not refill past the new depth.
   public var queueDepth: Int
   /// A/B tests on this zone (at most ``MediationConfig/Limits/maxExperimentsPerZone``), each splitting
   /// users between its arms; none when left out.

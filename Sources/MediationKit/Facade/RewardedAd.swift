@@ -18,6 +18,12 @@ import Synchronization
 ///   ready, expired, already used) or another ad is on screen. An accepted show ends in exactly one
 ///   of `closed`, `skipped` or `showFailed`.
 /// - Ads are single-use and expire; with the zone's `autoReload` the next one loads by itself.
+/// - A zone's `queueDepth` N keeps up to N ads ready, each with its own expiry (one load at a
+///   time): ``load()`` starts a load while fewer than N unexpired ads are ready (each fill reports
+///   `ready`) and reports `ready` again at once when N are; with `autoReload` the queue refills by
+///   itself after each fill, show, expiry and withdrawal. A show takes the best-priced unexpired
+///   ad (on equal eCPMs the one that expires first, then the oldest); each ad that expires or is
+///   withdrawn reports its own `expired`. ``isReady`` is `true` while any queued ad is.
 /// - The `async` forms (`try await load()`, `try await show(from:)`) wait for those same
 ///   events. Cancelling the awaiting task ends the wait, never the ad: a load goes on and its ad
 ///   stays the zone's ready ad (the next `load` returns it at once; it expires as usual), a show

@@ -23,7 +23,8 @@ import Observation
 @MainActor
 @Observable
 public final class RewardedAdModel {
-  /// Whether an ad is ready to show.
+  /// Whether an ad is ready to show. In a zone with a queue (`queueDepth` above 1) it stays
+  /// `true` after a show ends, an ad expires or a refill fails while another queued ad is ready.
   public private(set) var isReady = false
   /// Whether a load is running.
   public private(set) var isLoading = false
@@ -93,6 +94,10 @@ public final class RewardedAdModel {
     return try await ad.acknowledge(reward)
   }
 
+  /// Whether the zone still holds a ready ad (another ad of its queue); `false` for a model
+  /// without an ad, whose readiness follows the events alone.
+  private var queuedAdIsReady: Bool { ad?.isReady ?? false }
+
   /// Updates the model for one event.
   public func apply(_ event: RewardedAdEvent) {
     switch event {
@@ -104,7 +109,7 @@ public final class RewardedAdModel {
       adInfo = info
       lastError = nil
     case .failed(let error):
-      isReady = false
+      isReady = queuedAdIsReady
       isLoading = false
       lastError = error
     case .shown(let info):
@@ -116,12 +121,14 @@ public final class RewardedAdModel {
       onRewardEarned?(reward)
     case .closed, .skipped:
       isShowing = false
+      if queuedAdIsReady { isReady = true }
     case .showFailed(let error):
       isShowing = false
       lastError = error
+      if queuedAdIsReady { isReady = true }
     case .expired:
-      isReady = false
-      adInfo = nil
+      isReady = queuedAdIsReady
+      if !isReady { adInfo = nil }
     case .clicked, .revenuePaid, .diagnostic:
       break
     }

@@ -1,10 +1,12 @@
 /// Configuration changes on a running mediator (``Mediator/apply(_:)``, a network registered or
-/// unregistered): the zone's setup swapped in one step, the ready ad and the requests in flight
+/// unregistered): the zone's setup swapped in one step, the queued ads and the requests in flight
 /// checked against it, and a removed zone retired.
 extension ZoneController {
   /// Makes the zone's setup from `zone` and `config` and swaps it in: the next load uses it, the
-  /// load in flight keeps its own. A ready ad whose line item is gone or switched off, or whose
-  /// network is unregistered, is withdrawn (and, with auto-reload, loaded again); requests in
+  /// load in flight keeps its own. Each queued ad whose line item is gone or switched off, or whose
+  /// network is unregistered, is withdrawn, the others stay (and, with auto-reload, the queue
+  /// refills, up to the new `queueDepth`: a lowered depth keeps the extra ads until they are
+  /// shown or expire); requests in
   /// flight to a network switched off or unregistered, or for a line item switched off, are
   /// cancelled and end ``AdInfo/NetworkResponse/State/disabled``. A retired zone comes back. `change`,
   /// when given, is published as a ``RewardedAdEvent/Diagnostic/Kind/configurationApplied`` diagnostic first.
@@ -18,23 +20,22 @@ extension ZoneController {
       return setups.load
     }
     if let change { context.announce(id, change) }
-    let (readyLoad, withdrawal, switchOff) = state.withLock {
-      state -> (Int?, AdapterWithdrawal?, ZoneLifecycle.SwitchOff?) in
+    let now = context.scheduler.now
+    let (withdrawn, switchOff) = state.withLock {
+      state -> ([(ad: ReadyAd, reason: AdapterWithdrawal)], ZoneLifecycle.SwitchOff?) in
       // The networks' availability is figured again for the next load's plan.
       state.unavailable.version = -1
-      var readyLoad: Int?
-      var withdrawal: AdapterWithdrawal?
-      // A ready ad was made by the last load, so under the load's setup.
-      if let ready = state.lifecycle.slot.ready,
-        let reason = setup.withdrawalReason(
-          of: (ready.info.network, ready.info.placementID), adapter: old.networkAdapters[ready.info.network])
-      {
-        readyLoad = ready.loadID
-        withdrawal = AdapterWithdrawal(.configurationChanged, message: reason)
+      // Taken out at once, so that no show can take them after this lock round. Queued ads were
+      // made by earlier loads, whose adapters the last load's setup still holds.
+      let withdrawn = state.lifecycle.queue.withdraw { ready in
+        setup.withdrawalReason(
+          of: (ready.info.network, ready.info.placementID), adapter: old.networkAdapters[ready.info.network]
+        ).map { AdapterWithdrawal(.configurationChanged, message: $0) }
       }
+      if !withdrawn.isEmpty { state.armExpiry(now: now) }
       let switchOff = state.lifecycle.switchOff { setup.cancellation(of: $0, under: old) }
       if switchOff?.stopLoadTimer == true { state.timers?.load.disarm() }
-      return (readyLoad, withdrawal, switchOff)
+      return (withdrawn, switchOff)
     }
     if let switchOff {
       for stop in switchOff.stops {
@@ -44,29 +45,27 @@ extension ZoneController {
         }
       }
     }
-    if let readyLoad, let withdrawal { withdraw(loadID: readyLoad, entry: 0, reason: withdrawal) }
+    if !withdrawn.isEmpty { context.scheduler.runOnExecutor { [self] in publishWithdrawals(withdrawn) } }
   }
 
-  /// Takes the zone out of the configuration: its ready ad is withdrawn, its load in flight
+  /// Takes the zone out of the configuration: its queued ads are withdrawn, its load in flight
   /// cancelled (ending in `failed`, `unknownZone`, with `reason`) and nothing loads again until
   /// ``reconfigure(_:in:change:)`` brings it back. A show on screen finishes.
   func retire(reason: String) {
     setups.withLock { $0.removal = reason }
     context.announce(id, reason)
     let (ready, handles, cancelledLoad) = state.withLock {
-      state -> (ZoneController.ReadyAd?, [Cancellable], Bool) in
-      let ready = state.lifecycle.slot.take(
+      state -> ([ZoneController.ReadyAd], [Cancellable], Bool) in
+      let ready = state.lifecycle.queue.takeAll(
         leaving: .withdrawn(AdapterWithdrawal(.configurationChanged, message: reason)))
-      if ready != nil { state.timers?.expiry.disarm() }
+      if !ready.isEmpty { state.timers?.expiry.disarm() }
       let abandoned = state.lifecycle.abandon()
       if abandoned.stopLoadTimer { state.timers?.load.disarm() }
       return (ready, abandoned.handles, abandoned.cancelledLoad)
     }
     for handle in handles { handle.cancel() }
     context.scheduler.runOnExecutor { [self] in
-      if let ready {
-        publishWithdrawal(of: ready, reason: AdapterWithdrawal(.configurationChanged, message: reason))
-      }
+      publishWithdrawals(of: ready, reason: AdapterWithdrawal(.configurationChanged, message: reason))
       if cancelledLoad {
         var error = MediationError.unknownZone(id, known: context.zoneIDs())
         error.message = "\(reason); its load was cancelled; " + error.message

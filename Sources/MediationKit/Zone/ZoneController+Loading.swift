@@ -16,7 +16,8 @@ extension ZoneController {
     beginLoad(cancellingRetry: true, requested: true)
   }
 
-  /// Starts a load unless one is under way or an unexpired ad is ready, on the zone's current
+  /// Starts a load unless one is under way or the queue holds `queueDepth` unexpired ads, on the
+  /// zone's current
   /// setup, which the load keeps to its end. One lock round while the cached network availability
   /// is current (the usual case); two when it must be recomputed, which asks the registry and the
   /// start gate outside the zone's lock. In a zone removed from the configuration nothing loads:
@@ -70,10 +71,22 @@ extension ZoneController {
   /// learned eCPMs' order (``planForNextLoad(_:)``) is read here.
   private func startIfIdle(_ state: inout State, setup: ZoneSetup, now: Duration) -> ZoneLifecycle.Start {
     let unavailable = state.unavailable.networks
-    return state.lifecycle.begin(now: now) {
+    let queue = state.lifecycle.queue
+    return state.lifecycle.begin(now: now, depth: setup.queueDepth) {
       setups.withLock { $0.load = setup }
-      let planner = setup.planner.init(
-        plan: planForNextLoad(setup), budget: setup.budget, unavailable: unavailable, now: now)
+      var plan = planForNextLoad(setup)
+      // A network keeps one ad per placement: a placement whose ad is queued is not asked again.
+      if setup.queueDepth > 1, queue.unexpiredCount(now: now) > 0 {
+        let queued = Set(
+          queue.ads.lazy.filter { $0.expiresAt > now }.map {
+            PlacementKey(network: $0.info.network, placementID: $0.info.placementID)
+          })
+        plan = plan.switchingOff(as: .skipped) { item in
+          queued.contains(PlacementKey(network: item.network, placementID: item.placementId))
+            ? "an ad of this placement is already in the zone's queue" : nil
+        }
+      }
+      let planner = setup.planner.init(plan: plan, budget: setup.budget, unavailable: unavailable, now: now)
       return (planner, baseRequest(setup.zone))
     }
   }
@@ -284,8 +297,9 @@ extension ZoneController {
     }
   }
 
-  /// Ends load `loadID`: its open requests and timers go, and the zone has its ready ad or
-  /// counts a failure. One lock round for both.
+  /// Ends load `loadID`: its open requests and timers go, and the fill joins the zone's queue or
+  /// a failure is counted. One lock round for both. A fill that leaves room in the queue starts
+  /// the next load when the zone reloads on its own (and no retry's backoff is pending).
   private func finish(_ outcome: LoadOutcome, loadID: Int) {
     learn(from: outcome, in: setups.withLock { $0.load })
     let now = context.scheduler.now
@@ -300,11 +314,12 @@ extension ZoneController {
       fill = (entry, loaded, price, precision)
       responses = answers
     }
-    let setup = setups.withLock { $0.load }
+    let (setup, depth) = setups.withLock { ($0.load, $0.current.queueDepth) }
     var lifetime = setup.adExpiry
     if let own = fill?.loaded.lifetime { lifetime = min(lifetime, own) }
     let ended = state.withLock { state -> ZoneLifecycle.Finish? in
-      let ended = state.lifecycle.finish(loadID, filledEntry: fill?.entry) { startedAt -> ReadyAd? in
+      let ended = state.lifecycle.finish(loadID, filledEntry: fill?.entry, depth: depth, now: now) {
+        startedAt -> ReadyAd? in
         guard let fill else { return nil }
         let item = setup.plan.entries[fill.entry].item
         let info = AdInfo(
@@ -325,14 +340,18 @@ extension ZoneController {
       if ended.stopLoadTimer { state.timers?.load.disarm() }
       // Withdrawn before its fill was stored: never ready, though the app hears `ready` and
       // then `expired`, as for any ad that goes away.
-      if ended.ready != nil, ended.withdrawal == nil { state.timers?.expiry.arm(after: lifetime) }
+      if ended.ready != nil, ended.withdrawal == nil { state.armExpiry(now: now) }
       return ended
     }
     guard let end = ended else { return }
     for handle in end.leftovers { handle.cancel() }
     if let ready = end.ready {
       context.publish(id, ready.info.network, .ready(ready.info))
-      if let withdrawal = end.withdrawal { publishWithdrawal(of: ready, reason: withdrawal) }
+      if let withdrawal = end.withdrawal {
+        publishWithdrawals(of: [ready], reason: withdrawal)
+      } else if end.refill, autoReload {
+        beginLoad()
+      }
     } else if let failure {
       context.publish(id, nil, .failed(failure))
       if autoReload, let failures = end.failures {

@@ -11,7 +11,9 @@ extension ZoneController {
     try await context.acknowledgeReward(transactionID: reward.transactionID)
   }
 
-  /// Shows the ready ad; see ``RewardedAd/show(from:customData:)`` for the rules.
+  /// Shows the best-priced unexpired ad of the queue (``AdQueue/best(now:)``); see
+  /// ``RewardedAd/show(from:customData:)`` for the rules. One show at a time: the ad is taken out
+  /// of the queue in the same lock round that claims the screen, so two shows never share an ad.
   func show(from presenter: any AdPresenting, customData: String?) throws(MediationError) {
     let now = context.scheduler.now
     let (setup, removal) = setups.withLock { ($0.current, $0.removal) }
@@ -24,7 +26,7 @@ extension ZoneController {
     // One lock round: the checks, taking the ad and starting its session, so nothing can slip in
     // between (a withdrawal or expiry finds the ad on screen, not ready and not gone).
     let (ready, showID) = try state.withLock { state throws(MediationError) -> (ReadyAd, Int) in
-      let ready = try state.lifecycle.slot.showable(zoneID: id, now: now, loading: state.lifecycle.isLoading)
+      let ready = try state.lifecycle.queue.showable(zoneID: id, now: now, loading: state.lifecycle.isLoading)
       if let caps {
         state.showTimes.removeAll { $0 <= now - .seconds(86_400) }
         if let wait = FrequencyCapCheck.wait(caps: caps, showTimes: state.showTimes, now: now) {
@@ -38,8 +40,8 @@ extension ZoneController {
         let other = context.fullScreen.current ?? "?"
         throw MediationError(.anotherAdShowing, "zone '\(id)': another ad is showing (zone '\(other)')")
       }
-      _ = state.lifecycle.slot.take(leaving: .shown)
-      state.timers?.expiry.disarm()
+      state.lifecycle.queue.take(ready, leaving: .shown)
+      state.armExpiry(now: now)
       state.lifecycle.consecutiveWithdrawals = 0
       if caps != nil { state.showTimes.append(now) }
       state.lastShowID += 1
@@ -99,7 +101,7 @@ extension ZoneController {
     if ended { showEnded(session) }
   }
 
-  /// Frees the screen and preloads; the ad itself is discarded only after the late-signal window,
+  /// Frees the screen and preloads (refills the queue); the ad itself is discarded only after the late-signal window,
   /// so a network's late callbacks (a reward after the final dismissal) still reach the show and
   /// are reported as diagnostics.
   private func showEnded(_ session: ShowSession) {

@@ -1,4 +1,5 @@
-/// The ready ad going away: withdrawn by its network (at any time, on any thread) or expired.
+/// Queued ads going away: withdrawn by their network (at any time, on any thread) or expired, each
+/// on its own; the queue then refills.
 extension ZoneController {
   /// The sink load `loadID`'s request to `entry` hands the adapter for its ad.
   func withdrawalSink(loadID: Int, entry: Int) -> AdapterWithdrawalSink {
@@ -6,13 +7,15 @@ extension ZoneController {
   }
 
   /// Un-readies load `loadID`'s ad at once, on the caller's thread, so that ``isReady`` and
-  /// ``show(from:customData:)`` never see it again; publishes on the executor.
+  /// ``show(from:customData:)`` never see it again (the other queued ads stay); publishes on the
+  /// executor.
   func withdraw(loadID: Int, entry: Int, reason: AdapterWithdrawal) {
     enum Found { case ready(ReadyAd), shown(ReadyAd), pending, gone }
+    let now = context.scheduler.now
     let found = state.withLock { state -> Found in
       switch state.lifecycle.withdraw(loadID: loadID, entry: entry, reason: reason) {
       case .ready(let ready):
-        state.timers?.expiry.disarm()
+        state.armExpiry(now: now)
         return .ready(ready)
       case .pending:
         // The load has not stored its fill yet (its answer may still be hopping onto the
@@ -29,7 +32,7 @@ extension ZoneController {
     }
     switch found {
     case .ready(let ready):
-      context.scheduler.runOnExecutor { [self] in publishWithdrawal(of: ready, reason: reason) }
+      context.scheduler.runOnExecutor { [self] in publishWithdrawals(of: [ready], reason: reason) }
     case .shown(let ready):
       let note = Diagnostic(
         .adWithdrawn, "the network withdrew the ad after its show started (\(reason)); the show is unchanged")
@@ -41,19 +44,28 @@ extension ZoneController {
     }
   }
 
-  /// Discards a withdrawn ad, says why, publishes `expired` and, with auto-reload, loads again:
-  /// at once after the first withdrawal since the last show, then with the retry backoff, so an
-  /// SDK that withdraws every ad it fills does not make the zone load in a loop.
-  func publishWithdrawal(of ready: ReadyAd, reason: AdapterWithdrawal) {
-    ready.loaded.ad.discard()
-    let network = ready.info.network
-    let note = Diagnostic(
-      .adWithdrawn,
-      reason.kind == .configurationChanged
-        ? "the ready ad was withdrawn (\(reason)); discarded"
-        : "the network withdrew the ready ad (\(reason)); discarded")
-    context.publish(id, network, .diagnostic(note))
-    context.publish(id, network, .expired)
+  /// Discards withdrawn ads, says why, publishes `expired` for each and, with auto-reload, loads
+  /// again once: at once after the first withdrawal since the last show, then with the retry
+  /// backoff, so an SDK that withdraws every ad it fills does not make the zone load in a loop.
+  /// A configuration change withdrawing several queued ads at once counts as one withdrawal.
+  func publishWithdrawals(of withdrawn: [ReadyAd], reason: AdapterWithdrawal) {
+    publishWithdrawals(withdrawn.map { ($0, reason) })
+  }
+
+  /// ``publishWithdrawals(of:reason:)`` for ads withdrawn each for its own reason.
+  func publishWithdrawals(_ withdrawn: [(ad: ReadyAd, reason: AdapterWithdrawal)]) {
+    guard !withdrawn.isEmpty else { return }
+    for (ready, reason) in withdrawn {
+      ready.loaded.ad.discard()
+      let network = ready.info.network
+      let note = Diagnostic(
+        .adWithdrawn,
+        reason.kind == .configurationChanged
+          ? "the ready ad was withdrawn (\(reason)); discarded"
+          : "the network withdrew the ready ad (\(reason)); discarded")
+      context.publish(id, network, .diagnostic(note))
+      context.publish(id, network, .expired)
+    }
     guard autoReload else { return }
     let withdrawals = state.withLock { state in
       state.lifecycle.consecutiveWithdrawals += 1
@@ -72,11 +84,20 @@ extension ZoneController {
     .seconds(1 << min(6, max(1, failures)))
   }
 
+  /// The expiry timer fired: the ads past their expiry leave the queue (each with its `expired`),
+  /// the timer is armed for the next one, and the queue refills.
   func expire() {
-    let expired = state.withLock { $0.lifecycle.expire() }
-    guard let expired else { return }
-    expired.loaded.ad.discard()
-    context.publish(id, expired.info.network, .expired)
+    let now = context.scheduler.now
+    let expired = state.withLock { state -> [ReadyAd] in
+      let expired = state.lifecycle.expire(now: now)
+      if !state.lifecycle.queue.isEmpty { state.armExpiry(now: now) }
+      return expired
+    }
+    guard !expired.isEmpty else { return }
+    for ad in expired {
+      ad.loaded.ad.discard()
+      context.publish(id, ad.info.network, .expired)
+    }
     if autoReload { beginLoad() }
   }
 }

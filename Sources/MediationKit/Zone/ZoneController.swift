@@ -1,5 +1,5 @@
-/// Runs one zone: its loads (one auction at a time), its one ready ad, expiry, preload and retry,
-/// frequency caps, and its shows.
+/// Runs one zone: its loads (one auction at a time), its queue of ready ads (up to its
+/// `queueDepth`, each with its own expiry), preload and retry, frequency caps, and its shows.
 ///
 /// Public methods may be called from any thread. Every event is published from a scheduler
 /// action, so a zone's events come out in order on the scheduler's executor.
@@ -32,7 +32,7 @@ final class ZoneController: Sendable {
   struct Timers {
     /// The load attempt's timeout (one attempt at a time: ``LoadAttempt``).
     let load: any SchedulerTimer
-    /// The ready ad's expiry.
+    /// The expiry of the queued ad that expires first (``State/armExpiry(now:)``).
     let expiry: any SchedulerTimer
     /// The show's display timeout, maximum duration and reward grace window (one show at a time).
     let display: any SchedulerTimer
@@ -121,8 +121,23 @@ final class ZoneController: Sendable {
 
   var isReady: Bool {
     let now = context.scheduler.now
-    return state.withLock { state in state.lifecycle.slot.ready.map { $0.expiresAt > now } ?? false }
+    return state.withLock { state in state.lifecycle.queue.best(now: now) != nil }
   }
 
+  /// The most ads the zone's current configuration keeps ready.
+  var queueDepth: Int { setups.withLock { $0.current.zone.queueDepth } }
+
   var isLoading: Bool { state.withLock { $0.lifecycle.isLoading } }
+}
+
+extension ZoneController.State {
+  /// Arms the expiry timer at the earliest expiry in the queue, or disarms it when the queue is
+  /// empty; after every change to the queue, in the same lock round.
+  mutating func armExpiry(now: Duration) {
+    if let earliest = lifecycle.queue.earliestExpiry {
+      timers?.expiry.arm(after: max(.zero, earliest - now))
+    } else {
+      timers?.expiry.disarm()
+    }
+  }
 }

@@ -1,13 +1,18 @@
-/// The zone's load and its one ad as a pure value: which load runs (if any), what it waits for,
-/// and the slot it fills. Each input is one `mutating` call that returns what the controller must
+/// The zone's load and its queue of ready ads as a pure value: which load runs (if any), what it
+/// waits for, and the queue it fills (``AdQueue``, up to the zone's `queueDepth` ads, each with
+/// its own expiry). Each input is one `mutating` call that returns what the controller must
 /// do after it (network requests, events, handles to cancel), so ``ZoneController`` takes its lock
 /// once per input and acts outside it. No timers, threads or clocks here: the controller passes
 /// `now` and arms its timers from the results.
 ///
+/// Still one load at a time: a load starts while fewer than `depth` unexpired ads are ready, and
+/// a fill that leaves room asks for the next one (``Finish/refill``) unless a retry's backoff is
+/// pending. With a depth of 1 this is the zone's one ad.
+///
 /// What may coexist, and so is kept in separate fields rather than one enum: a load may run while
-/// the slot still holds an ad past its expiry (whose timer has not fired yet) or an
-/// `empty(.expired)` marker; a retry timer may be pending while a load runs (a load the app asked
-/// for) or while an ad is ready (a withdrawal's backoff).
+/// the queue holds ready ads (below the depth), ads past their expiry (whose timer has not fired
+/// yet) or none with the reason the last one left; a retry timer may be pending while a load runs
+/// (a load the app asked for) or while ads are ready (a withdrawal's backoff).
 struct ZoneLifecycle {
   /// One load, from its start until ``ZoneLifecycle/finish(_:filledEntry:ready:)`` stores its outcome. It
   /// stays here after its planner decides (``LoadPlanner/isFinished``) until then, so that a
@@ -36,7 +41,7 @@ struct ZoneLifecycle {
   /// The load under way; `nil` when the zone is idle. An optional rather than an enum with a
   /// payload: optional chaining mutates it in place, where a payload would be copied out and back.
   private(set) var loading: LoadInProgress?
-  var slot = AdSlot.empty(.notLoaded)
+  var queue = AdQueue()
   /// The id of the latest load (0 before the first).
   private(set) var lastLoadID = 0
   /// Consecutive failed loads, for the retry backoff; reset by a fill.
@@ -46,7 +51,7 @@ struct ZoneLifecycle {
   /// The ad the last load filled with, to recognise an SDK reporting the same load twice. Held
   /// (not just its identifier, which a new ad could reuse) until the next fill.
   private(set) var acceptedAd: (any AdapterAd)?
-  /// The pending retry of a failed or withdrawn load; independent of ``loading`` and ``slot``.
+  /// The pending retry of a failed or withdrawn load; independent of ``loading`` and ``queue``.
   var retryTimer: Cancellable?
   /// The last load's emptied request list, whose storage the next load reuses.
   private var spareRequests = InFlightRequests()
@@ -69,12 +74,17 @@ struct ZoneLifecycle {
     case start(loadID: Int, [LoadAction], AdapterLoadRequest)
   }
 
-  /// A load is asked for: starts one unless one is under way or an unexpired ad is ready.
-  /// `makeLoad` is called only when a load starts (the home of per-load planning: the setup and
-  /// learned order it runs on, its shared request).
-  mutating func begin(now: Duration, makeLoad: () -> (any LoadPlanner, AdapterLoadRequest)) -> Start {
+  /// A load is asked for: starts one unless one is under way or `depth` unexpired ads are ready
+  /// (then the answer names the ad a show would take). A depth lowered below the ads already
+  /// ready keeps them and starts nothing. `makeLoad` is called only when a load starts (the home
+  /// of per-load planning: the setup and learned order it runs on, its shared request).
+  mutating func begin(
+    now: Duration, depth: Int = 1, makeLoad: () -> (any LoadPlanner, AdapterLoadRequest)
+  ) -> Start {
     if isLoading { return .alreadyLoading }
-    if let ready = slot.ready, ready.expiresAt > now { return .alreadyReady(ready.info) }
+    if queue.unexpiredCount(now: now) >= max(1, depth), let best = queue.best(now: now) {
+      return .alreadyReady(best.info)
+    }
     lastLoadID += 1
     var (planner, request) = makeLoad()
     let actions = planner.start(now: now)
@@ -226,14 +236,19 @@ struct ZoneLifecycle {
     var withdrawal: AdapterWithdrawal?
     /// The ad made from the fill, ready or (with ``withdrawal``) withdrawn; `nil` after a failure.
     var ready: ZoneController.ReadyAd?
+    /// The fill was queued and the queue still has room below the depth with no retry pending:
+    /// a zone that reloads on its own starts the next load.
+    var refill = false
   }
 
   /// Load `loadID` ends: filled with `ready` (made by the caller from the load's start time), or
-  /// failed when `ready` is `nil`. `nil` when that load is not under way.
+  /// failed when `ready` is `nil`. `nil` when that load is not under way. A fill joins the queue;
+  /// `depth` and `now` decide ``Finish/refill``.
   /// `configurationWithdrawal` is asked for a fill the network did not withdraw: a configuration
   /// applied during the load that removed or switched off its line item withdraws it the same way.
   mutating func finish(
-    _ loadID: Int, filledEntry: Int?, ready: (_ startedAt: Duration) -> ZoneController.ReadyAd?,
+    _ loadID: Int, filledEntry: Int?, depth: Int = 1, now: Duration = .zero,
+    ready: (_ startedAt: Duration) -> ZoneController.ReadyAd?,
     configurationWithdrawal: (ZoneController.ReadyAd) -> AdapterWithdrawal? = { _ in nil }
   ) -> Finish? {
     // Read in place and then dropped: moving the whole load out would copy it.
@@ -255,13 +270,14 @@ struct ZoneLifecycle {
     consecutiveFailures = 0
     acceptedAd = ad.loaded.ad
     if let early, early.entry == entry {
-      slot = .empty(.withdrawn(early.reason))
+      queue.lost(.withdrawn(early.reason))
       result.withdrawal = early.reason
     } else if let withdrawal = configurationWithdrawal(ad) {
-      slot = .empty(.withdrawn(withdrawal))
+      queue.lost(.withdrawn(withdrawal))
       result.withdrawal = withdrawal
     } else {
-      slot = .ready(ad)
+      queue.append(ad)
+      result.refill = retryTimer == nil && queue.unexpiredCount(now: now) < depth
     }
     result.ready = ad
     return result
@@ -270,7 +286,7 @@ struct ZoneLifecycle {
   // MARK: The ad going away
 
   enum Withdrawn {
-    /// The ready ad was taken out of the slot (the controller disarms its expiry).
+    /// The ready ad was taken out of the queue (the controller re-arms the expiry timer).
     case ready(ZoneController.ReadyAd)
     /// Its load has not stored its fill yet: applied when it does.
     case pending
@@ -280,7 +296,7 @@ struct ZoneLifecycle {
 
   /// The network withdrew load `loadID`'s ad, from `entry`.
   mutating func withdraw(loadID: Int, entry: Int, reason: AdapterWithdrawal) -> Withdrawn {
-    if let ready = slot.withdraw(loadID: loadID, reason: reason) { return .ready(ready) }
+    if let ready = queue.withdraw(loadID: loadID, reason: reason) { return .ready(ready) }
     let pending: Void? = withLoad(loadID: loadID) {
       $0.earlyWithdrawal = EarlyWithdrawal(entry: entry, reason: reason)
     }
@@ -288,8 +304,8 @@ struct ZoneLifecycle {
     return .notHere
   }
 
-  /// The ready ad's expiry fired.
-  mutating func expire() -> ZoneController.ReadyAd? { slot.take(leaving: .expired) }
+  /// The expiry timer fired: the ads it takes out (``AdQueue/expire(now:)``).
+  mutating func expire(now: Duration) -> [ZoneController.ReadyAd] { queue.expire(now: now) }
 }
 
 extension ZoneLifecycle.LoadInProgress {

@@ -26,6 +26,10 @@ final class ZoneSetup: Sendable {
   let networkAdapters: [NetworkID: any RewardedAdapter]
   /// The networks the configuration switched off everywhere.
   let disabledNetworks: Set<NetworkID>
+  /// How many ads the zone keeps ready: its `queueDepth`, but no more than it has placements
+  /// (network and placement id) to hold them, as a network keeps one ad per placement (a second
+  /// load of a placement whose ad is ready answers with that same ad).
+  let queueDepth: Int
 
   init(
     zone: ZoneConfig, in config: MediationConfig, adapters: [NetworkID: any RewardedAdapter], seed: UInt64,
@@ -46,6 +50,13 @@ final class ZoneSetup: Sendable {
         return "network '\(item.network)' switched off by configuration\(versionName) (disabledNetworks)"
       }
       return item.disabled ? "line item switched off by configuration\(versionName) (disabled: true)" : nil
+    }
+    if zone.queueDepth > 1 {
+      let placements = Set(
+        zone.lineItems.map { PlacementKey(network: $0.network, placementID: $0.placementId) })
+      queueDepth = max(1, min(zone.queueDepth, placements.count))
+    } else {
+      queueDepth = 1
     }
     self.adapters = plan.entries.map { adapters[$0.item.network] }
     reportsRevenue = self.adapters.map { $0?.info.capabilities.contains(.impressionRevenue) ?? false }
@@ -100,4 +111,10 @@ final class ZoneSetup: Sendable {
     }
     return same?.switchedOff?.reason
   }
+}
+
+/// A network's placement: what holds at most one ready ad.
+struct PlacementKey: Hashable {
+  let network: NetworkID
+  let placementID: String
 }
