@@ -64,6 +64,28 @@ struct QueueTests {
     #expect(names(harness).suffix(2) == ["ready", "ready"])
   }
 
+  @Test func anAwaitedLoadReturnsAtOnceWhenAQueuedAdIsReadyWhileTheQueueFills() async throws {
+    let harness = try Harness(
+      zones: [queued(placements(2), depth: 2)],
+      scripts: ["a": ["a1": [.fill(after: .seconds(1))], "a2": [.fill(after: .seconds(5))]]])
+    let ad = try harness.mediator.rewardedAd(zone: "z")
+    let startLoading: () -> Void = ad.load  // the synchronous load, in this async test
+    startLoading()
+    harness.settle(.seconds(2))
+    #expect(ad.isReady && ad.isLoading)
+    // No time passes: the ready ad answers, not the load still filling the queue.
+    let answer = Locked<AdInfo?>(nil)
+    let task = Task { answer.set(try await ad.load()) }
+    #expect(
+      await eventually(isolation: nil) { answer.get() != nil },
+      "the awaited load waited for the queue to fill")
+    #expect(answer.get()?.placementID == "a1")
+    harness.settle(.seconds(120))
+    try await task.value
+    #expect(readyPrices(harness).count == 2)  // a1, then a2: the awaited load started nothing
+    #expect(harness.adapters["a"]!.loadRequests.count == 2)
+  }
+
   @Test func withoutAutoReloadEachLoadTheAppAsksForAddsOneAdUpToTheDepth() throws {
     let harness = try Harness(
       zones: [queued(placements(2), depth: 2, autoReload: false)],

@@ -75,12 +75,17 @@ public final class RewardedAd: Sendable {
 
   /// Loads an ad and waits for it.
   ///
-  /// - Returns: The ready ad's details (at once when one is already ready).
+  /// - Returns: The ready ad's details: at once when one is already ready (the one a show would
+  ///   take now; a zone with a queue of ready ads goes on filling it), else when the load fills.
   /// - Throws: The load's ``MediationError`` (`noFill`, `loadTimeout`), or `CancellationError`
   ///   when the awaiting task is cancelled — the load itself goes on (see the type's rules).
   @discardableResult
   public func load(isolation: isolated (any Actor)? = #isolation) async throws -> AdInfo {
-    try await wait(start: { () throws(MediationError) in controller.load() }) { event in
+    if let ready = controller.readyAd {
+      controller.load()
+      return ready
+    }
+    return try await wait(start: { () throws(MediationError) in controller.load() }) { event in
       switch event {
       case .ready(let info): .success(info)
       case .failed(let error): .failure(error)

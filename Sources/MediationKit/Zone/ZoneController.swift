@@ -119,9 +119,12 @@ final class ZoneController: Sendable {
     withdrawals.attach(self)
   }
 
-  var isReady: Bool {
+  var isReady: Bool { readyAd != nil }
+
+  /// The details of the ad a show would take now, if one is ready.
+  var readyAd: AdInfo? {
     let now = context.scheduler.now
-    return state.withLock { state in state.lifecycle.queue.best(now: now) != nil }
+    return state.withLock { state in state.lifecycle.queue.best(now: now)?.info }
   }
 
   /// The most ads the zone's current configuration keeps ready.
