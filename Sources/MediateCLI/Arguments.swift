@@ -142,8 +142,8 @@ struct OptionSpec {
   static let userID = OptionSpec(
     name: "--user-id", valueName: "ID",
     help:
-      "The app's user id, passed to server callbacks (MAX {USER_ID}, Google user_id); at most 8192 "
-      + "characters.")
+      "The app's user id, passed to server callbacks (MAX {USER_ID}, Google user_id) and picking the "
+      + "zone's A/B test arms (--requests simulates a population of users instead); at most 8192 characters.")
   static let keysNetwork = OptionSpec(
     name: "--network", valueName: "NET", help: "The network whose simulated server's keys to print: google.")
   static let cycles = OptionSpec(
