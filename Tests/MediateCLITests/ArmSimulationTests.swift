@@ -167,3 +167,28 @@ struct ArmSimulationTests {
         "zones[0].experiments[0].arms[1].lineItems[0].network: unknown network 'unity'"), "\(result.err)")
   }
 }
+
+@Suite("bench-apply --experiments")
+struct BenchApplyExperimentsTests {
+  @Test func experimentsAddTheUserChangeTimingAndKeepEveryZoneReady() throws {
+    let result = mediate(
+      ["bench-apply", "--cycles", "2", "--experiments", "--json"], registry: BuiltInNetworks.registry())
+    #expect(result.code == 0, "\(result.err)")
+    let line = try #require(result.out.first)
+    let report = try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+    #expect(report["experiments"] as? Bool == true)
+    #expect(report["set_user_median_ms"] is Double)
+    #expect(report["applies"] as? Int == 2)
+  }
+
+  @Test func withoutTheFlagTheReportIsUnchanged() throws {
+    let result = mediate(["bench-apply", "--cycles", "2", "--json"], registry: BuiltInNetworks.registry())
+    let line = try #require(result.out.first)
+    let report = try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+    #expect(
+      Set(report.keys) == [
+        "zones", "line_items_per_zone", "applies", "zones_ready_before", "median_ms", "p99_ms", "max_ms",
+        "cpu_median_ms",
+      ])
+  }
+}
