@@ -50,7 +50,7 @@ enum Command: String, CaseIterable, Equatable {
         + "[--seed N] [--no-consent] [--do-not-sell] [--child-directed] [--report FILE.html] [--json]"
     case .bench: "mediate bench [--cycles N] [--seed N] [--json]"
     case .rewards: "mediate rewards --ledger FILE [--all] [--ack ID] [--json]"
-    case .benchApply: "mediate bench-apply [--cycles N] [--json]"
+    case .benchApply: "mediate bench-apply [--cycles N] [--experiments] [--json]"
     case .benchCallbacks:
       "mediate bench-callbacks [--callbacks N] [--concurrency N] [--postgres URL] [--json]"
     case .verifyCallback:
@@ -147,8 +147,8 @@ struct OptionSpec {
   static let userID = OptionSpec(
     name: "--user-id", valueName: "ID",
     help:
-      "The app's user id, passed to server callbacks (MAX {USER_ID}, Google user_id); at most 8192 "
-      + "characters.")
+      "The app's user id, passed to server callbacks (MAX {USER_ID}, Google user_id) and picking the "
+      + "zone's A/B test arms (--requests simulates a population of users instead); at most 8192 characters.")
   static let keysNetwork = OptionSpec(
     name: "--network", valueName: "NET", help: "The network whose simulated server's keys to print: google.")
   static let cycles = OptionSpec(
@@ -161,6 +161,11 @@ struct OptionSpec {
   static let childDirected = OptionSpec(
     name: "--child-directed", valueName: nil,
     help: "Privacy: the user is a child (no bidding, restricted ads).")
+  static let experiments = OptionSpec(
+    name: "--experiments", valueName: nil,
+    help:
+      "bench-apply: every zone also runs a two-arm A/B test (one arm with its own line items) and the "
+      + "mediator has a user id, so each apply resolves the user's arms; also times user id changes.")
   static let json = OptionSpec(
     name: "--json", valueName: nil, help: "Print JSON for machines instead of text.")
   /// `--ledger FILE`: the SQLite reward ledger. Shared by every command that uses a ledger; see
@@ -242,7 +247,7 @@ struct OptionSpec {
     case .bench: [.cycles, .seed, .json, .help]
     case .rewards: [.ledger, .all, .ack, .json, .help]
     case .benchCallbacks: [.callbacks, .concurrency, .postgres, .json, .help]
-    case .benchApply: [.cycles, .json, .help]
+    case .benchApply: [.cycles, .experiments, .json, .help]
     case .verifyCallback:
       [.callbackNetwork, .eventKey, .callbackTemplate, .verifierKeys, .seen, .seenTimeout, .json, .help]
     case .verifierKeys: [.keysNetwork, .seed, .help]

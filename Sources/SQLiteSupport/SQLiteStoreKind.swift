@@ -33,10 +33,16 @@ package struct SQLiteStoreKind {
   package let table: String
   /// The statements creating the schema at ``version``, the last one setting `PRAGMA user_version`.
   package let create: [String]
+  /// The statements bringing a file at version N (the key) to N + 1, the last one setting
+  /// `PRAGMA user_version`: a file written by an older version is upgraded when opened, in the
+  /// same `BEGIN IMMEDIATE` transaction as a creation, so two processes never upgrade it twice.
+  package let migrations: [Int64: [String]]
 
   package init(
-    name: String, shortName: String, writeReason: String, version: Int64, table: String, create: [String]
+    name: String, shortName: String, writeReason: String, version: Int64, table: String, create: [String],
+    migrations: [Int64: [String]] = [:]
   ) {
+    self.migrations = migrations
     self.name = name
     self.shortName = shortName
     self.writeReason = writeReason
@@ -196,7 +202,7 @@ extension SQLiteStoreKind {
     try step("begin the schema transaction") { () throws(SQLiteFailure) in
       try connection.execute("BEGIN IMMEDIATE")
     }
-    do {
+    do throws(SQLiteStoreError) {
       let version = try step("read the schema version") { () throws(SQLiteFailure) in
         try Self.schemaVersion(connection)
       }
@@ -204,6 +210,17 @@ extension SQLiteStoreKind {
       if version == 0 {
         try step("create the schema") { () throws(SQLiteFailure) in
           for statement in create { try connection.execute(statement) }
+        }
+      } else if version < self.version {
+        for from in version..<self.version {
+          guard let statements = migrations[from] else {
+            throw SQLiteStoreError(
+              "the \(name) at \(path) has schema version \(version), which this MediationKit cannot "
+                + "upgrade; expected version \(self.version)")
+          }
+          try step("upgrade the schema from version \(from)") { () throws(SQLiteFailure) in
+            for statement in statements { try connection.execute(statement) }
+          }
         }
       }
       try step("commit the schema") { () throws(SQLiteFailure) in try connection.execute("COMMIT") }
@@ -221,11 +238,6 @@ extension SQLiteStoreKind {
   /// file (a schema version, but not this store's table).
   private func checkSchema(_ connection: SQLiteConnection, version: Int64) throws(SQLiteStoreError) {
     let path = connection.path
-    if version > self.version {
-      throw SQLiteStoreError(
-        "the \(name) at \(path) has schema version \(version), newer than this MediationKit "
-          + "reads; expected version \(self.version) or lower (use a newer MediationKit or another file)")
-    }
     let tables: [String]
     do {
       tables = try connection.prepare(
@@ -234,6 +246,8 @@ extension SQLiteStoreKind {
     } catch {
       throw self.error(error, "list the tables", path: path)
     }
+    // Another store's file is named as such before its version is compared with this store's:
+    // the stores' versions are unrelated.
     let missing =
       version == 0
       ? (tables.isEmpty ? nil : "no \(shortName) schema version")
@@ -242,6 +256,11 @@ extension SQLiteStoreKind {
       throw SQLiteStoreError(
         "\(path) is a SQLite database but not a \(name) (tables: \(tables.joined(separator: ", ")); "
           + "\(missing)); expected a \(name), or a path where a new one can be created")
+    }
+    if version > self.version {
+      throw SQLiteStoreError(
+        "the \(name) at \(path) has schema version \(version), newer than this MediationKit "
+          + "reads; expected version \(self.version) or lower (use a newer MediationKit or another file)")
     }
   }
 }

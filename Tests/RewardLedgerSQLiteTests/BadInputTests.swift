@@ -61,12 +61,12 @@ struct BadInputTests {
     defer { directory.remove() }
     let path = directory.file("future.sqlite")
     do { _ = try SQLiteRewardLedger(path: path) }
-    try rawSQL(path, "PRAGMA user_version = 2")
+    try rawSQL(path, "PRAGMA user_version = 3")
     let error = try #require(throws: LedgerError.self) { _ = try SQLiteRewardLedger(path: path) }
     #expect(error.message.contains(path))
-    #expect(error.message.contains("has schema version 2, newer than this MediationKit reads"))
-    #expect(error.message.contains("expected version 1 or lower"))
-    #expect(try rawSQL(path, "PRAGMA user_version") == ["2"])
+    #expect(error.message.contains("has schema version 3, newer than this MediationKit reads"))
+    #expect(error.message.contains("expected version 2 or lower"))
+    #expect(try rawSQL(path, "PRAGMA user_version") == ["3"])
   }
 
   @Test func anotherSQLiteDatabaseIsRefusedAndLeftInItsJournalMode() throws {

@@ -47,7 +47,7 @@ struct DurabilityTests {
       #expect(try ledger.pragma(.journalMode) == "wal")
       #expect(try ledger.pragma(.synchronous) == "2")  // FULL
       #expect(try ledger.pragma(.busyTimeout) == "\(SQLiteRewardLedger.busyTimeoutMilliseconds)")
-      #expect(try ledger.pragma(.userVersion) == "1")
+      #expect(try ledger.pragma(.userVersion) == "2")
       #expect(FileManager.default.fileExists(atPath: path + "-wal"))
       #expect(try rawSQL(path, "PRAGMA journal_mode") == ["wal"])  // as another process sees it
     }

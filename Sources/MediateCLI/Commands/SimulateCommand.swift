@@ -4,6 +4,7 @@ import MediationKit
 extension RunCommand {
   /// `mediate --requests N`: the simulator, with its report as text or one JSON object.
   func simulate(_ settings: Settings, requests: Int) throws(CLIError) -> Int32 {
+    if !settings.zone.experiments.isEmpty { return try simulateArms(settings, requests: requests) }
     let simulator = Simulator(
       settings: Simulator.Settings(
         // The simulator sends no server callbacks: its networks' servers only would have.

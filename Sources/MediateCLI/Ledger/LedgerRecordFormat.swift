@@ -25,11 +25,11 @@ enum LedgerRecordFormat {
   static func reward(_ reward: Reward) -> String { "\(reward.type) × \(reward.amount)" }
 
   /// The record as a JSON object with snake_case keys; acknowledgment fields are null while it
-  /// is pending.
+  /// is pending; `arms` (experiment id → arm id) only when the reward was earned under A/B test arms.
   static func jsonObject(_ record: LedgerRecord) -> [String: Any] {
     let entry = record.entry
     let reward = entry.reward
-    return [
+    var object: [String: Any] = [
       "transaction_id": reward.transactionID,
       "zone": entry.zoneID,
       "network": reward.network.rawValue,
@@ -44,6 +44,8 @@ enum LedgerRecordFormat {
       "acknowledged_at": record.acknowledgedAtMilliseconds.map { iso8601(milliseconds: $0) } ?? NSNull(),
       "acknowledged_at_ms": record.acknowledgedAtMilliseconds ?? NSNull(),
     ]
+    if !reward.experimentArms.isEmpty { object["arms"] = reward.experimentArms }
+    return object
   }
 
   /// The records as a text table, one row each, columns padded to the widest cell.

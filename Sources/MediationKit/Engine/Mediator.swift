@@ -297,6 +297,14 @@ public final class Mediator: Sendable {
   /// Sets the app's id for the current user (like MAX's `ALSdk.userIdentifier`). Set it once,
   /// before the first show; a change applies to shows that start after it.
   ///
+  /// It also picks the user's arms of the zones' experiments (``ZoneConfig/experiments``): each
+  /// zone's next load uses the arms' line items, strategy and auction timeout, and every ad it
+  /// loads reports them (``AdInfo/experimentArms``). The assignment is a pure function of the user
+  /// id, the same in every launch and process. Without a user id (before this call, or after
+  /// `nil`) a zone runs as configured, without its experiments' overrides, and reports no arm.
+  /// A change of user is applied like a configuration: a load in flight finishes on the plan it
+  /// started with, and a ready ad from the previous arm stays showable.
+  ///
   /// - Parameter userID: The id, at most ``maxUserIDLength`` UTF-16 code units; `nil` to clear it.
   /// - Throws: ``MediationError`` `invalidUserID` when the id is too long; the previous id is kept.
   public func setUserID(_ userID: String?) throws(MediationError) {
@@ -306,7 +314,11 @@ public final class Mediator: Sendable {
         "user id is \(userID.utf16.count) UTF-16 code units long; at most \(Self.maxUserIDLength) are allowed"
       )
     }
-    context.userID = userID
+    reconfiguring.withLock { _ in
+      context.userID = userID
+      let (config, zones) = live.withLock { ($0.config, $0.zones) }
+      for zone in config.zones where !zone.experiments.isEmpty { zones[zone.id]?.userChanged(in: config) }
+    }
   }
 
   /// The adapter this mediator made for `network`, if it is registered: for tests and diagnostic

@@ -17,14 +17,19 @@ public struct AdInfo: Sendable, Equatable {
   public var responses: [AdInfo.NetworkResponse]
   /// Time from the start of the load to ready.
   public var latency: Duration
+  /// The A/B test arms the load ran under: experiment id → arm id, one entry per experiment of the
+  /// zone (``ZoneConfig/experiments``) for the current user (``Mediator/setUserID(_:)``). Empty
+  /// when the zone has no experiments or no user id was set (the zone ran as configured).
+  public var experimentArms: [String: String]
 
   /// Creates the description of an ad ready in zone `zoneID`, served by `network`.
   public init(
     zoneID: String, network: NetworkID, placementID: String, ecpm: Double,
     responses: [AdInfo.NetworkResponse],
     latency: Duration, precision: AdapterSignal.RevenuePrecision = .publisherDefined,
-    strategy: ZoneConfig.AuctionStrategy = .waterfall
+    strategy: ZoneConfig.AuctionStrategy = .waterfall, experimentArms: [String: String] = [:]
   ) {
+    self.experimentArms = experimentArms
     self.precision = precision
     self.strategy = strategy
     self.zoneID = zoneID

@@ -78,13 +78,17 @@ public struct Reward: Sendable, Equatable, Codable {
   /// Whether this is a redelivery, on a later start, of a reward the app did not acknowledge
   /// (see ``RewardLedger``). Credit it only if its transaction id was not credited before.
   public var isRedelivery: Bool
+  /// The A/B test arms of the load that made the rewarded ad (``AdInfo/experimentArms``): kept in
+  /// the ledger with the reward, so a redelivery reports them too. Empty when there were none.
+  public var experimentArms: [String: String]
 
   /// Creates a reward; the mediator makes these, tests and ledgers rebuild them.
   public init(
     type: String, amount: Int, transactionID: String, network: NetworkID,
     networkReward: AdapterSignal.NetworkReward? = nil,
-    isRedelivery: Bool = false
+    isRedelivery: Bool = false, experimentArms: [String: String] = [:]
   ) {
+    self.experimentArms = experimentArms
     self.type = type
     self.amount = amount
     self.transactionID = transactionID
@@ -94,10 +98,11 @@ public struct Reward: Sendable, Equatable, Codable {
   }
 
   private enum CodingKeys: String, CodingKey {
-    case type, amount, transactionID, network, networkReward, isRedelivery
+    case type, amount, transactionID, network, networkReward, isRedelivery, experimentArms
   }
 
-  /// Reads a reward; `isRedelivery` defaults to `false` when absent.
+  /// Reads a reward; `isRedelivery` defaults to `false` and `experimentArms` to none when absent
+  /// (entries written before arms existed).
   public init(from decoder: any Decoder) throws {
     let container = try decoder.container(keyedBy: CodingKeys.self)
     self.init(
@@ -106,7 +111,21 @@ public struct Reward: Sendable, Equatable, Codable {
       transactionID: try container.decode(String.self, forKey: .transactionID),
       network: try container.decode(NetworkID.self, forKey: .network),
       networkReward: try container.decodeIfPresent(NetworkReward.self, forKey: .networkReward),
-      isRedelivery: try container.decodeIfPresent(Bool.self, forKey: .isRedelivery) ?? false)
+      isRedelivery: try container.decodeIfPresent(Bool.self, forKey: .isRedelivery) ?? false,
+      experimentArms: try container.decodeIfPresent([String: String].self, forKey: .experimentArms) ?? [:])
+  }
+
+  /// Writes a reward; `experimentArms` is left out when empty, so a reward without arms is
+  /// written as before arms existed.
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(type, forKey: .type)
+    try container.encode(amount, forKey: .amount)
+    try container.encode(transactionID, forKey: .transactionID)
+    try container.encode(network, forKey: .network)
+    try container.encodeIfPresent(networkReward, forKey: .networkReward)
+    try container.encode(isRedelivery, forKey: .isRedelivery)
+    if !experimentArms.isEmpty { try container.encode(experimentArms, forKey: .experimentArms) }
   }
 }
 
@@ -123,12 +142,16 @@ extension RewardedAdEvent {
     public var usd: Double
     /// How exact ``usd`` is.
     public var precision: AdapterSignal.RevenuePrecision
+    /// The A/B test arms of the load that made the ad (``AdInfo/experimentArms``), so revenue can
+    /// be summed per arm. Empty when there were none.
+    public var experimentArms: [String: String]
 
     /// Creates the revenue of one impression.
     public init(
       network: NetworkID, zoneID: String, placementID: String, usd: Double,
-      precision: AdapterSignal.RevenuePrecision
+      precision: AdapterSignal.RevenuePrecision, experimentArms: [String: String] = [:]
     ) {
+      self.experimentArms = experimentArms
       self.network = network
       self.zoneID = zoneID
       self.placementID = placementID

@@ -26,11 +26,11 @@ extension EngineContext {
       appEvent = .revenuePaid(
         AdRevenue(
           network: network, zoneID: zone.id, placementID: ready.info.placementID, usd: revenue.usd,
-          precision: revenue.precision))
+          precision: revenue.precision, experimentArms: ready.info.experimentArms))
     case .rewarded(let payload):
       let reward = Reward(
         type: zone.reward.type, amount: zone.reward.amount, transactionID: nextTransactionID(),
-        network: network, networkReward: payload)
+        network: network, networkReward: payload, experimentArms: ready.info.experimentArms)
       publishReward(reward, zoneID: zone.id)
       return
     case .closed: appEvent = .closed

@@ -13,7 +13,8 @@ extension ZoneController {
   func reconfigure(_ zone: ZoneConfig, in config: MediationConfig, change: String?) {
     let previous = setups.withLock { $0.current }
     let setup = ZoneSetup(
-      zone: zone, in: config, adapters: context.adapters, seed: context.options.seed, previous: previous)
+      zone: zone, in: config, userID: context.userID, adapters: context.adapters, seed: context.options.seed,
+      previous: previous)
     let old = setups.withLock { setups -> ZoneSetup in
       setups.current = setup
       setups.removal = nil
@@ -46,6 +47,21 @@ extension ZoneController {
       }
     }
     if !withdrawn.isEmpty { context.scheduler.runOnExecutor { [self] in publishWithdrawals(withdrawn) } }
+  }
+
+  /// Resolves the zone's arms again for the user now set (``Mediator/setUserID(_:)``), from the
+  /// configured zone of the current setup, and swaps the variant in when the arms differ. Like an
+  /// apply, the load in flight finishes on the plan it started with; unlike one, nothing is
+  /// withdrawn or cancelled: the configuration did not change, so a ready ad from the previous
+  /// arm stays showable (``ZoneSetup/withdrawalReason(of:adapter:)`` knows every arm's line items).
+  func userChanged(in config: MediationConfig) {
+    let previous = setups.withLock { $0.current }
+    let userID = context.userID
+    guard !previous.base.experiments.isEmpty, previous.userID != userID else { return }
+    let setup = ZoneSetup(
+      zone: previous.base, in: config, userID: userID, adapters: previous.networkAdapters,
+      seed: context.options.seed, previous: previous)
+    setups.withLock { $0.current = setup }
   }
 
   /// Takes the zone out of the configuration: its queued ads are withdrawn, its load in flight

@@ -325,7 +325,7 @@ extension ZoneController {
         let info = AdInfo(
           zoneID: id, network: item.network, placementID: item.placementId, ecpm: fill.price,
           responses: responses, latency: now - startedAt, precision: fill.precision,
-          strategy: setup.zone.strategy)
+          strategy: setup.zone.strategy, experimentArms: setup.experimentArms)
         return ReadyAd(
           info: info, loaded: fill.loaded, expiresAt: now + lifetime,
           networkReportsRevenue: setup.reportsRevenue[fill.entry], loadID: loadID)

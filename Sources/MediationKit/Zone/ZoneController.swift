@@ -104,7 +104,8 @@ final class ZoneController: Sendable {
 
   init(zone: ZoneConfig, in config: MediationConfig, context: EngineContext) {
     self.id = zone.id
-    let setup = ZoneSetup(zone: zone, in: config, adapters: context.adapters, seed: context.options.seed)
+    let setup = ZoneSetup(
+      zone: zone, in: config, userID: context.userID, adapters: context.adapters, seed: context.options.seed)
     self.setups = Locked(Setups(current: setup, load: setup))
     self.context = context
     let scheduler = context.scheduler

@@ -2,8 +2,19 @@
 /// configuration change (``Mediator/apply(_:)``, a network registered or unregistered) and
 /// swapped in one step: a load reads the zone's current setup when it starts and keeps that one
 /// to its end, so a change never reaches a load half-way.
+///
+/// A zone with experiments is set up as the variant of the current user's arms (resolved once
+/// here, not per load): ``zone`` is the variant, ``base`` the zone as configured, and
+/// ``experimentArms`` what every ad this setup loads reports.
 final class ZoneSetup: Sendable {
+  /// The zone as this setup's loads use it: the configured zone with the user's arms applied.
   let zone: ZoneConfig
+  /// The zone as configured, before any arm: a user change resolves the arms again from it.
+  let base: ZoneConfig
+  /// The user the arms were resolved for (`nil`: no user id, so no arm).
+  let userID: String?
+  /// Experiment id → arm id of the user's arms; empty without experiments or without a user id.
+  let experimentArms: [String: String]
   let planner: any LoadPlanner.Type
   /// The plan, its entries switched off by the configuration's kill switch marked
   /// (``LoadPlan/Entry/switchedOff``).
@@ -31,11 +42,23 @@ final class ZoneSetup: Sendable {
   /// load of a placement whose ad is ready answers with that same ad).
   let queueDepth: Int
 
+  /// - Parameters:
+  ///   - zone: The zone as configured; with experiments and a `userID`, the setup uses the
+  ///     user's variant (``ZoneConfig/variant(forUser:)``). Without a user id it uses the zone
+  ///     as configured and reports no arm.
   init(
-    zone: ZoneConfig, in config: MediationConfig, adapters: [NetworkID: any RewardedAdapter], seed: UInt64,
-    previous: ZoneSetup? = nil
+    zone base: ZoneConfig, in config: MediationConfig, userID: String? = nil,
+    adapters: [NetworkID: any RewardedAdapter], seed: UInt64, previous: ZoneSetup? = nil
   ) {
+    let zone: ZoneConfig
+    if let userID, !base.experiments.isEmpty {
+      (zone, experimentArms) = base.variant(forUser: userID)
+    } else {
+      (zone, experimentArms) = (base, [:])
+    }
     self.zone = zone
+    self.base = base
+    self.userID = userID
     self.version = config.version
     networkAdapters = adapters
     disabledNetworks = Set(config.disabledNetworks)
@@ -77,8 +100,8 @@ final class ZoneSetup: Sendable {
   }
 
   /// Why an ad `adapter` loaded for `item` may no longer be shown under this setup: its line item
-  /// is gone from the zone or switched off, or its network's adapter is gone or replaced; `nil`
-  /// when it stays showable.
+  /// is gone from the zone (from the configured zone and every arm of its experiments) or switched
+  /// off, or its network's adapter is gone or replaced; `nil` when it stays showable.
   func withdrawalReason(of item: (network: NetworkID, placementID: String), adapter: (any RewardedAdapter)?)
     -> String?
   {
@@ -88,11 +111,39 @@ final class ZoneSetup: Sendable {
         $0.item.network == item.network && $0.item.placementId == item.placementID
       })
     else {
-      return "line item \(item.network)/\(item.placementID) removed from zone '\(zone.id)' by \(versionName)"
+      guard let other = otherArmsLineItem(item) else {
+        return
+          "line item \(item.network)/\(item.placementID) removed from zone '\(zone.id)' by \(versionName)"
+      }
+      // Still in the zone, in an arm other than the user's: the ad was loaded before the user
+      // (or the user's arm) changed, and stays showable unless switched off.
+      if let off = switchedOff(item.network) { return off }
+      if other.disabled {
+        return "line item switched off by configuration\(version.map { " '\($0)'" } ?? "") (disabled: true)"
+      }
+      guard let current = networkAdapters[item.network], let adapter, current === adapter else {
+        return "network '\(item.network)' was unregistered"
+      }
+      return nil
     }
     if let off = plan.entries[entry].switchedOff { return off.reason }
     guard let current = adapters[entry], let adapter, current === adapter else {
       return "network '\(item.network)' was unregistered"
+    }
+    return nil
+  }
+
+  /// The line item `item` names in the configured zone or any arm of its experiments, when the
+  /// user's variant does not use it.
+  private func otherArmsLineItem(_ item: (network: NetworkID, placementID: String)) -> LineItem? {
+    func named(_ candidate: LineItem) -> Bool {
+      candidate.network == item.network && candidate.placementId == item.placementID
+    }
+    if let own = base.lineItems.first(where: named) { return own }
+    for experiment in base.experiments {
+      for arm in experiment.arms {
+        if let found = arm.lineItems?.first(where: named) { return found }
+      }
     }
     return nil
   }

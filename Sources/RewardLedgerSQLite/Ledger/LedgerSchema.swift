@@ -5,14 +5,14 @@ import SQLiteSupport
 enum LedgerSchema {
   /// The schema version this code writes and reads, kept in `PRAGMA user_version`. A file with a
   /// higher one was written by a newer MediationKit and is refused, never altered.
-  static let version: Int64 = 1
+  static let version: Int64 = 2
 
   /// The ledger as a kind of SQLite store file: its name in messages and its schema.
   static let kind = SQLiteStoreKind(
     name: "reward ledger", shortName: "ledger", writeReason: "rewards are recorded in it", version: version,
-    table: "rewards", create: create)
+    table: "rewards", create: create, migrations: migrations)
 
-  /// Version 1: one row per reward, keyed by transaction id. An acknowledged reward keeps its row
+  /// Version 2 (version 1 plus `experiment_arms`): one row per reward, keyed by transaction id. An acknowledged reward keeps its row
   /// (with `acknowledged_at_ms` set) as history, so acknowledging it again is a no-op and
   /// recording its id again is refused, until ``SQLiteRewardLedger/pruneAcknowledged(olderThanMilliseconds:)``
   /// removes it.
@@ -29,6 +29,7 @@ enum LedgerSchema {
       recorded_at_ms INTEGER NOT NULL,
       deliveries INTEGER NOT NULL,
       acknowledged_at_ms INTEGER,
+      experiment_arms TEXT,
       CHECK ((network_reward_type IS NULL) = (network_reward_amount IS NULL))
     )
     """,
@@ -36,18 +37,24 @@ enum LedgerSchema {
     CREATE INDEX rewards_pending ON rewards (recorded_at_ms, transaction_id)
     WHERE acknowledged_at_ms IS NULL
     """,
-    "PRAGMA user_version = 1",
+    "PRAGMA user_version = 2",
+  ]
+
+  /// Version 1 → 2: the reward's A/B test arms (``Reward/experimentArms``) as a JSON object with
+  /// sorted keys, `NULL` for none — which is what every row written by version 1 reads as.
+  static let migrations: [Int64: [String]] = [
+    1: ["ALTER TABLE rewards ADD COLUMN experiment_arms TEXT", "PRAGMA user_version = 2"]
   ]
 
   /// The columns every SELECT returns, in ``LedgerRecord`` order.
   private static let columns = """
     transaction_id, zone_id, network, reward_type, reward_amount, network_reward_type,
-    network_reward_amount, recorded_at_ms, deliveries, acknowledged_at_ms
+    network_reward_amount, recorded_at_ms, deliveries, acknowledged_at_ms, experiment_arms
     """
 
   static let insert = """
     INSERT INTO rewards (\(columns))
-    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, NULL)
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, NULL, ?10)
     """
 
   static let selectPending = """

@@ -26,7 +26,8 @@ import SQLiteSupport
 /// file does not grow for ever; after pruning, that protection is gone for the pruned ids.
 ///
 /// The schema version is kept in `PRAGMA user_version`; a file with a newer version is refused
-/// unchanged. ``LedgerEntry/reward``'s ``Reward/isRedelivery`` is not stored: entries come back
+/// unchanged, and one with an older version is upgraded when opened (version 1 files gain the
+/// `experiment_arms` column; their rewards read with no arm). ``LedgerEntry/reward``'s ``Reward/isRedelivery`` is not stored: entries come back
 /// with `false`, and the mediator marks the ones it redelivers.
 public final class SQLiteRewardLedger: RewardLedger {
   /// How long an operation waits for a lock another connection holds before it fails.
@@ -141,7 +142,7 @@ public final class SQLiteRewardLedger: RewardLedger {
       .text(id), .text(entry.zoneID), .text(reward.network.rawValue), .text(reward.type),
       .integer(Int64(reward.amount)), reward.networkReward.map { .text($0.type) } ?? .null,
       reward.networkReward.map { .real($0.amount) } ?? .null, .integer(entry.recordedAtMilliseconds),
-      .integer(Int64(entry.deliveries)),
+      .integer(Int64(entry.deliveries)), Self.encodeArms(reward.experimentArms),
     ]
     let existing = try store.locked("record transaction id \(id)") {
       (statements) throws(SQLiteFailure) -> LedgerRecord? in
@@ -237,12 +238,28 @@ public final class SQLiteRewardLedger: RewardLedger {
     try store.pragma(name)
   }
 
+  /// The arms as a JSON object with sorted keys (one text per set of arms); `NULL` for none.
+  static func encodeArms(_ arms: [String: String]) -> SQLiteValue {
+    guard !arms.isEmpty,
+      let data = try? JSONSerialization.data(withJSONObject: arms, options: [.sortedKeys]),
+      let text = String(data: data, encoding: .utf8)
+    else { return .null }
+    return .text(text)
+  }
+
+  /// The arms from their column; text that is not a JSON object of strings (never written by
+  /// this ledger) reads as none rather than making the reward unreadable.
+  static func decodeArms(_ text: String) -> [String: String] {
+    (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: String] ?? [:]
+  }
+
   private static func decode(_ row: SQLiteRow) -> LedgerRecord {
     let networkReward =
       row.isNull(5) ? nil : NetworkReward(type: row.text(5), amount: row.real(6))
     let reward = Reward(
       type: row.text(3), amount: Int(truncatingIfNeeded: row.integer(4)), transactionID: row.text(0),
-      network: NetworkID(row.text(2)), networkReward: networkReward)
+      network: NetworkID(row.text(2)), networkReward: networkReward,
+      experimentArms: row.isNull(10) ? [:] : decodeArms(row.text(10)))
     let entry = LedgerEntry(
       reward: reward, zoneID: row.text(1), recordedAtMilliseconds: row.integer(7),
       deliveries: Int(truncatingIfNeeded: row.integer(8)))
