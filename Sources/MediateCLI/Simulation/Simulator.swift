@@ -109,6 +109,9 @@ private final class SessionDriver: Sendable {
     var stats = SimulationStats()
     var remaining: Int
     var requestStartedAt: Duration = .zero
+    /// The load request the oracle quotes to each of ``SessionDriver/oracleNetworks``, made once
+    /// (only the auction id changes per request).
+    var oracleRequests: [AdapterLoadRequest] = []
 
     /// The tenth of the shard the session under way is in, if the first or the last.
     mutating func tenth(of total: Int, record: (inout RevenueAgainstOracle) -> Void) {
@@ -122,9 +125,8 @@ private final class SessionDriver: Sendable {
   private let ad: RewardedAd
   private let zone: ZoneConfig
   private let privacy: PrivacySettings
-  /// Each participating simulated network with the load request the oracle quotes, made once
-  /// (only the auction id changes per request).
-  private let oracleNetworks: [(request: AdapterLoadRequest, network: any SimulatedNetwork)]
+  /// Each participating simulated network, which the oracle asks for a quote.
+  private let oracleNetworks: [any SimulatedNetwork]
   private let state: Locked<State>
   private let presenter = HeadlessPresenter()
   private let keepsFunnel: Bool
@@ -150,7 +152,7 @@ private final class SessionDriver: Sendable {
       case .bidding: zone.lineItems.filter(\.bidding)
       case .hybrid: zone.lineItems
       }
-    oracleNetworks = participating.compactMap { item in
+    let oracle = participating.compactMap { item -> (AdapterLoadRequest, any SimulatedNetwork)? in
       guard let network = adapters[item.network] as? any SimulatedNetwork else { return nil }
       let request = AdapterLoadRequest(
         zoneID: zone.id, placementID: item.placementId, ecpm: item.ecpm,
@@ -158,10 +160,14 @@ private final class SessionDriver: Sendable {
         auctionID: 0, privacy: privacy)
       return (request, network)
     }
+    oracleNetworks = oracle.map(\.1)
     let unquoted = participating.filter { item in
       adapters[item.network].map { !($0 is any SimulatedNetwork) } ?? false
     }
-    state.withLock { $0.stats.unquotedNetworks = Set(unquoted.map(\.network)) }
+    state.withLock { state in
+      state.stats.unquotedNetworks = Set(unquoted.map(\.network))
+      state.oracleRequests = oracle.map(\.0)
+    }
   }
 
   var stats: SimulationStats { state.withLock { $0.stats } }
@@ -184,8 +190,9 @@ private final class SessionDriver: Sendable {
   func handle(_ event: ZoneEvent) {
     switch event.event {
     case .loading:
-      let oracle = oracleECPM(auctionID: mediator.lastAuctionID)
+      let auctionID = mediator.lastAuctionID
       state.withLock { state in
+        let oracle = oracleECPM(auctionID: auctionID, requests: &state.oracleRequests)
         state.stats.oracleRevenueUSD += oracle / 1000
         state.tenth(of: requests) { $0.oracleRevenueUSD += oracle / 1000 }
       }
@@ -236,14 +243,18 @@ private final class SessionDriver: Sendable {
     }
   }
 
-  /// The best price any participating network would have filled at in auction `auctionID`.
-  private func oracleECPM(auctionID: UInt64) -> Double {
+  /// The best price any participating network would have filled at in auction `auctionID`;
+  /// `requests` are the networks' requests, set to that auction in place.
+  private func oracleECPM(auctionID: UInt64, requests: inout [AdapterLoadRequest]) -> Double {
     var best = 0.0
-    for (template, network) in oracleNetworks {
-      var request = template
-      request.auctionID = auctionID
-      let quote = network.quote(request)
-      if quote.fills { best = max(best, quote.ecpm) }
+    // Performance: each request is quoted where it lies; copying it (strings, privacy, a closure)
+    // per network and auction cost more than some quotes.
+    requests.withUnsafeMutableBufferPointer { requests in
+      for index in requests.indices {
+        requests[index].auctionID = auctionID
+        let quote = oracleNetworks[index].quote(requests[index])
+        if quote.fills { best = max(best, quote.ecpm) }
+      }
     }
     return best
   }
