@@ -83,3 +83,25 @@ import Testing
     #expect(end.extraParameters == 0, "the adapter passes its per-load data without extra parameters")
   }
 }
+
+/// Bid tokens are written digit by digit; they must read as `String(_:radix: 36)` would write them.
+@Suite struct BidTokenSpellingTests {
+  @Test func tokensSpellBothNumbersInBase36() {
+    var values: [UInt64] = [0, 1, 9, 10, 35, 36, 37, 1295, 1296, 46_655, 46_656, .max - 1, .max]
+    var random = SeededRandom(seed: 3)
+    for _ in 0..<500 { values.append(random.next() >> (random.next() % 64)) }
+    for (sequence, check) in zip(values, values.reversed()) {
+      #expect(
+        MaxBidBook.token(sequence: sequence, check: check)
+          == "maxsim-\(String(sequence, radix: 36))-\(String(check, radix: 36))")
+    }
+  }
+
+  @Test func anIssuedTokenRedeemsItsBidOnce() {
+    var book = MaxBidBook(capacity: 4)
+    let token = book.issue(MaxBidBook.Bid(auctionID: 9, price: 1.5, networkIndex: 0), check: 123_456_789)
+    #expect(token == "maxsim-0-\(String(123_456_789, radix: 36))")
+    #expect(book.redeem(token, auctionID: 9)?.price == 1.5)
+    #expect(book.redeem(token, auctionID: 9) == nil)
+  }
+}

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import MediationKit
@@ -217,5 +218,20 @@ struct LoadPlannerTests {
     #expect(MessageFormat.usd(12.5) == "$12.50")
     #expect(MessageFormat.usd(0.054) == "$0.05")
     #expect(MessageFormat.usd(3) == "$3.00")
+  }
+
+  /// The digit-writing `usd` spells every amount as the interpolation it replaced did, negative and
+  /// huge amounts included.
+  @Test func usdMatchesTheInterpolatedSpelling() {
+    func interpolated(_ value: Double) -> String {
+      let cents = Int((value * 100).rounded())
+      let fraction = String(cents % 100)
+      return "$\(cents / 100).\(fraction.count < 2 ? "0" + fraction : fraction)"
+    }
+    var values: [Double] = [0, 0.004, 0.005, 0.01, 0.09, 0.1, 0.99, 0.999, 1, 9.99, 10, 99.995, 100, 1234.5]
+    values += [-0.01, -0.5, -12.05, -1234.56, 99_999_999.99, 123_456_789.12, 9.2e16]
+    var random = SeededRandom(seed: 7)
+    for _ in 0..<2_000 { values.append(random.nextUnit() * pow(10, Double(random.next() % 9)) - 1) }
+    for value in values { #expect(MessageFormat.usd(value) == interpolated(value), "\(value)") }
   }
 }

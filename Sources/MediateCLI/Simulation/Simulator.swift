@@ -130,6 +130,31 @@ private final class SessionDriver: Sendable {
     /// Queue model: the last session ended; later events (the zone winding down) are not counted.
     var done = false
 
+    /// The load request the oracle quotes to each of ``SessionDriver/oracleNetworks``, made once
+    /// (only the auction id changes per request).
+    var oracleRequests: [AdapterLoadRequest] = []
+    /// Wins and revenue by network, in the order the networks first won or earned, folded into
+    /// ``SimulationStats/wins`` and ``SimulationStats/revenueByNetwork`` when the stats are read.
+    /// Performance: comparing a few network ids costs less than hashing one per fill and payment.
+    var byNetwork: [(network: NetworkID, wins: Int?, revenueUSD: Double?)] = []
+
+    /// The entry of `network` in ``byNetwork``, made if needed.
+    mutating func entry(_ network: NetworkID) -> Int {
+      for index in byNetwork.indices where byNetwork[index].network == network { return index }
+      byNetwork.append((network, nil, nil))
+      return byNetwork.count - 1
+    }
+
+    /// The stats, with ``byNetwork`` folded in.
+    var folded: SimulationStats {
+      var stats = stats
+      for (network, wins, revenueUSD) in byNetwork {
+        if let wins { stats.wins[network, default: 0] += wins }
+        if let revenueUSD { stats.revenueByNetwork[network, default: 0] += revenueUSD }
+      }
+      return stats
+    }
+
     /// The tenth of the shard the session under way is in, if the first or the last.
     mutating func tenth(of total: Int, record: (inout RevenueAgainstOracle) -> Void) {
       let tenth = max(1, total / 10)
@@ -142,9 +167,8 @@ private final class SessionDriver: Sendable {
   private let ad: RewardedAd
   private let zone: ZoneConfig
   private let privacy: PrivacySettings
-  /// Each participating simulated network with the load request the oracle quotes, made once
-  /// (only the auction id changes per request).
-  private let oracleNetworks: [(request: AdapterLoadRequest, network: any SimulatedNetwork)]
+  /// Each participating simulated network, which the oracle asks for a quote.
+  private let oracleNetworks: [any SimulatedNetwork]
   private let state: Locked<State>
   private let presenter = HeadlessPresenter()
   private let keepsFunnel: Bool
@@ -172,7 +196,7 @@ private final class SessionDriver: Sendable {
       case .bidding: zone.lineItems.filter(\.bidding)
       case .hybrid: zone.lineItems
       }
-    oracleNetworks = participating.compactMap { item in
+    let oracle = participating.compactMap { item -> (AdapterLoadRequest, any SimulatedNetwork)? in
       guard let network = adapters[item.network] as? any SimulatedNetwork else { return nil }
       let request = AdapterLoadRequest(
         zoneID: zone.id, placementID: item.placementId, ecpm: item.ecpm,
@@ -180,13 +204,17 @@ private final class SessionDriver: Sendable {
         auctionID: 0, privacy: privacy)
       return (request, network)
     }
+    oracleNetworks = oracle.map(\.1)
     let unquoted = participating.filter { item in
       adapters[item.network].map { !($0 is any SimulatedNetwork) } ?? false
     }
-    state.withLock { $0.stats.unquotedNetworks = Set(unquoted.map(\.network)) }
+    state.withLock { state in
+      state.stats.unquotedNetworks = Set(unquoted.map(\.network))
+      state.oracleRequests = oracle.map(\.0)
+    }
   }
 
-  var stats: SimulationStats { state.withLock { $0.stats } }
+  var stats: SimulationStats { state.withLock { $0.folded } }
 
   func startNext() {
     let start = state.withLock { state -> Bool in
@@ -271,8 +299,9 @@ private final class SessionDriver: Sendable {
   }
 
   private func recordOracle() {
-    let oracle = oracleECPM(auctionID: mediator.lastAuctionID)
+    let auctionID = mediator.lastAuctionID
     state.withLock { state in
+      let oracle = oracleECPM(auctionID: auctionID, requests: &state.oracleRequests)
       state.stats.oracleRevenueUSD += oracle / 1000
       state.tenth(of: requests) { $0.oracleRevenueUSD += oracle / 1000 }
     }
@@ -281,7 +310,8 @@ private final class SessionDriver: Sendable {
   private func recordFill(_ info: AdInfo, latency: Duration, _ state: inout State) {
     state.stats.fills += 1
     state.stats.readyLatency.record(latency)
-    state.stats.wins[info.network, default: 0] += 1
+    let entry = state.entry(info.network)
+    state.byNetwork[entry].wins = (state.byNetwork[entry].wins ?? 0) + 1
     if keepsFunnel { state.stats.funnel.record(info.responses) }
     if keepsEarnings { state.stats.lineItems.recordFill(info) }
   }
@@ -321,7 +351,8 @@ private final class SessionDriver: Sendable {
     case .revenuePaid(let revenue):
       state.withLock { state in
         state.stats.revenueUSD += revenue.usd
-        state.stats.revenueByNetwork[revenue.network, default: 0] += revenue.usd
+        let entry = state.entry(revenue.network)
+        state.byNetwork[entry].revenueUSD = (state.byNetwork[entry].revenueUSD ?? 0) + revenue.usd
         state.tenth(of: requests) { $0.revenueUSD += revenue.usd }
         if keepsEarnings { state.stats.lineItems.recordRevenue(revenue) }
       }
@@ -340,14 +371,18 @@ private final class SessionDriver: Sendable {
     }
   }
 
-  /// The best price any participating network would have filled at in auction `auctionID`.
-  private func oracleECPM(auctionID: UInt64) -> Double {
+  /// The best price any participating network would have filled at in auction `auctionID`;
+  /// `requests` are the networks' requests, set to that auction in place.
+  private func oracleECPM(auctionID: UInt64, requests: inout [AdapterLoadRequest]) -> Double {
     var best = 0.0
-    for (template, network) in oracleNetworks {
-      var request = template
-      request.auctionID = auctionID
-      let quote = network.quote(request)
-      if quote.fills { best = max(best, quote.ecpm) }
+    // Performance: each request is quoted where it lies; copying it (strings, privacy, a closure)
+    // per network and auction cost more than some quotes.
+    requests.withUnsafeMutableBufferPointer { requests in
+      for index in requests.indices {
+        requests[index].auctionID = auctionID
+        let quote = oracleNetworks[index].quote(requests[index])
+        if quote.fills { best = max(best, quote.ecpm) }
+      }
     }
     return best
   }

@@ -20,9 +20,20 @@ package enum BidRanking {
   package static func ranked(_ bids: [Entry]) -> [Entry] {
     bids.filter { $0.price >= $0.item.bidFloor }
       .sorted { lhs, rhs in
-        if lhs.price != rhs.price { return lhs.price > rhs.price }
-        if lhs.item.priority != rhs.item.priority { return lhs.item.priority < rhs.item.priority }
-        return lhs.configIndex < rhs.configIndex
+        ranksBefore(
+          (lhs.price, lhs.item.priority, lhs.configIndex), (rhs.price, rhs.item.priority, rhs.configIndex))
       }
+  }
+
+  /// Whether a bid of `lhs` (its price, its line item's priority and configuration index) ranks
+  /// before one of `rhs`: the order of ``ranked(_:)``.
+  @inline(__always)
+  static func ranksBefore(
+    _ lhs: (price: Double, priority: Int, configIndex: Int),
+    _ rhs: (price: Double, priority: Int, configIndex: Int)
+  ) -> Bool {
+    if lhs.price != rhs.price { return lhs.price > rhs.price }
+    if lhs.priority != rhs.priority { return lhs.priority < rhs.priority }
+    return lhs.configIndex < rhs.configIndex
   }
 }

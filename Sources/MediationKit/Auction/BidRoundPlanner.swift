@@ -20,6 +20,9 @@ struct BidRound: Sendable {
 
   init(timeout: Duration) { self.timeout = timeout }
 
+  /// Makes room for `count` requests at once (appending them one by one reallocates).
+  mutating func reserve(_ count: Int) { pending.reserveCapacity(count) }
+
   /// Opens a request for `entry`'s bid, asked at `now`.
   mutating func ask(_ entry: Int, at now: Duration) { pending.append((entry, now)) }
 
@@ -43,7 +46,11 @@ extension BidRoundPlanner {
   var isFinished: Bool { sequence.isFinished }
 
   mutating func start(now: Duration) -> [LoadAction] {
+    // Performance: one array, sized once, the timer first (not the timer's array `+` the bids').
     var actions: [LoadAction] = []
+    actions.reserveCapacity(sequence.plan.entries.count + 1)
+    actions.append(.startAuctionTimer(min(round.timeout, sequence.remaining(at: now))))
+    round.reserve(sequence.plan.entries.count)
     for (index, entry) in sequence.plan.entries.enumerated() where entry.isBidder {
       if let unavailable = sequence.unavailability(of: index) {
         sequence.responses[index] = sequence.response(index, unavailable.fate, error: unavailable.reason)
@@ -54,7 +61,7 @@ extension BidRoundPlanner {
     }
     if round.pending.isEmpty { return closeRound(now: now) }
     round.isOpen = true
-    return [.startAuctionTimer(min(round.timeout, sequence.remaining(at: now)))] + actions
+    return actions
   }
 
   mutating func bidAnswered(entry: Int, result: Result<AdapterBid, AdapterError>, now: Duration)
@@ -136,13 +143,24 @@ extension BidRoundPlanner {
     let bidders = bids.entries
     if bidders.isEmpty { return sequence.begin(candidates: sequence.plan.waterfall, now: now) }
     let entries = sequence.plan.entries
-    let ranked = BidRanking.ranked(
-      bidders.map {
-        BidRanking.Entry(item: entries[$0].item, configIndex: entries[$0].configIndex, price: bids[$0]!.price)
-      })
-    let rankedEntries = ranked.map { rankedBid in
-      bidders.first { entries[$0].configIndex == rankedBid.configIndex }!
+    // `BidRanking.ranked`'s order on the entries themselves. Performance: ranking `BidRanking.Entry`
+    // values copied every bidder's line item (its strings) twice and searched each one back.
+    var ranked: [(entry: Int, price: Double)] = []
+    ranked.reserveCapacity(bidders.count)
+    for entry in bidders {
+      let price = bids[entry]!.price
+      if price >= entries[entry].item.bidFloor { ranked.append((entry, price)) }
     }
+    if ranked.count > 1 {
+      ranked.sort { lhs, rhs in
+        BidRanking.ranksBefore(
+          (lhs.price, entries[lhs.entry].item.priority, entries[lhs.entry].configIndex),
+          (rhs.price, entries[rhs.entry].item.priority, entries[rhs.entry].configIndex))
+      }
+    }
+    var rankedEntries: [Int] = []
+    rankedEntries.reserveCapacity(ranked.count)
+    for bid in ranked { rankedEntries.append(bid.entry) }
     for entry in bidders where !rankedEntries.contains(entry) {
       let bid = bids[entry]!
       sequence.responses[entry] = sequence.response(
@@ -192,15 +210,19 @@ struct HybridPlanner: BidRoundPlanner {
 
   mutating func loadOrder(ranked: [Int]) -> [Int] {
     let bestBid = ranked.first.flatMap { sequence.bids[$0]?.price }
-    var priced: [Int] = []
+    var order: [Int] = []
+    order.reserveCapacity(sequence.plan.waterfall.count + ranked.count)
+    // Written once per auction and shared by every item it skips.
+    var skipReason: String?
     for index in sequence.plan.waterfall {
       if let bestBid, sequence.plan.price(of: index) < bestBid {
-        sequence.responses[index] = sequence.response(
-          index, .skipped, error: "priced below the best bid \(MessageFormat.usd(bestBid))")
+        if skipReason == nil { skipReason = "priced below the best bid \(MessageFormat.usd(bestBid))" }
+        sequence.responses[index] = sequence.response(index, .skipped, error: skipReason)
       } else {
-        priced.append(index)
+        order.append(index)
       }
     }
-    return priced + ranked
+    order.append(contentsOf: ranked)
+    return order
   }
 }

@@ -98,7 +98,7 @@ public final class EMAManager: Sendable {
 
   /// Whether `zoneId` holds a loaded ad that ``showRewarded(zoneId:from:)`` can show.
   public func isRewardedReady(zoneId: String) -> Bool {
-    state.withLock { state in state.slotIndex[zoneId].map { state.slots[$0].zone?.ad != nil } ?? false }
+    state.withLock { state in state.index(of: zoneId).map { state.slots[$0].zone?.ad != nil } ?? false }
   }
 
   /// Shows the ad loaded for `zoneId`, reporting `.shown`, then `.rewarded` and `.closed`, or
@@ -112,7 +112,7 @@ public final class EMAManager: Sendable {
   ///   - viewController: What to present from (`UIViewController` in the real SDK).
   public func showRewarded(zoneId: String, from viewController: AdPresenting) {
     let outcome = state.withLock { state -> ShowOutcome in
-      guard let slot = state.slotIndex[zoneId] else {
+      guard let slot = state.index(of: zoneId) else {
         return .refused(EMAError(.notReady, "zone '\(zoneId)' has no ad loaded"), nil)
       }
       return state.show(slot, profile: profile)
@@ -131,7 +131,7 @@ public final class EMAManager: Sendable {
   /// does not auto-reload. Loading the zone again starts afresh.
   public func destroyRewardedZone(zoneId: String) {
     let load = state.withLock { state -> Cancellable? in
-      state.slotIndex[zoneId].flatMap { state.destroy($0) }
+      state.index(of: zoneId).flatMap { state.destroy($0) }
     }
     load?.cancel()
     settings.log(.info, "zone \(zoneId): destroyed")
@@ -165,13 +165,13 @@ public final class EMAManager: Sendable {
 
   /// Simulation only: the server-side configuration of `zoneId`, if any.
   public func zoneSettings(zoneId: String) -> EmpowerZoneSettings? {
-    state.withLock { state in state.slotIndex[zoneId].flatMap { state.slots[$0].dashboard } }
+    state.withLock { state in state.index(of: zoneId).flatMap { state.slots[$0].dashboard } }
   }
 
   /// Simulation only: the price (USD eCPM) of the ad loaded for `zoneId`, or `nil` when none is
   /// loaded.
   public func rewardedECPM(zoneId: String) -> Double? {
-    state.withLock { state in state.slotIndex[zoneId].flatMap { state.slots[$0].zone?.ad?.ecpm } }
+    state.withLock { state in state.index(of: zoneId).flatMap { state.slots[$0].zone?.ad?.ecpm } }
   }
 
   /// Simulation wiring: ``loadRewardedAd(zoneId:delegate:)`` with what a mediation adapter knows
@@ -306,7 +306,7 @@ public final class EMAManager: Sendable {
     zoneId: String, auctionID: UInt64?, privacy: PrivacySettings, fallback: () -> EmpowerZoneSettings?
   ) -> Result<Double, EMAError> {
     state.withLock { state in
-      guard let slot = state.slotIndex[zoneId] else {
+      guard let slot = state.index(of: zoneId) else {
         // Never seen: no entry is made for a question. Its first load would have count 1.
         let streams = ZoneStreams(zoneId, state: state)
         var random = streams.plan(auctionID.map(LoadKey.auction) ?? .sequence(1))
@@ -481,9 +481,17 @@ extension EMAManager {
       self.bidRoot = random.derived("empower.bid")
     }
 
+    /// The slot of `zoneId`, if it was seen. Performance: with a few slots (an app has a few
+    /// zones) comparing their ids costs less than hashing one for `slotIndex`, once per quote.
+    func index(of zoneId: String) -> Int? {
+      guard slots.count <= 8 else { return slotIndex[zoneId] }
+      for slot in slots.indices where slots[slot].zoneId == zoneId { return slot }
+      return nil
+    }
+
     /// The slot of `zoneId`, created if needed.
     mutating func slot(_ zoneId: String) -> Int {
-      if let slot = slotIndex[zoneId] { return slot }
+      if let slot = index(of: zoneId) { return slot }
       let slot = slots.count
       slots.append(Slot(zoneId: zoneId, streams: ZoneStreams(zoneId, state: self)))
       slotIndex[zoneId] = slot

@@ -57,7 +57,14 @@ public final class MaxAdapter: SimulatedNetwork, ConsentReadBack {
   /// The SDK instance this adapter drives; ``MaxNetwork/registration(profile:)`` makes one per
   /// mediator, never the process default.
   public let sdk: ALSdk
-  private let routers = Locked<[String: MaxAdUnitRouter]>([:])
+  private let routers = Locked(Routers())
+
+  /// The router of each ad unit, and the last one asked for. Performance: a zone has one MAX ad
+  /// unit, so comparing its id costs less than hashing it on every load and bid.
+  private struct Routers {
+    var byAdUnit: [String: MaxAdUnitRouter] = [:]
+    var last: (adUnitIdentifier: String, router: MaxAdUnitRouter)?
+  }
 
   /// Creates an adapter driving `sdk`.
   public init(sdk: ALSdk, info: AdapterInfo = MaxNetwork.info) {
@@ -142,7 +149,7 @@ public final class MaxAdapter: SimulatedNetwork, ConsentReadBack {
   /// routers, and over all of them the loads waiting for the SDK and the shows kept for late
   /// callbacks.
   var bookkeeping: (routers: Int, pendingLoads: Int, shows: Int) {
-    let all = routers.withLock { Array($0.values) }
+    let all = routers.withLock { Array($0.byAdUnit.values) }
     return all.reduce(into: (all.count, 0, 0)) { sum, router in
       let counts = router.bookkeeping
       sum.1 += counts.pendingLoads
@@ -152,10 +159,15 @@ public final class MaxAdapter: SimulatedNetwork, ConsentReadBack {
 
   private func router(for adUnitIdentifier: String) -> MaxAdUnitRouter {
     let (router, isNew) = routers.withLock { routers -> (MaxAdUnitRouter, Bool) in
-      if let existing = routers[adUnitIdentifier] { return (existing, false) }
+      if let last = routers.last, last.adUnitIdentifier == adUnitIdentifier { return (last.router, false) }
+      if let existing = routers.byAdUnit[adUnitIdentifier] {
+        routers.last = (adUnitIdentifier, existing)
+        return (existing, false)
+      }
       let made = MaxAdUnitRouter(
         rewardedAd: MARewardedAd.shared(withAdUnitIdentifier: adUnitIdentifier, sdk: sdk))
-      routers[adUnitIdentifier] = made
+      routers.byAdUnit[adUnitIdentifier] = made
+      routers.last = (adUnitIdentifier, made)
       return (made, true)
     }
     if isNew { router.attach() }
