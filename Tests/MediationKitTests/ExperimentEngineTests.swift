@@ -143,6 +143,39 @@ struct ExperimentEngineTests {
     #expect(harness.diagnostics().contains { $0.kind == .adWithdrawn && $0.message.contains("b/b1 removed") })
   }
 
+  @Test func everyEventOfALoadAndItsAdCarriesTheArm() throws {
+    // Treatment serves b/b1: the first load fills, the show completes; the second load fails.
+    let harness = try LiveHarness(liveConfig(experimentZone())) { s in
+      [
+        ScriptedAdapter(id: "a", scheduler: s, loads: [:]),
+        ScriptedAdapter(
+          id: "b", scheduler: s,
+          loads: ["b1": [.fill(after: .seconds(1)), .fail(after: .seconds(1), noFill)]]),
+      ]
+    }
+    try harness.mediator.setUserID(user(in: "treatment"))
+    let ad = try harness.mediator.rewardedAd(zone: "z")
+    ad.load()
+    harness.settle()
+    try ad.show(from: HeadlessPresenter())
+    harness.settle()
+    ad.load()
+    harness.settle()
+    let events = harness.recorder.events.filter { $0.zoneID == "z" && $0.event.name != "diagnostic" }
+    #expect(
+      Set(events.map(\.event.name)).isSuperset(of: [
+        "loading", "ready", "shown", "revenue_paid", "rewarded", "closed", "failed",
+      ]))
+    for event in events {
+      #expect(event.experimentArms == ["e": "treatment"], "\(event.event.name) carries no arm")
+    }
+    // Without a user id there is no arm, on any event.
+    try harness.mediator.setUserID(nil)
+    ad.load()
+    harness.settle()
+    #expect(harness.recorder.events.last { $0.event.name == "loading" }?.experimentArms == [:])
+  }
+
   @Test func revenueRewardAndLedgerEntryCarryTheArm() throws {
     let ledger = InMemoryRewardLedger()
     let harness = try Self.harness(ledger: ledger)

@@ -4,18 +4,17 @@ import MediationKit
 /// Renders a cycle's events as text for people or JSON lines for machines.
 enum TimelineFormatter {
   /// One event as a JSON object: `t_ms`, `zone`, `network`, `event`, plus the event's details;
-  /// `arms` (experiment id → arm id) on `ready`, `shown`, `revenue_paid` and `rewarded` when the
-  /// load ran under A/B test arms.
+  /// `arms` (experiment id → arm id) on every event of a load or ad under A/B test arms.
   static func jsonLine(_ event: ZoneEvent) -> String {
     var object: [String: Any] = [
       "t_ms": event.time.milliseconds, "zone": event.zoneID, "network": event.network?.rawValue ?? NSNull(),
       "event": event.event.name,
     ]
+    if !event.experimentArms.isEmpty { object["arms"] = event.experimentArms }
     switch event.event {
     case .ready(let info), .shown(let info):
       object["ecpm"] = JSONLine.rounded(info.ecpm)
       object["placement"] = info.placementID
-      if !info.experimentArms.isEmpty { object["arms"] = info.experimentArms }
       if case .ready = event.event {
         object["latency_ms"] = info.latency.milliseconds
         object["waterfall"] = info.responses.map(responseObject)
@@ -32,12 +31,10 @@ enum TimelineFormatter {
       object["reward_amount"] = reward.amount
       object["transaction_id"] = reward.transactionID
       if reward.isRedelivery { object["redelivery"] = true }
-      if !reward.experimentArms.isEmpty { object["arms"] = reward.experimentArms }
     case .revenuePaid(let revenue):
       object["revenue_usd"] = JSONLine.rounded(revenue.usd, 6)
       object["precision"] = revenue.precision.rawValue
       object["placement"] = revenue.placementID
-      if !revenue.experimentArms.isEmpty { object["arms"] = revenue.experimentArms }
     case .diagnostic(let diagnostic):
       object["kind"] = diagnostic.kind.rawValue
       object["message"] = diagnostic.message

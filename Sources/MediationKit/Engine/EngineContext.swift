@@ -245,8 +245,23 @@ final class EngineContext: Sendable {
     scheduler.runOnExecutor { [self] in publish(zoneID, nil, .diagnostic(note)) }
   }
 
-  func publish(_ zoneID: String, _ network: NetworkID?, _ event: consuming RewardedAdEvent) {
-    hub.publish(ZoneEvent(time: scheduler.now, zoneID: zoneID, network: network, event: event))
+  /// Publishes `event` of zone `zoneID`; `arms` are those of the load or ad it belongs to, taken
+  /// from the event itself when it carries them (`ready`, `shown`, `revenue_paid`, `rewarded`).
+  func publish(
+    _ zoneID: String, _ network: NetworkID?, _ event: consuming RewardedAdEvent, arms: [String: String]? = nil
+  ) {
+    let arms = arms ?? Self.experimentArms(of: event)
+    hub.publish(
+      ZoneEvent(time: scheduler.now, zoneID: zoneID, network: network, event: event, experimentArms: arms))
+  }
+
+  private static func experimentArms(of event: borrowing RewardedAdEvent) -> [String: String] {
+    switch event {
+    case .ready(let info), .shown(let info): info.experimentArms
+    case .revenuePaid(let revenue): revenue.experimentArms
+    case .rewarded(let reward): reward.experimentArms
+    default: [:]
+    }
   }
 }
 

@@ -101,13 +101,22 @@ extension Mediator {
     public var network: NetworkID?
     /// What happened.
     public var event: RewardedAdEvent
+    /// The A/B test arms the event belongs to (experiment id → arm id): those of the ad for the
+    /// events of an ad (`ready`, `shown`, `revenue_paid`, `rewarded`, `closed`, `expired`, …),
+    /// those of the load for `loading` and `failed`. Empty outside experiments and without a
+    /// user id (``Mediator/setUserID(_:)``).
+    public var experimentArms: [String: String]
 
     /// Creates the record of `event` in zone `zoneID` at `time`.
-    public init(time: Duration, zoneID: String, network: NetworkID?, event: RewardedAdEvent) {
+    public init(
+      time: Duration, zoneID: String, network: NetworkID?, event: RewardedAdEvent,
+      experimentArms: [String: String] = [:]
+    ) {
       self.time = time
       self.zoneID = zoneID
       self.network = network
       self.event = event
+      self.experimentArms = experimentArms
     }
   }
 }

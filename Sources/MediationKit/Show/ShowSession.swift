@@ -38,6 +38,6 @@ extension EngineContext {
     case .showFailed(let error): appEvent = .showFailed(error)
     case .diagnostic(let diagnostic): appEvent = .diagnostic(diagnostic)
     }
-    publish(zone.id, network, appEvent)
+    publish(zone.id, network, appEvent, arms: ready.info.experimentArms)
   }
 }

@@ -62,7 +62,7 @@ extension ZoneController {
     case .alreadyReady(let info):
       context.publish(id, info.network, .ready(info))
     case .start(let loadID, let actions, let request):
-      context.publish(id, nil, .loading)
+      context.publish(id, nil, .loading, arms: setup.experimentArms)
       perform(actions, loadID: loadID, request: request, setup: setup)
     }
   }
@@ -138,7 +138,7 @@ extension ZoneController {
         }?.cancel()
       case .discard(let loaded, let diagnostic):
         loaded.ad.discard()
-        context.publish(id, nil, .diagnostic(diagnostic))
+        context.publish(id, nil, .diagnostic(diagnostic), arms: setup.experimentArms)
       case .finish(let outcome):
         finish(outcome, loadID: loadID)
       }
@@ -353,7 +353,7 @@ extension ZoneController {
         beginLoad()
       }
     } else if let failure {
-      context.publish(id, nil, .failed(failure))
+      context.publish(id, nil, .failed(failure), arms: setup.experimentArms)
       if autoReload, let failures = end.failures {
         scheduleRetry(after: Self.retryDelay(afterFailures: failures))
       }

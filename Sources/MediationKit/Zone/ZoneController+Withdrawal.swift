@@ -37,7 +37,7 @@ extension ZoneController {
       let note = Diagnostic(
         .adWithdrawn, "the network withdrew the ad after its show started (\(reason)); the show is unchanged")
       context.scheduler.runOnExecutor { [self] in
-        context.publish(id, ready.info.network, .diagnostic(note))
+        context.publish(id, ready.info.network, .diagnostic(note), arms: ready.info.experimentArms)
       }
     case .pending, .gone:
       break
@@ -63,8 +63,8 @@ extension ZoneController {
         reason.kind == .configurationChanged
           ? "the ready ad was withdrawn (\(reason)); discarded"
           : "the network withdrew the ready ad (\(reason)); discarded")
-      context.publish(id, network, .diagnostic(note))
-      context.publish(id, network, .expired)
+      context.publish(id, network, .diagnostic(note), arms: ready.info.experimentArms)
+      context.publish(id, network, .expired, arms: ready.info.experimentArms)
     }
     guard autoReload else { return }
     let withdrawals = state.withLock { state in
@@ -96,7 +96,7 @@ extension ZoneController {
     guard !expired.isEmpty else { return }
     for ad in expired {
       ad.loaded.ad.discard()
-      context.publish(id, ad.info.network, .expired)
+      context.publish(id, ad.info.network, .expired, arms: ad.info.experimentArms)
     }
     if autoReload { beginLoad() }
   }
