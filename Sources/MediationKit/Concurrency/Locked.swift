@@ -17,44 +17,39 @@
 /// `swift test --sanitize=thread` stays meaningful.
 package struct Locked<Value>: @unchecked Sendable {
   // @unchecked Sendable is safe: the value is read and written only inside `withLock`, while
-  // the lock is held, and no pointer into the storage escapes it.
+  // the lock is held; the pointers into the storage never leave the box, which keeps it alive.
   @usableFromInline let storage: Storage
+  /// The value and the lock inside `storage`, whose addresses never change: taken once, when the
+  /// box is made and not yet shared. Reaching the buffer's header on every call would be a formal
+  /// access to it made before the lock is held, which the thread sanitizer reports as a race
+  /// with the locked writes.
+  @usableFromInline let value: UnsafeMutablePointer<Value>
+  @usableFromInline let lock: UnsafeMutablePointer<PlatformLock>
 
-  /// The lock and the value in one allocation, as the buffer's one element: the lock first, at the
-  /// element's address, which is fixed as a `pthread` mutex or `os_unfair_lock` needs. Not the
-  /// buffer's header: reaching a header takes a formal access to it, made before the lock is
-  /// held, which the thread sanitizer reports as a race with the locked writes.
-  @usableFromInline final class Storage: ManagedBuffer<Void, (lock: PlatformLock, value: Value)> {
+  /// The value and its lock in one allocation. The lock lives in the buffer's elements, not in a
+  /// stored property, so it has the fixed address a `pthread` mutex or `os_unfair_lock` needs.
+  @usableFromInline final class Storage: ManagedBuffer<Value, PlatformLock> {
     deinit {
-      withUnsafeMutablePointerToElements { slot in
+      withUnsafeMutablePointerToElements { lock in
         #if !canImport(Darwin)
-          pthread_mutex_destroy(Locked.lock(in: slot))
+          pthread_mutex_destroy(lock)
         #endif
-        slot.deinitialize(count: 1)
+        lock.deinitialize(count: 1)
       }
     }
   }
 
   /// Creates a lock box holding `value`.
   package init(_ value: Value) {
-    let buffer = Storage.create(minimumCapacity: 1) { _ in }
+    let buffer = Storage.create(minimumCapacity: 1) { _ in value }
     storage = unsafeDowncast(buffer, to: Storage.self)
-    storage.withUnsafeMutablePointerToElements { slot in
-      #if canImport(Darwin)
-        slot.initialize(to: (os_unfair_lock(), value))
-      #else
-        slot.initialize(to: (pthread_mutex_t(), value))
-        pthread_mutex_init(Locked.lock(in: slot), nil)
-      #endif
-    }
-  }
-
-  /// The lock, reached without a formal access to the element (a tuple's first element is at
-  /// its start).
-  @inlinable static func lock(
-    in slot: UnsafeMutablePointer<(lock: PlatformLock, value: Value)>
-  ) -> UnsafeMutablePointer<PlatformLock> {
-    UnsafeMutableRawPointer(slot).assumingMemoryBound(to: PlatformLock.self)
+    (self.value, lock) = storage.withUnsafeMutablePointers { ($0, $1) }
+    #if canImport(Darwin)
+      lock.initialize(to: os_unfair_lock())
+    #else
+      lock.initialize(to: pthread_mutex_t())
+      pthread_mutex_init(lock, nil)
+    #endif
   }
 
   /// Runs `body` with exclusive access to the value and returns its result.
@@ -65,17 +60,15 @@ package struct Locked<Value>: @unchecked Sendable {
   package func withLock<Result, Failure: Error>(
     _ body: (inout Value) throws(Failure) -> Result
   ) throws(Failure) -> Result {
-    try storage.withUnsafeMutablePointerToElements { slot throws(Failure) -> Result in
-      let lock = Locked.lock(in: slot)
-      #if canImport(Darwin)
-        os_unfair_lock_lock(lock)
-        defer { os_unfair_lock_unlock(lock) }
-      #else
-        pthread_mutex_lock(lock)
-        defer { pthread_mutex_unlock(lock) }
-      #endif
-      return try body(&slot.pointee.value)
-    }
+    // `self`, and with it `storage`, is alive for the whole call: the caller holds it.
+    #if canImport(Darwin)
+      os_unfair_lock_lock(lock)
+      defer { os_unfair_lock_unlock(lock) }
+    #else
+      pthread_mutex_lock(lock)
+      defer { pthread_mutex_unlock(lock) }
+    #endif
+    return try body(&value.pointee)
   }
 }
 
