@@ -10,7 +10,9 @@ import Foundation
 /// Production code passes a ``DispatchScheduler`` (wall-clock time on a serial queue); tests and
 /// the simulator pass a `VirtualScheduler`, whose time moves only when no work is runnable,
 /// so the same seed gives the same timeline byte for byte and nothing ever sleeps for real.
-public protocol Scheduler: Sendable {
+///
+/// A scheduler is shared by everything that runs on it, so it is an object: conform a class.
+public protocol Scheduler: AnyObject, Sendable {
   /// Time elapsed since the scheduler started.
   var now: Duration { get }
 
