@@ -148,33 +148,63 @@ public struct AdapterStartRequest: Sendable {
 
 /// What the core passes to ``RewardedAdapter/load(_:completion:)`` and
 /// ``RewardedAdapter/bid(_:completion:)``.
+///
+/// A value with the semantics of a struct; its fields live in one immutable box, so that the
+/// copies a load's closures and timers keep cost one retain, not one per field.
 public struct AdapterLoadRequest: Sendable {
   /// The MediationKit zone the ad is for.
-  public var zoneID: String
+  @inlinable public var zoneID: String {
+    get { box.value.zoneID }
+    set { box = box.changing { $0.zoneID = newValue } }
+  }
   /// The network's own placement id (Empower zone id, MAX ad unit id, AdMob ad unit id).
-  public var placementID: String
+  @inlinable public var placementID: String {
+    get { box.value.placementID }
+    set { box = box.changing { $0.placementID = newValue } }
+  }
   /// The line item's configured eCPM, in USD (for a bidder: the centre of its expected bids).
-  public var ecpm: Double
+  @inlinable public var ecpm: Double {
+    get { box.value.ecpm }
+    set { box = box.changing { $0.ecpm = newValue } }
+  }
   /// The reward the zone grants, which networks with a server-side reward echo back.
-  public var reward: AdapterSignal.NetworkReward
+  @inlinable public var reward: AdapterSignal.NetworkReward {
+    get { box.value.reward }
+    set { box = box.changing { $0.reward = newValue } }
+  }
   /// Identifies the auction this request belongs to: one per zone load, the same in every bid
   /// request and load of that auction, different across auctions (1, 2, 3… in the order loads
   /// start; ``Mediator/lastAuctionID`` gives the latest). Use it to tie the load of a winning
   /// bid to the bid (a network whose bids are valid for one auction only), to group the requests
   /// of one auction, or to correlate the adapter's logs with the mediator's events. `0`: no
   /// auction (a request made outside a mediator).
-  public var auctionID: UInt64
+  @inlinable public var auctionID: UInt64 {
+    get { box.value.auctionID }
+    set { box = box.changing { $0.auctionID = newValue } }
+  }
   /// The user's privacy signals; every network must honour them.
-  public var privacy: PrivacySettings
+  @inlinable public var privacy: PrivacySettings {
+    get { box.value.privacy }
+    set { box = box.changing { $0.privacy = newValue } }
+  }
   /// For a load after a bidding auction: the winning bid to load. `nil` in a waterfall.
-  public var bid: AdapterBid?
+  @inlinable public var bid: AdapterBid? {
+    get { box.value.bid }
+    set { box = box.changing { $0.bid = newValue } }
+  }
   /// The line item's server-to-server reward callback (``ZoneConfig/LineItem/serverCallback``), for networks
   /// whose server calls the publisher's endpoint after a rewarded impression; `nil` for none.
-  public var serverCallback: ZoneConfig.ServerCallbackConfig?
+  @inlinable public var serverCallback: ZoneConfig.ServerCallbackConfig? {
+    get { box.value.serverCallback }
+    set { box = box.changing { $0.serverCallback = newValue } }
+  }
   /// Where this load's ad tells the core, before it is shown, that the SDK no longer has it
   /// (availability lost, expired or invalidated on the SDK's side). Keep it with the ad;
   /// ``AdapterWithdrawal/Sink/ignored`` in bid requests.
-  public var withdrawals: AdapterWithdrawal.Sink = .ignored
+  @inlinable public var withdrawals: AdapterWithdrawal.Sink {
+    get { box.value.withdrawals }
+    set { box = box.changing { $0.withdrawals = newValue } }
+  }
 
   public init(
     zoneID: String, placementID: String, ecpm: Double, reward: AdapterSignal.NetworkReward,
@@ -182,15 +212,43 @@ public struct AdapterLoadRequest: Sendable {
     privacy: PrivacySettings = PrivacySettings(), bid: AdapterBid? = nil,
     serverCallback: ZoneConfig.ServerCallbackConfig? = nil
   ) {
-    self.zoneID = zoneID
-    self.placementID = placementID
-    self.ecpm = ecpm
-    self.reward = reward
-    self.auctionID = auctionID
-    self.privacy = privacy
-    self.bid = bid
-    self.serverCallback = serverCallback
+    box = FrozenBox(
+      Fields(
+        zoneID: zoneID, placementID: placementID, ecpm: ecpm, reward: reward, auctionID: auctionID,
+        privacy: privacy, bid: bid, serverCallback: serverCallback, withdrawals: .ignored))
   }
+
+  /// This request aimed at another line item: its placement, eCPM and server callback, the winning
+  /// `bid` (if any) and the load's withdrawal sink, in one new box.
+  package func retargeted(
+    placementID: String, ecpm: Double, serverCallback: ZoneConfig.ServerCallbackConfig?, bid: AdapterBid?,
+    withdrawals: AdapterWithdrawal.Sink
+  ) -> AdapterLoadRequest {
+    var request = self
+    // One new box for the five fields, not one per field.
+    request.box = box.changing { fields in
+      fields.placementID = placementID
+      fields.ecpm = ecpm
+      fields.serverCallback = serverCallback
+      fields.bid = bid
+      fields.withdrawals = withdrawals
+    }
+    return request
+  }
+
+  @usableFromInline struct Fields: Sendable {
+    @usableFromInline var zoneID: String
+    @usableFromInline var placementID: String
+    @usableFromInline var ecpm: Double
+    @usableFromInline var reward: AdapterSignal.NetworkReward
+    @usableFromInline var auctionID: UInt64
+    @usableFromInline var privacy: PrivacySettings
+    @usableFromInline var bid: AdapterBid?
+    @usableFromInline var serverCallback: ZoneConfig.ServerCallbackConfig?
+    @usableFromInline var withdrawals: AdapterWithdrawal.Sink
+  }
+
+  @usableFromInline var box: FrozenBox<Fields>
 }
 
 /// A network's bid for one impression.

@@ -92,32 +92,61 @@ final class EventHub: Sendable {
 
 extension Mediator {
   /// An event of one zone, stamped with the scheduler's time and the network involved.
+  ///
+  /// A value with the semantics of a struct; its fields live in one immutable box, so that
+  /// handing an event to every subscriber and queueing it costs one retain, not one per field.
   public struct ZoneEvent: Sendable, Equatable {
     /// When it happened, on the mediator's scheduler.
-    public var time: Duration
+    @inlinable public var time: Duration {
+      get { box.value.time }
+      set { box = box.changing { $0.time = newValue } }
+    }
     /// The zone.
-    public var zoneID: String
+    @inlinable public var zoneID: String {
+      get { box.value.zoneID }
+      set { box = box.changing { $0.zoneID = newValue } }
+    }
     /// The network serving (or that served) the ad; `nil` for `loading` and `failed`.
-    public var network: NetworkID?
+    @inlinable public var network: NetworkID? {
+      get { box.value.network }
+      set { box = box.changing { $0.network = newValue } }
+    }
     /// What happened.
-    public var event: RewardedAdEvent
+    @inlinable public var event: RewardedAdEvent {
+      get { box.value.event }
+      set { box = box.changing { $0.event = newValue } }
+    }
     /// The A/B test arms the event belongs to (experiment id → arm id): those of the ad for the
     /// events of an ad (`ready`, `shown`, `revenue_paid`, `rewarded`, `closed`, `expired`, …),
     /// those of the load for `loading` and `failed`. Empty outside experiments and without a
     /// user id (``Mediator/setUserID(_:)``).
-    public var experimentArms: [String: String]
+    @inlinable public var experimentArms: [String: String] {
+      get { box.value.experimentArms }
+      set { box = box.changing { $0.experimentArms = newValue } }
+    }
 
     /// Creates the record of `event` in zone `zoneID` at `time`.
     public init(
       time: Duration, zoneID: String, network: NetworkID?, event: RewardedAdEvent,
       experimentArms: [String: String] = [:]
     ) {
-      self.time = time
-      self.zoneID = zoneID
-      self.network = network
-      self.event = event
-      self.experimentArms = experimentArms
+      box = FrozenBox(
+        Fields(time: time, zoneID: zoneID, network: network, event: event, experimentArms: experimentArms))
     }
+
+    public static func == (lhs: ZoneEvent, rhs: ZoneEvent) -> Bool {
+      lhs.box === rhs.box || lhs.box.value == rhs.box.value
+    }
+
+    @usableFromInline struct Fields: Sendable, Equatable {
+      @usableFromInline var time: Duration
+      @usableFromInline var zoneID: String
+      @usableFromInline var network: NetworkID?
+      @usableFromInline var event: RewardedAdEvent
+      @usableFromInline var experimentArms: [String: String]
+    }
+
+    @usableFromInline var box: FrozenBox<Fields>
   }
 }
 

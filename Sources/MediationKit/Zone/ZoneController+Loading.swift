@@ -375,12 +375,8 @@ extension AdapterLoadRequest {
   fileprivate func `for`(
     _ item: LineItem, bid: AdapterBid? = nil, withdrawals: AdapterWithdrawalSink = .ignored
   ) -> AdapterLoadRequest {
-    var request = self
-    request.placementID = item.placementId
-    request.ecpm = item.ecpm
-    request.bid = bid
-    request.serverCallback = item.serverCallback
-    request.withdrawals = withdrawals
-    return request
+    retargeted(
+      placementID: item.placementId, ecpm: item.ecpm, serverCallback: item.serverCallback, bid: bid,
+      withdrawals: withdrawals)
   }
 }
