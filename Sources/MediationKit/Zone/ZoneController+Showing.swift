@@ -72,6 +72,8 @@ extension ZoneController {
   /// what its machine asks; a show past its late-signal window ignores it.
   func receive(_ input: ShowStateMachine.Input, show showID: Int?) {
     var actions: [ShowStateMachine.Action] = []
+    // Room for the most an input asks for (shown, revenue, reward, closed), allocated once.
+    actions.reserveCapacity(4)
     let handled = state.withLock { state -> (session: ShowSession, ended: Bool)? in
       if var session = state.session, showID == nil || session.id == showID {
         // Taken out while it changes, so the machine is not copied.
