@@ -280,7 +280,12 @@ def main() -> int:
     if arguments.count_types:
         _, types = module_lines(graph_dir, arguments.count_types)
         print("\n".join(sorted(types)))
-        print(f"{len(types)} public top-level types in {arguments.count_types}", file=sys.stderr)
+        spi = sum(1 for name in types if name.startswith("@_spi"))
+        print(
+            f"{len(types) - spi} public top-level types in {arguments.count_types}"
+            + (f", and {spi} @_spi ones (visible only to an `@_spi` import)" if spi else ""),
+            file=sys.stderr,
+        )
         return 0
     rendered = render(graph_dir, products)
     if arguments.check:

@@ -1,4 +1,4 @@
-import MediationKit
+@_spi(SharedState) import MediationKit
 
 /// The adapters a mediator made from a registry, kept by whoever built the registry.
 ///

@@ -1,4 +1,4 @@
-import MediationKit
+@_spi(SharedState) import MediationKit
 
 /// Records a mediator's events for assertions. Safe from any thread.
 public final class EventRecorder: Sendable {

@@ -1,5 +1,5 @@
 import Dispatch
-import MediationKit
+@_spi(SharedState) import MediationKit
 
 /// A way a network SDK misbehaves, injected between an adapter and the core by
 /// ``FaultInjectingAdapter``.

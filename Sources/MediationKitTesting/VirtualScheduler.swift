@@ -1,5 +1,5 @@
 import Foundation
-import MediationKit
+@_spi(SharedState) import MediationKit
 
 /// A deterministic scheduler on virtual time, for tests and the simulator.
 ///

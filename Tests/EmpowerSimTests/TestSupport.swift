@@ -1,5 +1,5 @@
 import EmpowerSim
-import MediationKit
+@_spi(SharedState) import MediationKit
 import MediationKitTesting
 import Synchronization
 

@@ -1,6 +1,6 @@
 import Foundation
 import GoogleSim
-import MediationKit
+@_spi(SharedState) import MediationKit
 import MediationKitTesting
 import Synchronization
 import Testing

@@ -1,6 +1,6 @@
 import Dispatch
 import MaxSim
-import MediationKit
+@_spi(SharedState) import MediationKit
 import Synchronization
 import Testing
 

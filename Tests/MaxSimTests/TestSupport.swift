@@ -1,6 +1,6 @@
 import Foundation
 import MaxSim
-import MediationKit
+@_spi(SharedState) import MediationKit
 import MediationKitTesting
 import Synchronization
 

@@ -1,6 +1,6 @@
 import Foundation
 import MediateCLI
-import MediationKit
+@_spi(SharedState) import MediationKit
 import MediationKitSimulation
 import MediationKitTesting
 import Synchronization

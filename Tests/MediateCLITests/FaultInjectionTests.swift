@@ -1,6 +1,6 @@
 import Dispatch
 import MediateCLI
-import MediationKit
+@_spi(SharedState) import MediationKit
 import MediationKitTesting
 import Synchronization
 import Testing

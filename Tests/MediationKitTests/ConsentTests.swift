@@ -1,5 +1,5 @@
 import Foundation
-import MediationKit
+@_spi(SharedState) import MediationKit
 import MediationKitTesting
 import Testing
 

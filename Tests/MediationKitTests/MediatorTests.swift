@@ -1,5 +1,5 @@
 import Dispatch
-import MediationKit
+@_spi(SharedState) import MediationKit
 import MediationKitTesting
 import Synchronization
 import Testing

@@ -1,4 +1,4 @@
-import MediationKit
+@_spi(SharedState) import MediationKit
 import MediationKitTesting
 import Testing
 

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import MediationKit
+@_spi(SharedState) import MediationKit
 import RewardCallbacks
 import StoreTestSupport
 import Testing

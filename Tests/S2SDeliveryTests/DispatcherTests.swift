@@ -1,5 +1,5 @@
 import Foundation
-import MediationKit
+@_spi(SharedState) import MediationKit
 import MediationKitSimulation
 import S2SDelivery
 import Synchronization

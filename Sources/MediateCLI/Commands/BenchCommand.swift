@@ -1,6 +1,6 @@
 import EmpowerSim
 import Foundation
-import MediationKit
+@_spi(SharedState) import MediationKit
 import MediationKitTesting
 
 /// `mediate bench`: the same simulated Empower SDK driven two ways in one run — directly, the way

@@ -1,5 +1,5 @@
 import Foundation
-import MediationKit
+@_spi(SharedState) import MediationKit
 
 extension RunCommand {
   /// `mediate --requests N`: the simulator, with its report as text or one JSON object.

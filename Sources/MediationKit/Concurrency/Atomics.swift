@@ -8,33 +8,34 @@
 // a lock box with the same operations. Orderings mean what they mean for `Atomic`; the lock box
 // gives every operation at least the ordering asked for.
 //
-// `package`: our targets share them, apps do not see them; `@inlinable` so other modules still
-// inline each operation as they did `Atomic`.
+// Public only to `@_spi(SharedState) import MediationKit`, for our targets (apps do not see them),
+// and `@inlinable` so other modules still inline each operation as they did `Atomic`: Swift 6.3
+// does not inline a `package` declaration's `@inlinable` body into another module (see `Locked`).
 
 /// A memory ordering for an atomic load.
-package enum AtomicLoadOrder: Sendable {
+@_spi(SharedState) public enum AtomicLoadOrder: Sendable {
   case relaxed, acquiring, sequentiallyConsistent
 }
 
 /// A memory ordering for an atomic store.
-package enum AtomicStoreOrder: Sendable {
+@_spi(SharedState) public enum AtomicStoreOrder: Sendable {
   case relaxed, releasing, sequentiallyConsistent
 }
 
 /// A memory ordering for an atomic read-modify-write operation.
-package enum AtomicUpdateOrder: Sendable {
+@_spi(SharedState) public enum AtomicUpdateOrder: Sendable {
   case relaxed, acquiring, releasing, acquiringAndReleasing, sequentiallyConsistent
 }
 
 #if os(Linux)
   /// An `Int` updated atomically (a `Synchronization.Atomic<Int>` on Linux).
-  package struct AtomicInt: ~Copyable, Sendable {
+  @_spi(SharedState) public struct AtomicInt: ~Copyable, Sendable {
     @usableFromInline let atomic: Atomic<Int>
 
-    @inlinable package init(_ value: Int) { atomic = Atomic(value) }
+    @inlinable public init(_ value: Int) { atomic = Atomic(value) }
 
     @inlinable @inline(__always)
-    package func load(ordering: AtomicLoadOrder) -> Int {
+    public func load(ordering: AtomicLoadOrder) -> Int {
       switch ordering {
       case .relaxed: atomic.load(ordering: .relaxed)
       case .acquiring: atomic.load(ordering: .acquiring)
@@ -43,7 +44,7 @@ package enum AtomicUpdateOrder: Sendable {
     }
 
     @inlinable @inline(__always)
-    package func store(_ value: Int, ordering: AtomicStoreOrder) {
+    public func store(_ value: Int, ordering: AtomicStoreOrder) {
       switch ordering {
       case .relaxed: atomic.store(value, ordering: .relaxed)
       case .releasing: atomic.store(value, ordering: .releasing)
@@ -54,7 +55,7 @@ package enum AtomicUpdateOrder: Sendable {
     /// Stores `value` and returns the value it replaced.
     @discardableResult
     @inlinable @inline(__always)
-    package func exchange(_ value: Int, ordering: AtomicUpdateOrder) -> Int {
+    public func exchange(_ value: Int, ordering: AtomicUpdateOrder) -> Int {
       switch ordering {
       case .relaxed: atomic.exchange(value, ordering: .relaxed)
       case .acquiring: atomic.exchange(value, ordering: .acquiring)
@@ -67,7 +68,7 @@ package enum AtomicUpdateOrder: Sendable {
     /// Stores `desired` if the value is `expected`; whether it did, and the value found.
     @discardableResult
     @inlinable @inline(__always)
-    package func compareExchange(expected: Int, desired: Int, ordering: AtomicUpdateOrder) -> (
+    public func compareExchange(expected: Int, desired: Int, ordering: AtomicUpdateOrder) -> (
       exchanged: Bool, original: Int
     ) {
       switch ordering {
@@ -84,7 +85,7 @@ package enum AtomicUpdateOrder: Sendable {
     /// Adds `operand` (trapping on overflow); the values before and after.
     @discardableResult
     @inlinable @inline(__always)
-    package func add(_ operand: Int, ordering: AtomicUpdateOrder) -> (oldValue: Int, newValue: Int) {
+    public func add(_ operand: Int, ordering: AtomicUpdateOrder) -> (oldValue: Int, newValue: Int) {
       switch ordering {
       case .relaxed: atomic.add(operand, ordering: .relaxed)
       case .acquiring: atomic.add(operand, ordering: .acquiring)
@@ -97,7 +98,7 @@ package enum AtomicUpdateOrder: Sendable {
     /// Subtracts `operand` (trapping on overflow); the values before and after.
     @discardableResult
     @inlinable @inline(__always)
-    package func subtract(_ operand: Int, ordering: AtomicUpdateOrder) -> (oldValue: Int, newValue: Int) {
+    public func subtract(_ operand: Int, ordering: AtomicUpdateOrder) -> (oldValue: Int, newValue: Int) {
       switch ordering {
       case .relaxed: atomic.subtract(operand, ordering: .relaxed)
       case .acquiring: atomic.subtract(operand, ordering: .acquiring)
@@ -110,51 +111,51 @@ package enum AtomicUpdateOrder: Sendable {
 
   /// A `Bool` updated atomically (on Linux an ``AtomicInt`` holding 0 or 1, which keeps the
   /// ordering plumbing in one place).
-  package struct AtomicFlag: ~Copyable, Sendable {
+  @_spi(SharedState) public struct AtomicFlag: ~Copyable, Sendable {
     @usableFromInline let cell: AtomicInt
 
-    @inlinable package init(_ value: Bool) { cell = AtomicInt(value ? 1 : 0) }
+    @inlinable public init(_ value: Bool) { cell = AtomicInt(value ? 1 : 0) }
 
     @inlinable @inline(__always)
-    package func load(ordering: AtomicLoadOrder) -> Bool { cell.load(ordering: ordering) != 0 }
+    public func load(ordering: AtomicLoadOrder) -> Bool { cell.load(ordering: ordering) != 0 }
 
     @inlinable @inline(__always)
-    package func store(_ value: Bool, ordering: AtomicStoreOrder) {
+    public func store(_ value: Bool, ordering: AtomicStoreOrder) {
       cell.store(value ? 1 : 0, ordering: ordering)
     }
 
     /// Stores `value` and returns the value it replaced.
     @discardableResult
     @inlinable @inline(__always)
-    package func exchange(_ value: Bool, ordering: AtomicUpdateOrder) -> Bool {
+    public func exchange(_ value: Bool, ordering: AtomicUpdateOrder) -> Bool {
       cell.exchange(value ? 1 : 0, ordering: ordering) != 0
     }
   }
 #else
   /// An `Int` updated atomically (a lock box on Apple platforms, where `Atomic` needs iOS 18).
-  package typealias AtomicInt = LockedAtomic<Int>
+  @_spi(SharedState) public typealias AtomicInt = LockedAtomic<Int>
   /// A `Bool` updated atomically (a lock box on Apple platforms, where `Atomic` needs iOS 18).
-  package typealias AtomicFlag = LockedAtomic<Bool>
+  @_spi(SharedState) public typealias AtomicFlag = LockedAtomic<Bool>
 #endif
 
 /// The lock-based stand-in for `Synchronization.Atomic` on Apple platforms below iOS 18 / macOS 15:
 /// the same operations as ``AtomicInt`` and ``AtomicFlag``, each done under one lock, which is at
 /// least as strong as any ordering asked for. Compiled everywhere, so Linux tests check it too.
-package struct LockedAtomic<Value: Equatable & Sendable>: ~Copyable, Sendable {
+@_spi(SharedState) public struct LockedAtomic<Value: Equatable & Sendable>: ~Copyable, Sendable {
   @usableFromInline let box: Locked<Value>
 
-  @inlinable package init(_ value: Value) { box = Locked(value) }
+  @inlinable public init(_ value: Value) { box = Locked(value) }
 
   @inlinable
-  package func load(ordering: AtomicLoadOrder) -> Value { box.withLock { $0 } }
+  public func load(ordering: AtomicLoadOrder) -> Value { box.withLock { $0 } }
 
   @inlinable
-  package func store(_ value: Value, ordering: AtomicStoreOrder) { box.withLock { $0 = value } }
+  public func store(_ value: Value, ordering: AtomicStoreOrder) { box.withLock { $0 = value } }
 
   /// Stores `value` and returns the value it replaced.
   @discardableResult
   @inlinable
-  package func exchange(_ value: Value, ordering: AtomicUpdateOrder) -> Value {
+  public func exchange(_ value: Value, ordering: AtomicUpdateOrder) -> Value {
     box.withLock { current in
       defer { current = value }
       return current
@@ -164,7 +165,7 @@ package struct LockedAtomic<Value: Equatable & Sendable>: ~Copyable, Sendable {
   /// Stores `desired` if the value is `expected`; whether it did, and the value found.
   @discardableResult
   @inlinable
-  package func compareExchange(expected: Value, desired: Value, ordering: AtomicUpdateOrder) -> (
+  public func compareExchange(expected: Value, desired: Value, ordering: AtomicUpdateOrder) -> (
     exchanged: Bool, original: Value
   ) {
     box.withLock { current in
@@ -180,7 +181,7 @@ extension LockedAtomic where Value: FixedWidthInteger {
   /// Adds `operand` (trapping on overflow); the values before and after.
   @discardableResult
   @inlinable
-  package func add(_ operand: Value, ordering: AtomicUpdateOrder) -> (oldValue: Value, newValue: Value) {
+  public func add(_ operand: Value, ordering: AtomicUpdateOrder) -> (oldValue: Value, newValue: Value) {
     box.withLock { current in
       let old = current
       current = old + operand
@@ -191,7 +192,7 @@ extension LockedAtomic where Value: FixedWidthInteger {
   /// Subtracts `operand` (trapping on overflow); the values before and after.
   @discardableResult
   @inlinable
-  package func subtract(_ operand: Value, ordering: AtomicUpdateOrder) -> (oldValue: Value, newValue: Value) {
+  public func subtract(_ operand: Value, ordering: AtomicUpdateOrder) -> (oldValue: Value, newValue: Value) {
     box.withLock { current in
       let old = current
       current = old - operand

@@ -7,7 +7,11 @@
 #endif
 
 /// A value behind a lock: the lock box the package's types (the core, the simulated SDKs, the
-/// stores) keep their shared mutable state in. Package access: an app or adapter brings its own.
+/// stores) keep their shared mutable state in. An app or adapter brings its own.
+///
+/// Public only to `@_spi(SharedState) import MediationKit`, not `package`: Swift 6.3 does not
+/// inline a `package` function's `@inlinable` body into another module, so every locked access
+/// from the simulated SDKs, the test kit and the CLI went through the unspecialized generic code.
 ///
 /// A copy shares the value and the lock with the original (the box is a reference).
 ///
@@ -15,7 +19,7 @@
 /// the thread sanitizer on Linux does not see `Mutex`'s futex-based locking and reports races on
 /// correctly locked state, while it understands `pthread` mutexes, so
 /// `swift test --sanitize=thread` stays meaningful.
-package struct Locked<Value>: @unchecked Sendable {
+@_spi(SharedState) public struct Locked<Value>: @unchecked Sendable {
   // @unchecked Sendable is safe: the value is read and written only inside `withLock`, while
   // the lock is held; the pointers into the storage never leave the box, which keeps it alive.
   @usableFromInline let storage: Storage
@@ -40,7 +44,7 @@ package struct Locked<Value>: @unchecked Sendable {
   }
 
   /// Creates a lock box holding `value`.
-  package init(_ value: Value) {
+  public init(_ value: Value) {
     let buffer = Storage.create(minimumCapacity: 1) { _ in value }
     storage = unsafeDowncast(buffer, to: Storage.self)
     (self.value, lock) = storage.withUnsafeMutablePointers { ($0, $1) }
@@ -55,9 +59,9 @@ package struct Locked<Value>: @unchecked Sendable {
   /// Runs `body` with exclusive access to the value and returns its result.
   ///
   /// Inlinable, so that other modules (adapters, simulated SDKs) get it specialized for their
-  /// values rather than calling the generic version.
+  /// values rather than calling the generic version (which needs it public, see the type).
   @inlinable
-  package func withLock<Result, Failure: Error>(
+  public func withLock<Result, Failure: Error>(
     _ body: (inout Value) throws(Failure) -> Result
   ) throws(Failure) -> Result {
     // `self`, and with it `storage`, is alive for the whole call: the caller holds it.
@@ -74,22 +78,22 @@ package struct Locked<Value>: @unchecked Sendable {
 
 #if canImport(Darwin)
   /// The lock inside a ``Locked`` box.
-  package typealias PlatformLock = os_unfair_lock
+  @_spi(SharedState) public typealias PlatformLock = os_unfair_lock
 #else
   /// The lock inside a ``Locked`` box.
-  package typealias PlatformLock = pthread_mutex_t
+  @_spi(SharedState) public typealias PlatformLock = pthread_mutex_t
 #endif
 
 // Inlinable like `withLock`: otherwise every caller goes through the unspecialized generic code.
 extension Locked {
   /// The value, read under the lock.
-  @inlinable package func get() -> Value { withLock { $0 } }
+  @inlinable public func get() -> Value { withLock { $0 } }
 
   /// Replaces the value under the lock.
-  @inlinable package func set(_ newValue: Value) { withLock { $0 = newValue } }
+  @inlinable public func set(_ newValue: Value) { withLock { $0 = newValue } }
 
   /// Replaces the value and returns the old one, atomically.
-  @inlinable package func exchange(_ newValue: Value) -> Value {
+  @inlinable public func exchange(_ newValue: Value) -> Value {
     withLock { value in
       let old = value
       value = newValue

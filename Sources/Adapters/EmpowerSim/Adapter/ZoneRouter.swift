@@ -1,4 +1,4 @@
-import MediationKit
+@_spi(SharedState) import MediationKit
 
 /// The adapter's side of one Empower zone: starts loads and shows for the core, and, through its
 /// ``ZoneDelegate``, routes the zone's statuses to the loads waiting on it and to the ad on screen.

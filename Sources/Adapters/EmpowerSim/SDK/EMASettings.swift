@@ -1,5 +1,5 @@
 import Foundation
-import MediationKit
+@_spi(SharedState) import MediationKit
 
 /// How much the SDK logs, from ``none`` to ``all``.
 public enum LogLevel: Int, Sendable, Comparable, CaseIterable {

@@ -1,5 +1,5 @@
 import Foundation
-import MediationKit
+@_spi(SharedState) import MediationKit
 import MediationKitSimulation
 
 /// MediationKit's adapter for Google AdMob: translates the (simulated) Google Mobile Ads SDK's

@@ -1,5 +1,5 @@
 import Foundation
-import MediationKit
+@_spi(SharedState) import MediationKit
 import Synchronization
 
 /// The handler ``RewardedAd/present(from:userDidEarnRewardHandler:)`` calls

@@ -1,4 +1,4 @@
-import MediationKit
+@_spi(SharedState) import MediationKit
 import MediationKitSimulation
 
 /// AppLovin MAX in MediationKit: registration and info.

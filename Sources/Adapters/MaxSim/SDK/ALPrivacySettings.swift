@@ -1,4 +1,4 @@
-import MediationKit
+@_spi(SharedState) import MediationKit
 
 /// The user's privacy signals for AppLovin: GDPR consent, CCPA do-not-sell and age restriction.
 ///

@@ -1,5 +1,5 @@
 import Dispatch
-import MediationKit
+@_spi(SharedState) import MediationKit
 import MediationKitSimulation
 
 /// The mediation provider string for MAX (`ALSdkInitializationConfigurationBuilder.mediationProvider`).

@@ -1,5 +1,5 @@
 import Foundation
-import MediationKit
+@_spi(SharedState) import MediationKit
 
 /// A MAX rewarded ad unit: one shared instance per ad unit per SDK instance, holding at most one
 /// loaded ad.

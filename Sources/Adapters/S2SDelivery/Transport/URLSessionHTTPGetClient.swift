@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import MediationKit
+@_spi(SharedState) import MediationKit
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking
