@@ -149,8 +149,9 @@ public struct AdapterStartRequest: Sendable {
 /// What the core passes to ``RewardedAdapter/load(_:completion:)`` and
 /// ``RewardedAdapter/bid(_:completion:)``.
 ///
-/// A value with the semantics of a struct; its fields live in one immutable box, so that the
-/// copies a load's closures and timers keep cost one retain, not one per field.
+/// A value with the semantics of a struct; its reference-counted fields live in one immutable box,
+/// so that the copies a load's closures and timers keep cost one retain, not one per field. The
+/// two plain numbers stay inline, so setting them (the auction id, per request) allocates nothing.
 public struct AdapterLoadRequest: Sendable {
   /// The MediationKit zone the ad is for.
   @inlinable public var zoneID: String {
@@ -163,10 +164,7 @@ public struct AdapterLoadRequest: Sendable {
     set { box = box.changing { $0.placementID = newValue } }
   }
   /// The line item's configured eCPM, in USD (for a bidder: the centre of its expected bids).
-  @inlinable public var ecpm: Double {
-    get { box.value.ecpm }
-    set { box = box.changing { $0.ecpm = newValue } }
-  }
+  public var ecpm: Double
   /// The reward the zone grants, which networks with a server-side reward echo back.
   @inlinable public var reward: AdapterSignal.NetworkReward {
     get { box.value.reward }
@@ -178,10 +176,7 @@ public struct AdapterLoadRequest: Sendable {
   /// bid to the bid (a network whose bids are valid for one auction only), to group the requests
   /// of one auction, or to correlate the adapter's logs with the mediator's events. `0`: no
   /// auction (a request made outside a mediator).
-  @inlinable public var auctionID: UInt64 {
-    get { box.value.auctionID }
-    set { box = box.changing { $0.auctionID = newValue } }
-  }
+  public var auctionID: UInt64
   /// The user's privacy signals; every network must honour them.
   @inlinable public var privacy: PrivacySettings {
     get { box.value.privacy }
@@ -212,10 +207,12 @@ public struct AdapterLoadRequest: Sendable {
     privacy: PrivacySettings = PrivacySettings(), bid: AdapterBid? = nil,
     serverCallback: ZoneConfig.ServerCallbackConfig? = nil
   ) {
+    self.ecpm = ecpm
+    self.auctionID = auctionID
     box = FrozenBox(
       Fields(
-        zoneID: zoneID, placementID: placementID, ecpm: ecpm, reward: reward, auctionID: auctionID,
-        privacy: privacy, bid: bid, serverCallback: serverCallback, withdrawals: .ignored))
+        zoneID: zoneID, placementID: placementID, reward: reward, privacy: privacy, bid: bid,
+        serverCallback: serverCallback, withdrawals: .ignored))
   }
 
   /// This request aimed at another line item: its placement, eCPM and server callback, the winning
@@ -225,10 +222,10 @@ public struct AdapterLoadRequest: Sendable {
     withdrawals: AdapterWithdrawal.Sink
   ) -> AdapterLoadRequest {
     var request = self
-    // One new box for the five fields, not one per field.
+    request.ecpm = ecpm
+    // One new box for the four boxed fields, not one per field.
     request.box = box.changing { fields in
       fields.placementID = placementID
-      fields.ecpm = ecpm
       fields.serverCallback = serverCallback
       fields.bid = bid
       fields.withdrawals = withdrawals
@@ -239,9 +236,7 @@ public struct AdapterLoadRequest: Sendable {
   @usableFromInline struct Fields: Sendable {
     @usableFromInline var zoneID: String
     @usableFromInline var placementID: String
-    @usableFromInline var ecpm: Double
     @usableFromInline var reward: AdapterSignal.NetworkReward
-    @usableFromInline var auctionID: UInt64
     @usableFromInline var privacy: PrivacySettings
     @usableFromInline var bid: AdapterBid?
     @usableFromInline var serverCallback: ZoneConfig.ServerCallbackConfig?

@@ -172,7 +172,12 @@ struct LoadSequence: Sendable {
   /// then the waterfall items in waterfall order.
   private func finalResponses() -> [NetworkResponse] {
     let entries = plan.entries
-    var bidderOrder = entries.indices.filter { entries[$0].isBidder }
+    var bidderOrder: [Int] = []
+    if entries.contains(where: \.isBidder) {
+      // Sized once: `filter` grows its result one append at a time.
+      bidderOrder.reserveCapacity(entries.count)
+      for index in entries.indices where entries[index].isBidder { bidderOrder.append(index) }
+    }
     if bidderOrder.count > 1 {
       let bids = self.bids
       bidderOrder.sort { lhs, rhs in
@@ -225,5 +230,12 @@ struct ByEntry<Value: Sendable>: Sendable {
   }
 
   /// The entries holding a value, in entry order.
-  var entries: [Int] { values.indices.filter { values[$0] != nil } }
+  var entries: [Int] {
+    var entries: [Int] = []
+    guard !values.isEmpty else { return entries }
+    // Sized once: `filter` grows its result one append at a time.
+    entries.reserveCapacity(count)
+    for entry in values.indices where values[entry] != nil { entries.append(entry) }
+    return entries
+  }
 }
