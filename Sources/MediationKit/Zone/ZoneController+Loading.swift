@@ -218,14 +218,23 @@ extension ZoneController {
     let scheduler = context.scheduler
     let handle = adapter.bid(request) { [weak self] result in
       guard let self else { return }
-      scheduler.runOnExecutor { [self] in
-        _ = state.withLock { $0.lifecycle.closed(entry: entry, loadID: loadID) }
-        withAuction(loadID, request: request) { auction, now in
-          auction.bidAnswered(entry: entry, result: result, now: now)
-        }
+      // `Scheduler.runOnExecutor` inlined: its escaping closure would allocate on every answer.
+      if scheduler.isCurrentExecutor {
+        bidAnswered(result, entry: entry, loadID: loadID, request: request)
+      } else {
+        scheduler.execute { [self] in bidAnswered(result, entry: entry, loadID: loadID, request: request) }
       }
     }
     if !state.withLock({ $0.lifecycle.opened(handle, entry: entry, loadID: loadID) }) { handle.cancel() }
+  }
+
+  private func bidAnswered(
+    _ result: Result<AdapterBid, AdapterError>, entry: Int, loadID: Int, request: AdapterLoadRequest
+  ) {
+    _ = state.withLock { $0.lifecycle.closed(entry: entry, loadID: loadID) }
+    withAuction(loadID, request: request) { auction, now in
+      auction.bidAnswered(entry: entry, result: result, now: now)
+    }
   }
 
   private func startLoad(

@@ -74,33 +74,42 @@ extension ZoneController {
     var actions: [ShowStateMachine.Action] = []
     // Room for the most an input asks for (shown, revenue, reward, closed), allocated once.
     actions.reserveCapacity(4)
-    let handled = state.withLock { state -> (session: ShowSession, ended: Bool)? in
-      if var session = state.session, showID == nil || session.id == showID {
-        // Taken out while it changes, so the machine is not copied.
-        state.session = nil
-        let wasFinished = session.machine.isFinished
-        session.machine.handle(input, into: &actions)
+    // The session is changed and read in place: copying it out would retain each of its fields.
+    let handled = state.withLock { state -> HandledInput? in
+      if let current = state.session?.id, showID == nil || current == showID {
+        let wasFinished = state.session!.machine.isFinished
+        state.session!.machine.handle(input, into: &actions)
+        state.apply(timerActionsOf: actions)
         // Ended by this input (a later one, delivered while the show's end is being published,
         // only adds diagnostics).
-        let ended = !wasFinished && session.machine.isFinished
-        state.session = session
-        state.apply(timerActionsOf: actions)
-        return (session, ended)
+        let ended = !wasFinished && state.session!.machine.isFinished
+        return HandledInput(
+          ready: state.session!.ready, setup: state.session!.setup, ended: ended ? state.session : nil)
       }
       guard let showID, let index = state.lingering.firstIndex(where: { $0.session.id == showID }) else {
         return nil
       }
       state.lingering[index].session.machine.handle(input, into: &actions)
       state.apply(timerActionsOf: actions)
-      return (state.lingering[index].session, false)
+      return HandledInput(
+        ready: state.lingering[index].session.ready, setup: state.lingering[index].session.setup, ended: nil)
     }
-    guard let (session, ended) = handled else { return }
+    guard let handled else { return }
     for action in actions {
       guard case .emit(let event) = action else { continue }
-      if case .revenuePaid(let revenue) = event { learn(paid: revenue, of: session.ready, in: session.setup) }
-      context.publish(event, of: session.ready, zone: session.setup.zone)
+      if case .revenuePaid(let revenue) = event { learn(paid: revenue, of: handled.ready, in: handled.setup) }
+      context.publish(event, of: handled.ready, zone: handled.setup.zone)
     }
-    if ended { showEnded(session) }
+    if let ended = handled.ended { showEnded(ended) }
+  }
+
+  /// What a show input leaves to do outside the lock. (A struct, not a tuple: a tuple with
+  /// references in it is copied through the runtime.)
+  private struct HandledInput {
+    let ready: ReadyAd
+    let setup: ZoneSetup
+    /// The session, when this input ended it.
+    let ended: ShowSession?
   }
 
   /// Frees the screen and preloads (refills the queue); the ad itself is discarded only after the late-signal window,

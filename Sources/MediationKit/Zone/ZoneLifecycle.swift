@@ -40,7 +40,12 @@ struct ZoneLifecycle {
 
   /// The load under way; `nil` when the zone is idle. An optional rather than an enum with a
   /// payload: optional chaining mutates it in place, where a payload would be copied out and back.
+  /// Set only with ``loadingID``. (No `didSet`: an observer would make every in-place change
+  /// of the load a copy out and back.)
   private(set) var loading: LoadInProgress?
+  /// ``loading``'s id, 0 when idle: the load is address-only (its planner is an existential), so
+  /// reading its id through the optional would copy the whole load.
+  private(set) var loadingID = 0
   var queue = AdQueue()
   /// The id of the latest load (0 before the first).
   private(set) var lastLoadID = 0
@@ -56,11 +61,11 @@ struct ZoneLifecycle {
   /// The last load's emptied request list, whose storage the next load reuses.
   private var spareRequests = InFlightRequests()
 
-  var isLoading: Bool { loading != nil }
+  var isLoading: Bool { loadingID != 0 }
 
   /// Runs `body` on load `loadID` in place; `nil` when that load is not the one under way.
   private mutating func withLoad<R>(loadID: Int, _ body: (inout LoadInProgress) -> R) -> R? {
-    guard loading?.id == loadID else { return nil }
+    guard loadID != 0, loadingID == loadID else { return nil }
     return body(&loading!)
   }
 
@@ -90,6 +95,7 @@ struct ZoneLifecycle {
     let actions = planner.start(now: now)
     loading = LoadInProgress(
       id: lastLoadID, startedAt: now, planner: planner, request: request, inFlight: spareRequests.take())
+    loadingID = lastLoadID
     return .start(loadID: lastLoadID, actions, request)
   }
 
@@ -183,7 +189,7 @@ struct ZoneLifecycle {
   /// A configuration change: closes the open requests `cancellation` gives a reason for (the
   /// load goes on without them). `nil` when no load is under way.
   mutating func switchOff(cancellation: (Int) -> String?) -> SwitchOff? {
-    withLoad(loadID: loading?.id ?? -1) { load in
+    withLoad(loadID: loadingID) { load in
       var result = SwitchOff(loadID: load.id, request: load.request)
       for entry in load.inFlight.entries {
         guard let reason = cancellation(entry), let handle = load.inFlight.remove(entry) else { continue }
@@ -213,6 +219,7 @@ struct ZoneLifecycle {
     var handles: [Cancellable] = []
     var stopLoadTimer = false
     let cancelled = loading != nil
+    loadingID = 0
     if let current = loading.take() {
       handles = current.inFlight.handles
       if let timer = current.auctionTimer { handles.append(timer) }
@@ -251,16 +258,14 @@ struct ZoneLifecycle {
     ready: (_ startedAt: Duration) -> ZoneController.ReadyAd?,
     configurationWithdrawal: (ZoneController.ReadyAd) -> AdapterWithdrawal? = { _ in nil }
   ) -> Finish? {
-    // Read in place and then dropped: moving the whole load out would copy it.
-    guard loading?.id == loadID else { return nil }
+    guard loadID != 0, loadingID == loadID else { return nil }
     var result = Finish()
-    result.stopLoadTimer = loading!.attempt != nil
-    result.leftovers = loading!.inFlight.handles
-    if let timer = loading!.auctionTimer { result.leftovers.append(timer) }
-    let startedAt = loading!.startedAt
-    let early = loading!.earlyWithdrawal
-    spareRequests = loading!.inFlight
+    // Read in place and then dropped: copying the load out would retain every field of it.
+    var startedAt = Duration.zero
+    var early: EarlyWithdrawal?
+    Self.close(&loading!, into: &result, spare: &spareRequests, startedAt: &startedAt, early: &early)
     loading = nil
+    loadingID = 0
     spareRequests.removeAll()
     guard let entry = filledEntry, let ad = ready(startedAt) else {
       consecutiveFailures += 1
@@ -306,6 +311,23 @@ struct ZoneLifecycle {
 
   /// The expiry timer fired: the ads it takes out (``AdQueue/expire(now:)``).
   mutating func expire(now: Duration) -> [ZoneController.ReadyAd] { queue.expire(now: now) }
+}
+
+extension ZoneLifecycle {
+  /// What ``finish(_:filledEntry:depth:now:ready:configurationWithdrawal:)`` takes from the load
+  /// it ends: its leftovers into `result`, its emptied request list into `spare`. (Out parameters,
+  /// not a returned tuple: a tuple with a reference in it is copied through the runtime.)
+  private static func close(
+    _ load: inout LoadInProgress, into result: inout Finish, spare: inout InFlightRequests,
+    startedAt: inout Duration, early: inout EarlyWithdrawal?
+  ) {
+    result.stopLoadTimer = load.attempt != nil
+    result.leftovers = load.inFlight.handles
+    if let timer = load.auctionTimer { result.leftovers.append(timer) }
+    swap(&spare, &load.inFlight)
+    startedAt = load.startedAt
+    early = load.earlyWithdrawal
+  }
 }
 
 extension ZoneLifecycle.LoadInProgress {

@@ -33,7 +33,9 @@ struct MaxMarketOutcome: Sendable, Equatable {
 
   /// Draws the outcome from `stream`. Always the same draws in the same order, so no branch
   /// shifts another.
-  init(_ stream: SeededRandom, profile: MaxBehaviorProfile, lineItemECPM: Double, privacy: MaxPrivacy) {
+  init(
+    _ stream: SeededRandom, profile: borrowing MaxBehaviorProfile, lineItemECPM: Double, privacy: MaxPrivacy
+  ) {
     var random = stream
     var fillFactor = 1.0
     var priceFactor = 1.0
