@@ -44,6 +44,10 @@
   }
 
   /// Creates a lock box holding `value`.
+  ///
+  /// Inlinable like ``withLock(_:)``: the generic version looks the storage class up in the
+  /// runtime's metadata cache on every box made (the simulated SDKs make one per ad).
+  @inlinable
   public init(_ value: Value) {
     let buffer = Storage.create(minimumCapacity: 1) { _ in value }
     storage = unsafeDowncast(buffer, to: Storage.self)
