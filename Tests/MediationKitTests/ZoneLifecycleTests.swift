@@ -450,6 +450,29 @@ struct ZoneLifecycleTests {
     #expect(timedOut == nil)
   }
 
+  /// The id kept beside the load (so that reading it copies nothing) is the load's own while one
+  /// is under way and 0 once it is finished or abandoned, when its inputs are stale.
+  @Test func theLoadsIDFollowsTheLoadThroughBeginFinishAndAbandon() {
+    var machine = ZoneLifecycle()
+    #expect(!machine.isLoading && machine.loadingID == 0)
+    _ = Self.begin(&machine)
+    #expect(machine.isLoading && machine.loadingID == 1 && machine.loading?.id == 1)
+    _ = Self.finish(&machine, filled: false)
+    #expect(!machine.isLoading && machine.loadingID == 0 && machine.loading == nil)
+    let openedAfterFinish = machine.opened(.none, entry: 0, loadID: 1)
+    #expect(!openedAfterFinish)
+    _ = Self.begin(&machine)
+    #expect(machine.loadingID == 2 && machine.loading?.id == 2)
+    let abandoned = machine.abandon()
+    #expect(abandoned.cancelledLoad)
+    #expect(!machine.isLoading && machine.loadingID == 0 && machine.loading == nil)
+    let openedAfterAbandon = machine.opened(.none, entry: 0, loadID: 2)
+    let finishedAfterAbandon = machine.finish(2, filledEntry: nil, ready: { _ in nil })
+    // A load id of 0 never names a load, even while idle.
+    let closedZero = machine.closed(entry: 0, loadID: 0)
+    #expect(!openedAfterAbandon && finishedAfterAbandon == nil && closedZero == nil)
+  }
+
   static let request = AdapterLoadRequest(
     zoneID: "z", placementID: "p", ecpm: 1, reward: NetworkReward(type: "coins", amount: 1))
 }

@@ -218,7 +218,7 @@ struct ZoneLifecycle {
   mutating func abandon() -> (handles: [Cancellable], cancelledLoad: Bool, stopLoadTimer: Bool) {
     var handles: [Cancellable] = []
     var stopLoadTimer = false
-    let cancelled = loading != nil
+    let cancelled = loadingID != 0
     loadingID = 0
     if let current = loading.take() {
       handles = current.inFlight.handles
