@@ -13,8 +13,10 @@ struct InFlightRequests {
   /// Every open request's handle.
   var handles: [Cancellable] { requests.map(\.handle) }
 
+  /// Records `entry`'s open request, replacing the one it had (there is at most one per entry).
   mutating func insert(_ handle: Cancellable, for entry: Int) {
-    requests.removeAll { $0.entry == entry }
+    // Not `removeAll(where:)`: it rebuilds the array's tail even when nothing matches.
+    if let index = requests.firstIndex(where: { $0.entry == entry }) { requests.remove(at: index) }
     requests.append(Request(entry: entry, handle: handle))
   }
 

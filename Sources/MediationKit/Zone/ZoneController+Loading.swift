@@ -310,9 +310,10 @@ extension ZoneController {
   /// a failure is counted. One lock round for both. A fill that leaves room in the queue starts
   /// the next load when the zone reloads on its own (and no retry's backoff is pending).
   private func finish(_ outcome: LoadOutcome, loadID: Int) {
-    learn(from: outcome, in: setups.withLock { $0.load })
+    let (setup, depth) = setups.withLock { ($0.load, $0.current.queueDepth) }
+    learn(from: outcome, in: setup)
     let now = context.scheduler.now
-    var fill: (entry: Int, loaded: AdapterLoadedAd, price: Double, precision: RevenuePrecision)?
+    var fill: Fill?
     var responses: [NetworkResponse] = []
     var failure: MediationError?
     switch outcome {
@@ -320,10 +321,9 @@ extension ZoneController {
       failure = error
       failure?.waterfall = answers
     case .filled(let entry, let loaded, let price, let precision, let answers):
-      fill = (entry, loaded, price, precision)
+      fill = Fill(entry: entry, loaded: loaded, price: price, precision: precision)
       responses = answers
     }
-    let (setup, depth) = setups.withLock { ($0.load, $0.current.queueDepth) }
     var lifetime = setup.adExpiry
     if let own = fill?.loaded.lifetime { lifetime = min(lifetime, own) }
     let ended = state.withLock { state -> ZoneLifecycle.Finish? in
@@ -340,8 +340,10 @@ extension ZoneController {
           networkReportsRevenue: setup.reportsRevenue[fill.entry], loadID: loadID)
       } configurationWithdrawal: { ready in
         // The load ran on its own plan; a configuration applied meanwhile that removed or switched
-        // off its line item withdraws the ad.
-        setups.withLock({ $0.current }).withdrawalReason(
+        // off its line item withdraws the ad. With none applied, the plan that filled still holds it.
+        let current = setups.withLock { $0.current }
+        guard current !== setup else { return nil }
+        return current.withdrawalReason(
           of: (ready.info.network, ready.info.placementID), adapter: setup.networkAdapters[ready.info.network]
         ).map { AdapterWithdrawal(.configurationChanged, message: $0) }
       }

@@ -49,6 +49,15 @@ final class ZoneController: Sendable {
     let request: AdapterLoadRequest
   }
 
+  /// A load's winning answer, which the zone makes its ad from. (A struct, not a tuple: a tuple
+  /// holding references is copied through the runtime's generic witnesses.)
+  struct Fill {
+    let entry: Int
+    let loaded: AdapterLoadedAd
+    let price: Double
+    let precision: RevenuePrecision
+  }
+
   /// An ended show kept for its late-signal window, which turns late signals into diagnostics:
   /// when the window ends, its ad is discarded and the show forgotten.
   struct Lingering {
