@@ -243,12 +243,12 @@ public final class RewardedAd: FullScreenPresentingAd, Sendable {
     let rewardAction: @Sendable () -> Void = { reward.get()?() }
     // Schedule in time order; events due at the same instant keep their logical order (a stable
     // insertion sort of at most seven entries).
-    var timeline: [(time: Duration, action: @Sendable () -> Void)] = []
+    var timeline: [TimedAction] = []
     timeline.reserveCapacity(7)
     func add(_ time: Duration, _ action: @escaping @Sendable () -> Void) {
       var index = timeline.endIndex
       while index > 0, timeline[index - 1].time > time { index -= 1 }
-      timeline.insert((time, action), at: index)
+      timeline.insert(TimedAction(time: time, action: action), at: index)
     }
     add(.zero) { [self] in notify { $0.adWillPresentFullScreenContent(self) } }
     add(plan.impression) { [self] in
@@ -268,6 +268,13 @@ public final class RewardedAd: FullScreenPresentingAd, Sendable {
     add(plan.willDismiss) { [self] in notify { $0.adWillDismissFullScreenContent(self) } }
     add(plan.didDismiss) { [self] in notify { $0.adDidDismissFullScreenContent(self) } }
     for entry in timeline { scheduler.schedule(after: entry.time, entry.action) }
+  }
+
+  /// One step of a presentation's timeline. (A struct, not a tuple: an array of tuples holding
+  /// references is destroyed through the runtime's generic witnesses.)
+  private struct TimedAction {
+    let time: Duration
+    let action: @Sendable () -> Void
   }
 
   private func presentationError(state: State) -> NSError? {

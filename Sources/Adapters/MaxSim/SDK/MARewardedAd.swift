@@ -352,7 +352,7 @@ public final class MARewardedAd: Sendable {
   {
     enum Outcome {
       case failed(MAAd, MAError)
-      case showing(MAAd, [(Duration, ShowEvent)])
+      case showing(MAAd, [TimedShowEvent])
     }
     let outcome = state.withLock { state -> Outcome in
       guard let ad = state.ready else {
@@ -382,11 +382,11 @@ public final class MARewardedAd: Sendable {
       // instant, not per event), which runs them in that same order.
       var start = timeline.startIndex
       while start < timeline.endIndex {
-        let delay = timeline[start].0
-        let end = timeline[start...].firstIndex { $0.0 != delay } ?? timeline.endIndex
+        let delay = timeline[start].at
+        let end = timeline[start...].firstIndex { $0.at != delay } ?? timeline.endIndex
         let group = timeline[start..<end]
         scheduler.schedule(after: delay) { [self] in
-          for (_, event) in group { deliver(event, for: ad) }
+          for entry in group { deliver(entry.event, for: ad) }
         }
         start = end
       }
@@ -400,6 +400,18 @@ public final class MARewardedAd: Sendable {
     case display, payRevenue, startVideo, click, completeVideo, reward(MAReward), hide, displayFailed
     /// The AppLovin server learns the video completed and sends the ad unit's S2S callback.
     case serverCallback
+  }
+
+  /// One event of a show's timeline and its delay from the show. (A struct, not a tuple: an
+  /// array of tuples holding references is destroyed through the runtime's generic witnesses.)
+  struct TimedShowEvent: Sendable {
+    let at: Duration
+    let event: ShowEvent
+
+    init(_ at: Duration, _ event: ShowEvent) {
+      self.at = at
+      self.event = event
+    }
   }
 
   private func deliver(_ event: ShowEvent, for ad: MAAd) {
@@ -437,7 +449,7 @@ public final class MARewardedAd: Sendable {
 
   /// Draws a whole show, as delays from now. Every draw is made whatever the branch, so forcing
   /// one quirk leaves the other draws where they were.
-  private func drawShowTimeline(_ state: inout State, for ad: MAAd) -> [(Duration, ShowEvent)] {
+  private func drawShowTimeline(_ state: inout State, for ad: MAAd) -> [TimedShowEvent] {
     let displayAt = state.random.duration(in: profile.displayLatency)
     let displayFails = state.random.chance(profile.displayFailureRate)
     let watch = state.random.duration(in: profile.watchDuration)
@@ -453,26 +465,27 @@ public final class MARewardedAd: Sendable {
     let rewardsTwice = state.random.chance(profile.duplicateRewardRate)
     let secondReward = state.random.duration(in: .milliseconds(20) ... .milliseconds(500))
 
-    if displayFails { return [(displayAt, .displayFailed)] }
-    var timeline: [(Duration, ShowEvent)] = [
-      (displayAt, .display), (displayAt, .payRevenue), (displayAt, .startVideo),
+    if displayFails { return [TimedShowEvent(displayAt, .displayFailed)] }
+    var timeline = [
+      TimedShowEvent(displayAt, .display), TimedShowEvent(displayAt, .payRevenue),
+      TimedShowEvent(displayAt, .startVideo),
     ]
     let onScreen = skips ? watch * skipFraction : watch
     let clickAt = displayAt + onScreen * clickFraction
     let videoEnd = displayAt + watch
     var hideAt = skips ? displayAt + onScreen : videoEnd + endCard
     if hidesLate { hideAt += lateHide }
-    if clicks { timeline.append((clickAt, .click)) }
+    if clicks { timeline.append(TimedShowEvent(clickAt, .click)) }
     if !skips {
       let reward = MAReward(amount: ad.rewardAmount, label: ad.rewardLabel)
       let rewardAt = rewardsLate ? hideAt + lateReward : videoEnd
-      timeline.append((videoEnd, .completeVideo))
+      timeline.append(TimedShowEvent(videoEnd, .completeVideo))
       // The server's fact: the video completed. It does not follow the client's reward quirks.
-      if ad.serverCallback != nil { timeline.append((videoEnd, .serverCallback)) }
-      timeline.append((rewardAt, .reward(reward)))
-      if rewardsTwice { timeline.append((rewardAt + secondReward, .reward(reward))) }
+      if ad.serverCallback != nil { timeline.append(TimedShowEvent(videoEnd, .serverCallback)) }
+      timeline.append(TimedShowEvent(rewardAt, .reward(reward)))
+      if rewardsTwice { timeline.append(TimedShowEvent(rewardAt + secondReward, .reward(reward))) }
     }
-    timeline.append((hideAt, .hide))
+    timeline.append(TimedShowEvent(hideAt, .hide))
     return timeline
   }
 }
