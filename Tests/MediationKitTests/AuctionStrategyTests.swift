@@ -88,6 +88,35 @@ struct AuctionStrategyTests {
     #expect(harness.adapters["a"]!.cancelledBids == 1)
   }
 
+  /// The zone's auction timer is armed for each load and disarmed when the load ends: a load
+  /// whose bid round closed early leaves no deadline behind for the next load's round.
+  @Test func aLoadsAuctionDeadlineIsItsOwnNotThePreviousLoads() throws {
+    let harness = try Harness(
+      zones: [zone([bidder("a", "a-p"), bidder("b", "b-p")], strategy: .bidding, auctionTimeout: 2)]
+    ) { scheduler in
+      [
+        ScriptedAdapter(
+          id: "a", scheduler: scheduler, loads: ["a-p": [.fill(after: .milliseconds(100))]],
+          bids: ["a-p": [.noBid(after: .milliseconds(50)), .never]]),
+        ScriptedAdapter(
+          id: "b", scheduler: scheduler, loads: ["b-p": [.fill(after: .milliseconds(100))]],
+          bids: ["b-p": [.noBid(after: .milliseconds(50)), .bid(after: .milliseconds(500), price: 3)]]),
+      ]
+    }
+    let ad = try harness.mediator.rewardedAd(zone: "z")
+    ad.load()
+    // The first round: both pass at 50 ms and the load fails, 1.95 s before its deadline.
+    harness.settle(.seconds(1))
+    #expect(harness.names() == ["loading", "failed"])
+    ad.load()
+    harness.settle()
+    // The second round times out "a" 2 s after it began, not at the first round's deadline.
+    let info = try Self.ready(harness)
+    #expect(info.network == "b")
+    #expect(info.latency == .milliseconds(2100))
+    #expect(info.responses.first { $0.network == "a" }?.state == .timedOut)
+  }
+
   @Test func noBidsFailsWithNoFill() throws {
     let harness = try Self.harness(
       zone([bidder("a", "a-p")], strategy: .bidding), bids: ["a": .noBid(after: .milliseconds(50))])

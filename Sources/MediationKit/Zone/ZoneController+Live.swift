@@ -77,6 +77,7 @@ extension ZoneController {
       if !ready.isEmpty { state.timers?.expiry.disarm() }
       let abandoned = state.lifecycle.abandon()
       if abandoned.stopLoadTimer { state.timers?.load.disarm() }
+      if abandoned.stopAuctionTimer { state.timers?.auction.disarm() }
       return (ready, abandoned.handles, abandoned.cancelledLoad)
     }
     for handle in handles { handle.cancel() }

@@ -120,10 +120,11 @@ extension ZoneController {
       case .requestBid(let entry):
         requestBid(entry, setup: setup, loadID: loadID, request: request)
       case .startAuctionTimer(let duration):
-        let timer = context.scheduler.schedule(after: duration) { [self] in
-          withAuction(loadID, request: request) { auction, now in auction.auctionTimedOut(now: now) }
+        state.withLock { state in
+          if state.lifecycle.auctionTimerStarted(loadID: loadID) {
+            state.timers?.auction.arm(after: duration)
+          }
         }
-        if !state.withLock({ $0.lifecycle.auctionTimerStarted(timer, loadID: loadID) }) { timer.cancel() }
       case .cancelBids(let entries):
         let handles = state.withLock { state in
           entries.compactMap { state.lifecycle.closed(entry: $0, loadID: loadID) }
@@ -268,6 +269,11 @@ extension ZoneController {
     if !state.withLock({ $0.lifecycle.opened(handle, entry: entry, loadID: loadID) }) { handle.cancel() }
   }
 
+  func auctionTimedOut() {
+    guard let (loadID, request) = state.withLock({ $0.lifecycle.auctionTimerFired() }) else { return }
+    withAuction(loadID, request: request) { auction, now in auction.auctionTimedOut(now: now) }
+  }
+
   func loadAttemptTimedOut() {
     guard let attempt = state.withLock({ $0.lifecycle.attemptTimedOut() }) else { return }
     withAuction(attempt.loadID, request: attempt.request) { auction, now in
@@ -349,6 +355,7 @@ extension ZoneController {
       }
       guard let ended else { return nil }
       if ended.stopLoadTimer { state.timers?.load.disarm() }
+      if ended.stopAuctionTimer { state.timers?.auction.disarm() }
       // Withdrawn before its fill was stored: never ready, though the app hears `ready` and
       // then `expired`, as for any ad that goes away.
       if ended.ready != nil, ended.withdrawal == nil { state.armExpiry(now: now) }

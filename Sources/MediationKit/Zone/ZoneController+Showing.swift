@@ -121,15 +121,16 @@ extension ZoneController {
     // The zone's state first, the screen after: a show started on another thread as soon as the
     // screen is free must find this one gone, not lose its own session and timers to it.
     state.withLock { state in
-      guard let timers = state.timers else { return }
+      // Not `guard let timers`: that would copy the seven timers out (a retain and release each).
+      guard state.timers != nil else { return }
       if state.session?.id == session.id {
-        timers.grace.disarm()
-        timers.display.disarm()
-        timers.showDuration.disarm()
+        state.timers?.grace.disarm()
+        state.timers?.display.disarm()
+        state.timers?.showDuration.disarm()
         state.session = nil
       }
       state.lingering.append(Lingering(until: until, session: session))
-      if state.lingering.count == 1 { timers.linger.arm(after: window) }
+      if state.lingering.count == 1 { state.timers?.linger.arm(after: window) }
     }
     context.fullScreen.release(id)
     if autoReload { beginLoad() }

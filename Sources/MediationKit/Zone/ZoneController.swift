@@ -32,6 +32,8 @@ final class ZoneController: Sendable {
   struct Timers {
     /// The load attempt's timeout (one attempt at a time: ``LoadAttempt``).
     let load: any SchedulerTimer
+    /// The bid round's deadline of the load under way.
+    let auction: any SchedulerTimer
     /// The expiry of the queued ad that expires first (``State/armExpiry(now:)``).
     let expiry: any SchedulerTimer
     /// The show's display timeout, maximum duration and reward grace window (one show at a time).
@@ -120,6 +122,7 @@ final class ZoneController: Sendable {
     let scheduler = context.scheduler
     let timers = Timers(
       load: scheduler.makeTimer { [weak self] in self?.loadAttemptTimedOut() },
+      auction: scheduler.makeTimer { [weak self] in self?.auctionTimedOut() },
       expiry: scheduler.makeTimer { [weak self] in self?.expire() },
       display: scheduler.makeTimer { [weak self] in self?.receive(.displayTimeoutEnded, show: nil) },
       showDuration: scheduler.makeTimer { [weak self] in self?.receive(.showTimeoutEnded, show: nil) },

@@ -28,7 +28,8 @@ struct ZoneLifecycle {
     var inFlight = InFlightRequests()
     /// The load attempt the controller's load timer is armed for.
     var attempt: ZoneController.LoadAttempt?
-    var auctionTimer: Cancellable?
+    /// Whether the zone's auction timer is armed for this load.
+    var auctionTimerArmed = false
     /// A withdrawal of this load's ad that reached the core before its fill was stored.
     var earlyWithdrawal: EarlyWithdrawal?
   }
@@ -181,9 +182,19 @@ struct ZoneLifecycle {
     loading?.attempt.take()
   }
 
-  mutating func auctionTimerStarted(_ timer: Cancellable, loadID: Int) -> Bool {
-    let current: Void? = withLoad(loadID: loadID) { $0.auctionTimer = timer }
+  /// The auction timer is to be armed for load `loadID`; `false` when that load is not under way.
+  mutating func auctionTimerStarted(loadID: Int) -> Bool {
+    let current: Void? = withLoad(loadID: loadID) { $0.auctionTimerArmed = true }
     return current != nil
+  }
+
+  /// The auction timer fired: the load it was armed for and its request, if still under way.
+  mutating func auctionTimerFired() -> (loadID: Int, request: AdapterLoadRequest)? {
+    withLoad(loadID: loadingID) { load in
+      guard load.auctionTimerArmed else { return nil }
+      load.auctionTimerArmed = false
+      return (load.id, load.request)
+    } ?? nil
   }
 
   /// A configuration change: closes the open requests `cancellation` gives a reason for (the
@@ -215,28 +226,33 @@ struct ZoneLifecycle {
   /// The zone leaves the configuration: its load (if any) is dropped unfinished, every answer to it
   /// stale from now on, and the retry goes. Returns the handles to cancel, whether a load was
   /// dropped and whether the load timer must be disarmed.
-  mutating func abandon() -> (handles: [Cancellable], cancelledLoad: Bool, stopLoadTimer: Bool) {
+  mutating func abandon() -> (
+    handles: [Cancellable], cancelledLoad: Bool, stopLoadTimer: Bool, stopAuctionTimer: Bool
+  ) {
     var handles: [Cancellable] = []
     var stopLoadTimer = false
+    var stopAuctionTimer = false
     let cancelled = loadingID != 0
     loadingID = 0
     if let current = loading.take() {
       handles = current.inFlight.handles
-      if let timer = current.auctionTimer { handles.append(timer) }
+      stopAuctionTimer = current.auctionTimerArmed
       stopLoadTimer = current.attempt != nil
     }
     if let timer = retryTimer.take() { handles.append(timer) }
-    return (handles, cancelled, stopLoadTimer)
+    return (handles, cancelled, stopLoadTimer, stopAuctionTimer)
   }
 
   // MARK: Load end
 
   /// What ``finish(_:filledEntry:ready:)`` leaves the controller to do.
   struct Finish {
-    /// Open requests and the auction timer, to cancel.
+    /// Open requests, to cancel.
     var leftovers: [Cancellable] = []
     /// The load timer was armed for an open attempt: disarm it.
     var stopLoadTimer = false
+    /// The auction timer was armed for the load: disarm it.
+    var stopAuctionTimer = false
     /// The failures in a row after a failed load; `nil` after a fill.
     var failures: Int?
     /// A fill withdrawn before it was stored: the ad is never ready.
@@ -323,7 +339,7 @@ extension ZoneLifecycle {
   ) {
     result.stopLoadTimer = load.attempt != nil
     result.leftovers = load.inFlight.handles
-    if let timer = load.auctionTimer { result.leftovers.append(timer) }
+    result.stopAuctionTimer = load.auctionTimerArmed
     swap(&spare, &load.inFlight)
     startedAt = load.startedAt
     early = load.earlyWithdrawal
