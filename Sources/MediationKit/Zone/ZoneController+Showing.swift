@@ -145,12 +145,14 @@ extension ZoneController {
     // for that fraction would fire at once, again and again.
     var timerWindow = true
     // One show at a time (windows rarely end together), so no list of them is built.
+    // The oldest window is read in place (`lingering[0]`, not `first`, which copies the show out).
     while let ended = state.withLock({ state -> ReadyAd? in
-      if let first = state.lingering.first, timerWindow || first.until <= now {
+      guard !state.lingering.isEmpty else { return nil }
+      if timerWindow || state.lingering[0].until <= now {
         timerWindow = false
         return state.lingering.removeFirst().session.ready
       }
-      if let next = state.lingering.first { state.timers?.linger.arm(after: next.until - now) }
+      state.timers?.linger.arm(after: state.lingering[0].until - now)
       return nil
     }) {
       ended.loaded.ad.discard()
