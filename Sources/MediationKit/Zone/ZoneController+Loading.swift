@@ -27,7 +27,7 @@ extension ZoneController {
     let version = context.adapterStatusVersion
     let (setup, removal) = setups.withLock { ($0.current, $0.removal) }
     var retry: Cancellable?
-    let current = state.withLock { state -> ZoneLifecycle.Start? in
+    var current = state.withLock { state -> ZoneLifecycle.Start? in
       if cancellingRetry { retry = state.lifecycle.retryTimer.take() }
       if let removal { return .refused(removal) }
       guard state.unavailable.version == version, state.availabilityOf === setup else { return nil }
@@ -35,8 +35,8 @@ extension ZoneController {
     }
     retry?.cancel()
     let start: ZoneLifecycle.Start
-    if let current {
-      start = current
+    if let cached = current.take() {  // moved out, not copied
+      start = cached
     } else {
       let unavailable = context.unavailableNetworks(for: setup.zone.lineItems)
       let started = context.starts.started(setup.plan.entries.map(\.item.network))
