@@ -473,6 +473,35 @@ struct ZoneLifecycleTests {
     #expect(!openedAfterAbandon && finishedAfterAbandon == nil && closedZero == nil)
   }
 
+  /// The zone's one auction timer: a firing reaches the load under way only if the timer was armed
+  /// for it, and only once; a load that ends (finished or abandoned) with it armed says to disarm it.
+  @Test func theAuctionTimerReachesOnlyTheLoadItWasArmedFor() {
+    var machine = ZoneLifecycle()
+    let idle = machine.auctionTimerFired()
+    #expect(idle == nil)
+    _ = Self.begin(&machine)
+    let notArmed = machine.auctionTimerFired()
+    let staleArming = machine.auctionTimerStarted(loadID: 2)
+    let arming = machine.auctionTimerStarted(loadID: 1)
+    #expect(notArmed == nil && !staleArming && arming)
+    let fired = machine.auctionTimerFired()
+    let firedAgain = machine.auctionTimerFired()
+    #expect(fired?.loadID == 1 && fired?.request.zoneID == Self.request.zoneID && firedAgain == nil)
+    _ = machine.auctionTimerStarted(loadID: 1)
+    let finished = machine.finish(1, filledEntry: nil, ready: { _ in nil })
+    #expect(finished?.stopAuctionTimer == true)
+    let afterFinish = machine.auctionTimerFired()
+    #expect(afterFinish == nil)
+    _ = Self.begin(&machine)
+    let unarmedEnd = machine.finish(2, filledEntry: nil, ready: { _ in nil })
+    #expect(unarmedEnd?.stopAuctionTimer == false)
+    _ = Self.begin(&machine)
+    _ = machine.auctionTimerStarted(loadID: 3)
+    let abandoned = machine.abandon()
+    let afterAbandon = machine.auctionTimerFired()
+    #expect(abandoned.stopAuctionTimer && afterAbandon == nil)
+  }
+
   static let request = AdapterLoadRequest(
     zoneID: "z", placementID: "p", ecpm: 1, reward: NetworkReward(type: "coins", amount: 1))
 }
