@@ -148,28 +148,15 @@ public struct AdapterStartRequest: Sendable {
 
 /// What the core passes to ``RewardedAdapter/load(_:completion:)`` and
 /// ``RewardedAdapter/bid(_:completion:)``.
-///
-/// A value with the semantics of a struct; its reference-counted fields live in one immutable box,
-/// so that the copies a load's closures and timers keep cost one retain, not one per field. The
-/// two plain numbers stay inline, so setting them (the auction id, per request) allocates nothing.
 public struct AdapterLoadRequest: Sendable {
   /// The MediationKit zone the ad is for.
-  @inlinable public var zoneID: String {
-    get { box.value.zoneID }
-    set { box = box.changing { $0.zoneID = newValue } }
-  }
+  public var zoneID: String
   /// The network's own placement id (Empower zone id, MAX ad unit id, AdMob ad unit id).
-  @inlinable public var placementID: String {
-    get { box.value.placementID }
-    set { box = box.changing { $0.placementID = newValue } }
-  }
+  public var placementID: String
   /// The line item's configured eCPM, in USD (for a bidder: the centre of its expected bids).
   public var ecpm: Double
   /// The reward the zone grants, which networks with a server-side reward echo back.
-  @inlinable public var reward: AdapterSignal.NetworkReward {
-    get { box.value.reward }
-    set { box = box.changing { $0.reward = newValue } }
-  }
+  public var reward: AdapterSignal.NetworkReward
   /// Identifies the auction this request belongs to: one per zone load, the same in every bid
   /// request and load of that auction, different across auctions (1, 2, 3… in the order loads
   /// start; ``Mediator/lastAuctionID`` gives the latest). Use it to tie the load of a winning
@@ -178,28 +165,16 @@ public struct AdapterLoadRequest: Sendable {
   /// auction (a request made outside a mediator).
   public var auctionID: UInt64
   /// The user's privacy signals; every network must honour them.
-  @inlinable public var privacy: PrivacySettings {
-    get { box.value.privacy }
-    set { box = box.changing { $0.privacy = newValue } }
-  }
+  public var privacy: PrivacySettings
   /// For a load after a bidding auction: the winning bid to load. `nil` in a waterfall.
-  @inlinable public var bid: AdapterBid? {
-    get { box.value.bid }
-    set { box = box.changing { $0.bid = newValue } }
-  }
+  public var bid: AdapterBid?
   /// The line item's server-to-server reward callback (``ZoneConfig/LineItem/serverCallback``), for networks
   /// whose server calls the publisher's endpoint after a rewarded impression; `nil` for none.
-  @inlinable public var serverCallback: ZoneConfig.ServerCallbackConfig? {
-    get { box.value.serverCallback }
-    set { box = box.changing { $0.serverCallback = newValue } }
-  }
+  public var serverCallback: ZoneConfig.ServerCallbackConfig?
   /// Where this load's ad tells the core, before it is shown, that the SDK no longer has it
   /// (availability lost, expired or invalidated on the SDK's side). Keep it with the ad;
   /// ``AdapterWithdrawal/Sink/ignored`` in bid requests.
-  @inlinable public var withdrawals: AdapterWithdrawal.Sink {
-    get { box.value.withdrawals }
-    set { box = box.changing { $0.withdrawals = newValue } }
-  }
+  public var withdrawals: AdapterWithdrawal.Sink
 
   public init(
     zoneID: String, placementID: String, ecpm: Double, reward: AdapterSignal.NetworkReward,
@@ -209,41 +184,29 @@ public struct AdapterLoadRequest: Sendable {
   ) {
     self.ecpm = ecpm
     self.auctionID = auctionID
-    box = FrozenBox(
-      Fields(
-        zoneID: zoneID, placementID: placementID, reward: reward, privacy: privacy, bid: bid,
-        serverCallback: serverCallback, withdrawals: .ignored))
+    self.zoneID = zoneID
+    self.placementID = placementID
+    self.reward = reward
+    self.privacy = privacy
+    self.bid = bid
+    self.serverCallback = serverCallback
+    self.withdrawals = .ignored
   }
 
   /// This request aimed at another line item: its placement, eCPM and server callback, the winning
-  /// `bid` (if any) and the load's withdrawal sink, in one new box.
+  /// `bid` (if any) and the load's withdrawal sink,.
   package func retargeted(
     placementID: String, ecpm: Double, serverCallback: ZoneConfig.ServerCallbackConfig?, bid: AdapterBid?,
     withdrawals: AdapterWithdrawal.Sink
   ) -> AdapterLoadRequest {
     var request = self
     request.ecpm = ecpm
-    // One new box for the four boxed fields, not one per field.
-    request.box = box.changing { fields in
-      fields.placementID = placementID
-      fields.serverCallback = serverCallback
-      fields.bid = bid
-      fields.withdrawals = withdrawals
-    }
+    request.placementID = placementID
+    request.serverCallback = serverCallback
+    request.bid = bid
+    request.withdrawals = withdrawals
     return request
   }
-
-  @usableFromInline struct Fields: Sendable {
-    @usableFromInline var zoneID: String
-    @usableFromInline var placementID: String
-    @usableFromInline var reward: AdapterSignal.NetworkReward
-    @usableFromInline var privacy: PrivacySettings
-    @usableFromInline var bid: AdapterBid?
-    @usableFromInline var serverCallback: ZoneConfig.ServerCallbackConfig?
-    @usableFromInline var withdrawals: AdapterWithdrawal.Sink
-  }
-
-  @usableFromInline var box: FrozenBox<Fields>
 }
 
 /// A network's bid for one impression.

@@ -92,61 +92,32 @@ final class EventHub: Sendable {
 
 extension Mediator {
   /// An event of one zone, stamped with the scheduler's time and the network involved.
-  ///
-  /// A value with the semantics of a struct; its fields live in one immutable box, so that
-  /// handing an event to every subscriber and queueing it costs one retain, not one per field.
   public struct ZoneEvent: Sendable, Equatable {
     /// When it happened, on the mediator's scheduler.
-    @inlinable public var time: Duration {
-      get { box.value.time }
-      set { box = box.changing { $0.time = newValue } }
-    }
+    public var time: Duration
     /// The zone.
-    @inlinable public var zoneID: String {
-      get { box.value.zoneID }
-      set { box = box.changing { $0.zoneID = newValue } }
-    }
+    public var zoneID: String
     /// The network serving (or that served) the ad; `nil` for `loading` and `failed`.
-    @inlinable public var network: NetworkID? {
-      get { box.value.network }
-      set { box = box.changing { $0.network = newValue } }
-    }
+    public var network: NetworkID?
     /// What happened.
-    @inlinable public var event: RewardedAdEvent {
-      get { box.value.event }
-      set { box = box.changing { $0.event = newValue } }
-    }
+    public var event: RewardedAdEvent
     /// The A/B test arms the event belongs to (experiment id → arm id): those of the ad for the
     /// events of an ad (`ready`, `shown`, `revenue_paid`, `rewarded`, `closed`, `expired`, …),
     /// those of the load for `loading` and `failed`. Empty outside experiments and without a
     /// user id (``Mediator/setUserID(_:)``).
-    @inlinable public var experimentArms: [String: String] {
-      get { box.value.experimentArms }
-      set { box = box.changing { $0.experimentArms = newValue } }
-    }
+    public var experimentArms: [String: String]
 
     /// Creates the record of `event` in zone `zoneID` at `time`.
     public init(
       time: Duration, zoneID: String, network: NetworkID?, event: RewardedAdEvent,
       experimentArms: [String: String] = [:]
     ) {
-      box = FrozenBox(
-        Fields(time: time, zoneID: zoneID, network: network, event: event, experimentArms: experimentArms))
+      self.time = time
+      self.zoneID = zoneID
+      self.network = network
+      self.event = event
+      self.experimentArms = experimentArms
     }
-
-    public static func == (lhs: ZoneEvent, rhs: ZoneEvent) -> Bool {
-      lhs.box === rhs.box || lhs.box.value == rhs.box.value
-    }
-
-    @usableFromInline struct Fields: Sendable, Equatable {
-      @usableFromInline var time: Duration
-      @usableFromInline var zoneID: String
-      @usableFromInline var network: NetworkID?
-      @usableFromInline var event: RewardedAdEvent
-      @usableFromInline var experimentArms: [String: String]
-    }
-
-    @usableFromInline var box: FrozenBox<Fields>
   }
 }
 

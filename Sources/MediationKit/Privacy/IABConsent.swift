@@ -5,88 +5,47 @@
 /// each request and through ``RewardedAdapter/privacyDidChange(_:)``. Fill it yourself or let
 /// ``IABConsent/Reader`` read the CMP's standard `UserDefaults` keys.
 public struct IABConsent: Sendable, Equatable, Codable {
-  /// The fields, with the TC string decoded once.
-  private struct Fields: Sendable, Equatable {
-    var tcString: String?
-    var gdprApplies: Bool?
-    var gppString: String?
-    var gppSectionIDs: [Int] = []
-    var usPrivacyString: String?
-    var tcf: TCFConsent?
-  }
-
-  /// The fields behind one reference, `nil` when all are empty: every request carries the privacy
-  /// settings, and copying one reference (or none) is cheaper than copying strings and sets.
-  /// Immutable; a setter replaces it.
-  private final class Box: Sendable {
-    let fields: Fields
-    init(_ fields: Fields) { self.fields = fields }
-  }
-
-  private var box: Box?
-
-  private var fields: Fields {
-    get { box?.fields ?? Fields() }
-    set { box = newValue == Fields() ? nil : Box(newValue) }
-  }
-
   /// The TCF v2 TC string (`IABTCF_TCString`); `nil` when none.
   public var tcString: String? {
-    get { box?.fields.tcString }
-    set {
-      var fields = self.fields
-      fields.tcString = newValue
-      fields.tcf = Self.decode(newValue)
-      self.fields = fields
-    }
+    didSet { tcf = Self.decode(tcString) }
   }
   /// Whether GDPR applies to the user (`IABTCF_gdprApplies`: 1 yes, 0 no); `nil` when unknown.
-  public var gdprApplies: Bool? {
-    get { box?.fields.gdprApplies }
-    set { fields.gdprApplies = newValue }
-  }
+  public var gdprApplies: Bool?
   /// The GPP string (`IABGPP_HDR_GppString`); `nil` when none.
-  public var gppString: String? {
-    get { box?.fields.gppString }
-    set { fields.gppString = newValue }
-  }
+  public var gppString: String?
   /// The GPP sections that apply (`IABGPP_GppSID`, e.g. `[2]` for the EU TCF section, `[7]` for
   /// the US national one).
-  public var gppSectionIDs: [Int] {
-    get { box?.fields.gppSectionIDs ?? [] }
-    set { fields.gppSectionIDs = newValue }
-  }
+  public var gppSectionIDs: [Int]
   /// The US Privacy string (`IABUSPrivacy_String`, e.g. `"1YNN"`); `nil` when none.
-  public var usPrivacyString: String? {
-    get { box?.fields.usPrivacyString }
-    set { fields.usPrivacyString = newValue }
-  }
+  public var usPrivacyString: String?
   /// ``tcString`` decoded, kept with it so requests do not decode it again; `nil` when there is
   /// no TC string or it is not a valid TCF v2 string.
-  package var tcf: TCFConsent? { box?.fields.tcf }
+  package private(set) var tcf: TCFConsent?
 
   /// Creates consent from the IAB strings a CMP stored; `nil` means the key is absent.
   public init(
     tcString: String? = nil, gdprApplies: Bool? = nil, gppString: String? = nil, gppSectionIDs: [Int] = [],
     usPrivacyString: String? = nil
   ) {
-    fields = Fields(
-      tcString: tcString, gdprApplies: gdprApplies, gppString: gppString, gppSectionIDs: gppSectionIDs,
-      usPrivacyString: usPrivacyString, tcf: Self.decode(tcString))
+    self.tcString = tcString
+    self.gdprApplies = gdprApplies
+    self.gppString = gppString
+    self.gppSectionIDs = gppSectionIDs
+    self.usPrivacyString = usPrivacyString
+    self.tcf = Self.decode(tcString)
   }
 
   /// Whether nothing is set.
-  public var isEmpty: Bool { box == nil }
+  public var isEmpty: Bool {
+    tcString == nil && gdprApplies == nil && gppString == nil && gppSectionIDs.isEmpty
+      && usPrivacyString == nil
+  }
 
   /// TCF purpose 1 consent (store and access information on a device, which personalised ads
   /// need), when the TC string tells: `nil` without a valid TC string or when GDPR does not apply.
   public var tcfPurposeOneConsent: Bool? {
-    guard let fields = box?.fields, fields.gdprApplies != false, let tcf = fields.tcf else { return nil }
+    guard gdprApplies != false, let tcf else { return nil }
     return tcf.consents(toPurpose: 1)
-  }
-
-  public static func == (lhs: IABConsent, rhs: IABConsent) -> Bool {
-    lhs.box === rhs.box || lhs.fields == rhs.fields
   }
 
   private static func decode(_ tcString: String?) -> TCFConsent? {
