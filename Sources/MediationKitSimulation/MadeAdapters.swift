@@ -1,4 +1,4 @@
-@_spi(SharedState) import MediationKit
+import MediationKit
 
 /// The adapters a mediator made from a registry, kept by whoever built the registry.
 ///

@@ -1,4 +1,4 @@
-@_spi(SharedState) import MediationKit
+import MediationKit
 
 /// The conformance suite for adapter authors: one call runs an adapter through every scenario of
 /// the contract — full load-and-show cycles over many seeds through a real ``Mediator`` on virtual

@@ -1,4 +1,4 @@
-@_spi(SharedState) import MediationKit
+import MediationKit
 
 extension ScenarioRun {
   /// A load asked for the moment the mediator is made, while the network is still starting: no

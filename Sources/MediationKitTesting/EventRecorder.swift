@@ -1,4 +1,4 @@
-@_spi(SharedState) import MediationKit
+import MediationKit
 
 /// Records a mediator's events for assertions. Safe from any thread.
 public final class EventRecorder: Sendable {

@@ -1,5 +1,5 @@
 import Dispatch
-@_spi(SharedState) import MediationKit
+import MediationKit
 
 /// A way a network SDK misbehaves, injected between an adapter and the core by
 /// ``FaultInjectingAdapter``.

@@ -1,4 +1,4 @@
-@_spi(SharedState) import MediationKit
+import MediationKit
 
 /// A ledger in memory: the contract of `RewardLedger` without durability, for tests (a reward
 /// recorded here is lost with the process; an app that accepts that can pass no ledger at all).

@@ -1,4 +1,4 @@
-@_spi(SharedState) import MediationKit
+import MediationKit
 
 /// Collects the signals an adapter sends for one show, with the time each arrived. Safe from any
 /// thread; hand its ``sink`` to `AdapterAd.show(_:from:signals:)`.

@@ -1,5 +1,5 @@
 import Dispatch
-@_spi(SharedState) import MediationKit
+import MediationKit
 
 /// A fake network whose every answer is scripted: for testing the core, and for adapter authors
 /// who want to see what the core does with a given callback sequence.

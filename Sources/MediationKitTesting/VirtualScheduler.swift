@@ -1,5 +1,5 @@
 import Foundation
-@_spi(SharedState) import MediationKit
+import MediationKit
 
 /// A deterministic scheduler on virtual time, for tests and the simulator.
 ///

@@ -1,4 +1,4 @@
-@_spi(SharedState) import MediationKit
+import MediationKit
 
 /// A store's open connection and its compiled statements, behind one lock: what the reward ledger
 /// and the replay guard each keep, and the one place their SQLite failures become messages, thrown

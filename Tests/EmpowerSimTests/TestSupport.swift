@@ -1,5 +1,5 @@
 import EmpowerSim
-@_spi(SharedState) import MediationKit
+import MediationKit
 import MediationKitTesting
 import Synchronization
 

@@ -1,6 +1,6 @@
 import Foundation
 import GoogleSim
-@_spi(SharedState) import MediationKit
+import MediationKit
 import MediationKitSimulation
 import MediationKitTesting
 import RewardCallbacks

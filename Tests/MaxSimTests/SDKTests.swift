@@ -1,6 +1,6 @@
 import Dispatch
 import MaxSim
-@_spi(SharedState) import MediationKit
+import MediationKit
 import Synchronization
 import Testing
 

@@ -1,5 +1,5 @@
 import MaxSim
-@_spi(SharedState) import MediationKit
+import MediationKit
 import MediationKitTesting
 import Synchronization
 import Testing

@@ -1,6 +1,6 @@
 import Foundation
 import MaxSim
-@_spi(SharedState) import MediationKit
+import MediationKit
 import MediationKitTesting
 import Synchronization
 

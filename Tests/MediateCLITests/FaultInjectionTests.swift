@@ -1,6 +1,6 @@
 import Dispatch
 import MediateCLI
-@_spi(SharedState) import MediationKit
+import MediationKit
 import MediationKitTesting
 import Synchronization
 import Testing

@@ -1,6 +1,6 @@
 import Testing
 
-@_spi(SharedState) @testable import MediationKit
+@testable import MediationKit
 
 /// A zone's setup, as ``Mediator/apply(_:)`` rebuilds it: what carries over and what the kill
 /// switch marks.

@@ -1,5 +1,5 @@
 import Dispatch
-@_spi(SharedState) import MediationKit
+import MediationKit
 import MediationKitTesting
 import Synchronization
 import Testing

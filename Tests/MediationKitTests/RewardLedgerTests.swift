@@ -1,4 +1,4 @@
-@_spi(SharedState) import MediationKit
+import MediationKit
 import MediationKitTesting
 import Testing
 

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-@_spi(SharedState) import MediationKit
+import MediationKit
 import RewardLedgerSQLite
 import StoreTestSupport
 import Testing

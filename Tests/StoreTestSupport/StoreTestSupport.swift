@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-@_spi(SharedState) import MediationKit
+import MediationKit
 import SQLiteSupport
 
 // What the tests of the SQLite stores (the reward ledger, the replay guards) share: a library

@@ -1,5 +1,5 @@
 import Foundation
-@_spi(SharedState) import MediationKit
+import MediationKit
 import ReplayGuardPostgres
 import ReplayGuardSQLite
 import RewardCallbacks
@@ -115,8 +115,8 @@ struct BenchCallbacksCommand {
     count: Int, concurrency: Int, verify: @escaping @Sendable (Int) throws(CallbackRejection) -> Void,
     name: String
   ) throws(CLIError) -> Double {
-    let next = AtomicInt(0)
-    let rejected = AtomicInt(0)
+    let next = Locked(0)
+    let rejected = Locked(0)
     let started = ContinuousClock.now
     // Threads of their own, not `concurrentPerform` (which runs at most one per core): a server
     // has more requests in flight than cores, most of them waiting on the disk or the database.
@@ -126,19 +126,22 @@ struct BenchCallbacksCommand {
       Thread {
         defer { done.leave() }
         while true {
-          let index = next.add(1, ordering: .relaxed).oldValue
+          let index = next.withLock { next in
+            defer { next += 1 }
+            return next
+          }
           guard index < count else { return }
           do throws(CallbackRejection) {
             try verify(index)
           } catch {
-            rejected.add(1, ordering: .relaxed)
+            rejected.withLock { $0 += 1 }
           }
         }
       }.start()
     }
     done.wait()
     let seconds = (ContinuousClock.now - started).seconds
-    let failures = rejected.load(ordering: .relaxed)
+    let failures = rejected.get()
     guard failures == 0 else {
       // Every callback is valid and new: a rejection is the guard's storage failing.
       throw CLIError(kind: .io, message: "\(name): \(failures) of \(count) callbacks were rejected")

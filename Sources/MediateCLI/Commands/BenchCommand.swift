@@ -1,6 +1,6 @@
 import EmpowerSim
 import Foundation
-@_spi(SharedState) import MediationKit
+import MediationKit
 import MediationKitTesting
 
 /// `mediate bench`: the same simulated Empower SDK driven two ways in one run — directly, the way
@@ -103,14 +103,14 @@ struct BenchCommand {
     } catch {
       preconditionFailure("the bench configuration is valid: \(error)")
     }
-    let completed = AtomicInt(0)
+    let completed = Locked(0)
     let presenter = HeadlessPresenter()
     let subscription = mediator.observeEvents { event in
       switch event.event {
       case .ready: try? ad.show(from: presenter)
       case .failed: ad.load()
       case .closed, .skipped, .showFailed:
-        if completed.add(1, ordering: .relaxed).newValue < cycles { ad.load() }
+        if completed.increment() < cycles { ad.load() }
       default: break
       }
     }
@@ -118,7 +118,7 @@ struct BenchCommand {
     ad.load()
     scheduler.run()
     subscription.cancel()
-    precondition(completed.load(ordering: .relaxed) == cycles, "the mediated loop ended early")
+    precondition(completed.get() == cycles, "the mediated loop ended early")
     return (ContinuousClock.now - started).seconds
   }
 }
@@ -165,7 +165,7 @@ private final class SampleApp: AdStatusDelegate, AdPresenting {
 private final class AdapterLoop: Sendable {
   let adapter: EmpowerAdapter
   let cycles: Int
-  private let done = AtomicInt(0)
+  private let done = Locked(0)
   private let presenter = HeadlessPresenter()
   private let request = AdapterLoadRequest(
     zoneID: "bench", placementID: BenchCommand.placement, ecpm: 10,
@@ -176,7 +176,7 @@ private final class AdapterLoop: Sendable {
     self.cycles = cycles
   }
 
-  var completed: Int { done.load(ordering: .relaxed) }
+  var completed: Int { done.get() }
 
   func load() {
     _ = adapter.load(request) { [self] result in
@@ -195,7 +195,7 @@ private final class AdapterLoop: Sendable {
   private func ended(_ signal: AdapterSignal, ad: any AdapterAd) {
     switch signal {
     case .dismissed, .showFailed:
-      if done.add(1, ordering: .relaxed).newValue < cycles { load() }
+      if done.increment() < cycles { load() }
       ad.discard()
     default:
       break

@@ -1,5 +1,5 @@
 import Foundation
-@_spi(SharedState) import MediationKit
+import MediationKit
 import MediationKitSimulation
 import MediationKitTesting
 import S2SDelivery

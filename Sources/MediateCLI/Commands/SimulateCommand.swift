@@ -1,5 +1,5 @@
 import Foundation
-@_spi(SharedState) import MediationKit
+import MediationKit
 
 extension RunCommand {
   /// `mediate --requests N`: the simulator, with its report as text or one JSON object.

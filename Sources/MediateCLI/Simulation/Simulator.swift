@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-@_spi(SharedState) import MediationKit
+import MediationKit
 import MediationKitSimulation
 import MediationKitTesting
 
@@ -57,13 +57,16 @@ struct Simulator {
     let subset = settings.market.map { $0.wrapping(taking) } ?? taking
     let shardCount = (settings.requests + Self.shardSize - 1) / Self.shardSize
     let merger = Locked(ShardMerger())
-    let done = AtomicInt(0)
+    let done = Locked(0)
     let settings = self.settings
     let runShard: @Sendable (Int) -> Void = { shard in
       let requests = min(Self.shardSize, settings.requests - shard * Self.shardSize)
       let stats = Self.runShard(shard, requests: requests, settings: settings, registry: subset)
       merger.withLock { $0.add(stats, shard: shard) }
-      let total = done.add(requests, ordering: .relaxed).newValue
+      let total = done.withLock { done in
+        done += requests
+        return done
+      }
       progress?(total)
     }
     if parallel {

@@ -140,29 +140,22 @@ extension BidRoundPlanner {
   private mutating func closeRound(now: Duration) -> [LoadAction] {
     round.isOpen = false
     let bids = sequence.bids
-    let bidders = bids.entries
+    let bidders = bids.keys.sorted()
     if bidders.isEmpty { return sequence.begin(candidates: sequence.plan.waterfall, now: now) }
     let entries = sequence.plan.entries
-    // `BidRanking.ranked`'s order on the entries themselves. Performance: ranking `BidRanking.Entry`
-    // values copied every bidder's line item (its strings) twice and searched each one back.
-    var ranked: [(entry: Int, price: Double)] = []
-    ranked.reserveCapacity(bidders.count)
-    for entry in bidders {
-      let price = bids[entry]!.price
-      if price >= entries[entry].item.bidFloor { ranked.append((entry, price)) }
+    // `BidRanking.ranked`'s order on the entries themselves.
+    let ranked = bidders.compactMap { entry -> (entry: Int, price: Double)? in
+      guard let price = bids[entry]?.price, price >= entries[entry].item.bidFloor else { return nil }
+      return (entry, price)
     }
-    if ranked.count > 1 {
-      ranked.sort { lhs, rhs in
-        BidRanking.ranksBefore(
-          (lhs.price, entries[lhs.entry].item.priority, entries[lhs.entry].configIndex),
-          (rhs.price, entries[rhs.entry].item.priority, entries[rhs.entry].configIndex))
-      }
+    .sorted { lhs, rhs in
+      BidRanking.ranksBefore(
+        (lhs.price, entries[lhs.entry].item.priority, entries[lhs.entry].configIndex),
+        (rhs.price, entries[rhs.entry].item.priority, entries[rhs.entry].configIndex))
     }
-    var rankedEntries: [Int] = []
-    rankedEntries.reserveCapacity(ranked.count)
-    for bid in ranked { rankedEntries.append(bid.entry) }
+    let rankedEntries = ranked.map(\.entry)
     for entry in bidders where !rankedEntries.contains(entry) {
-      let bid = bids[entry]!
+      guard let bid = bids[entry] else { continue }
       sequence.responses[entry] = sequence.response(
         entry, .belowFloor, ecpm: bid.price, bid: bid.price,
         error:

@@ -8,9 +8,9 @@ struct LoadSequence: Sendable {
   /// Each entry's response so far, by plan index.
   var responses: [NetworkResponse?]
   /// The bids of the round before, by entry; they price the loads they win.
-  var bids: ByEntry<AdapterBid>
+  var bids: [Int: AdapterBid] = [:]
   /// The entries (bids or the load) waiting for their network's start.
-  private var awaiting: ByEntry<Bool>
+  private var awaiting: Set<Int> = []
   private(set) var isFinished = false
   /// The entries to load, in order, and how many of them were taken.
   private var candidates: [Int] = []
@@ -22,24 +22,16 @@ struct LoadSequence: Sendable {
     self.unavailable = unavailable
     startedAt = now
     deadline = now + budget.loadTimeout
-    // Appended: `Array(repeating:count:)` costs a runtime metadata lookup per load.
-    var responses: [NetworkResponse?] = []
-    responses.reserveCapacity(plan.entries.count)
-    for _ in plan.entries { responses.append(nil) }
-    self.responses = responses
-    bids = ByEntry(count: plan.entries.count)
-    awaiting = ByEntry(count: plan.entries.count)
+    responses = Array(repeating: nil, count: plan.entries.count)
   }
 
   /// Records that `entry` (a bid or the load) waits for its network's start.
-  mutating func startAwaiting(_ entry: Int) { awaiting[entry] = true }
+  mutating func startAwaiting(_ entry: Int) { awaiting.insert(entry) }
 
   /// Ends `entry`'s wait for its network's start; whether it was waiting.
   @discardableResult
   mutating func stopAwaiting(_ entry: Int) -> Bool {
-    guard awaiting[entry] == true else { return false }
-    awaiting[entry] = nil
-    return true
+    awaiting.remove(entry) != nil
   }
 
   /// What is left of the zone's budget at `now`.
@@ -206,36 +198,5 @@ struct LoadSequence: Sendable {
     return NetworkResponse(
       network: item.network, placementID: item.placementId, priority: item.priority, ecpm: ecpm ?? item.ecpm,
       state: state, latency: latency, bid: bid, error: error)
-  }
-}
-
-/// Values by plan entry, like a dictionary keyed by entry, without hashing; the storage is
-/// allocated on the first value stored (a waterfall never stores a bid).
-struct ByEntry<Value: Sendable>: Sendable {
-  private let count: Int
-  private var values: [Value?] = []
-
-  init(count: Int) { self.count = count }
-
-  subscript(entry: Int) -> Value? {
-    get { values.isEmpty ? nil : values[entry] }
-    set {
-      if values.isEmpty {
-        guard newValue != nil else { return }
-        values.reserveCapacity(count)
-        for _ in 0..<count { values.append(nil) }
-      }
-      values[entry] = newValue
-    }
-  }
-
-  /// The entries holding a value, in entry order.
-  var entries: [Int] {
-    var entries: [Int] = []
-    guard !values.isEmpty else { return entries }
-    // Sized once: `filter` grows its result one append at a time.
-    entries.reserveCapacity(count)
-    for entry in values.indices where values[entry] != nil { entries.append(entry) }
-    return entries
   }
 }

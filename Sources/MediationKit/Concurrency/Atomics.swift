@@ -13,29 +13,29 @@
 // does not inline a `package` declaration's `@inlinable` body into another module (see `Locked`).
 
 /// A memory ordering for an atomic load.
-@_spi(SharedState) public enum AtomicLoadOrder: Sendable {
+package enum AtomicLoadOrder: Sendable {
   case relaxed, acquiring, sequentiallyConsistent
 }
 
 /// A memory ordering for an atomic store.
-@_spi(SharedState) public enum AtomicStoreOrder: Sendable {
+package enum AtomicStoreOrder: Sendable {
   case relaxed, releasing, sequentiallyConsistent
 }
 
 /// A memory ordering for an atomic read-modify-write operation.
-@_spi(SharedState) public enum AtomicUpdateOrder: Sendable {
+package enum AtomicUpdateOrder: Sendable {
   case relaxed, acquiring, releasing, acquiringAndReleasing, sequentiallyConsistent
 }
 
 #if os(Linux)
   /// An `Int` updated atomically (a `Synchronization.Atomic<Int>` on Linux).
-  @_spi(SharedState) public struct AtomicInt: ~Copyable, Sendable {
+  package struct AtomicInt: ~Copyable, Sendable {
     @usableFromInline let atomic: Atomic<Int>
 
-    @inlinable public init(_ value: Int) { atomic = Atomic(value) }
+    package init(_ value: Int) { atomic = Atomic(value) }
 
     @inlinable @inline(__always)
-    public func load(ordering: AtomicLoadOrder) -> Int {
+    package func load(ordering: AtomicLoadOrder) -> Int {
       switch ordering {
       case .relaxed: atomic.load(ordering: .relaxed)
       case .acquiring: atomic.load(ordering: .acquiring)
@@ -44,7 +44,7 @@
     }
 
     @inlinable @inline(__always)
-    public func store(_ value: Int, ordering: AtomicStoreOrder) {
+    package func store(_ value: Int, ordering: AtomicStoreOrder) {
       switch ordering {
       case .relaxed: atomic.store(value, ordering: .relaxed)
       case .releasing: atomic.store(value, ordering: .releasing)
@@ -55,7 +55,7 @@
     /// Stores `value` and returns the value it replaced.
     @discardableResult
     @inlinable @inline(__always)
-    public func exchange(_ value: Int, ordering: AtomicUpdateOrder) -> Int {
+    package func exchange(_ value: Int, ordering: AtomicUpdateOrder) -> Int {
       switch ordering {
       case .relaxed: atomic.exchange(value, ordering: .relaxed)
       case .acquiring: atomic.exchange(value, ordering: .acquiring)
@@ -68,7 +68,7 @@
     /// Stores `desired` if the value is `expected`; whether it did, and the value found.
     @discardableResult
     @inlinable @inline(__always)
-    public func compareExchange(expected: Int, desired: Int, ordering: AtomicUpdateOrder) -> (
+    package func compareExchange(expected: Int, desired: Int, ordering: AtomicUpdateOrder) -> (
       exchanged: Bool, original: Int
     ) {
       switch ordering {
@@ -85,7 +85,7 @@
     /// Adds `operand` (trapping on overflow); the values before and after.
     @discardableResult
     @inlinable @inline(__always)
-    public func add(_ operand: Int, ordering: AtomicUpdateOrder) -> (oldValue: Int, newValue: Int) {
+    package func add(_ operand: Int, ordering: AtomicUpdateOrder) -> (oldValue: Int, newValue: Int) {
       switch ordering {
       case .relaxed: atomic.add(operand, ordering: .relaxed)
       case .acquiring: atomic.add(operand, ordering: .acquiring)
@@ -98,7 +98,7 @@
     /// Subtracts `operand` (trapping on overflow); the values before and after.
     @discardableResult
     @inlinable @inline(__always)
-    public func subtract(_ operand: Int, ordering: AtomicUpdateOrder) -> (oldValue: Int, newValue: Int) {
+    package func subtract(_ operand: Int, ordering: AtomicUpdateOrder) -> (oldValue: Int, newValue: Int) {
       switch ordering {
       case .relaxed: atomic.subtract(operand, ordering: .relaxed)
       case .acquiring: atomic.subtract(operand, ordering: .acquiring)
@@ -111,51 +111,51 @@
 
   /// A `Bool` updated atomically (on Linux an ``AtomicInt`` holding 0 or 1, which keeps the
   /// ordering plumbing in one place).
-  @_spi(SharedState) public struct AtomicFlag: ~Copyable, Sendable {
+  package struct AtomicFlag: ~Copyable, Sendable {
     @usableFromInline let cell: AtomicInt
 
-    @inlinable public init(_ value: Bool) { cell = AtomicInt(value ? 1 : 0) }
+    package init(_ value: Bool) { cell = AtomicInt(value ? 1 : 0) }
 
     @inlinable @inline(__always)
-    public func load(ordering: AtomicLoadOrder) -> Bool { cell.load(ordering: ordering) != 0 }
+    package func load(ordering: AtomicLoadOrder) -> Bool { cell.load(ordering: ordering) != 0 }
 
     @inlinable @inline(__always)
-    public func store(_ value: Bool, ordering: AtomicStoreOrder) {
+    package func store(_ value: Bool, ordering: AtomicStoreOrder) {
       cell.store(value ? 1 : 0, ordering: ordering)
     }
 
     /// Stores `value` and returns the value it replaced.
     @discardableResult
     @inlinable @inline(__always)
-    public func exchange(_ value: Bool, ordering: AtomicUpdateOrder) -> Bool {
+    package func exchange(_ value: Bool, ordering: AtomicUpdateOrder) -> Bool {
       cell.exchange(value ? 1 : 0, ordering: ordering) != 0
     }
   }
 #else
   /// An `Int` updated atomically (a lock box on Apple platforms, where `Atomic` needs iOS 18).
-  @_spi(SharedState) public typealias AtomicInt = LockedAtomic<Int>
+  package typealias AtomicInt = LockedAtomic<Int>
   /// A `Bool` updated atomically (a lock box on Apple platforms, where `Atomic` needs iOS 18).
-  @_spi(SharedState) public typealias AtomicFlag = LockedAtomic<Bool>
+  package typealias AtomicFlag = LockedAtomic<Bool>
 #endif
 
 /// The lock-based stand-in for `Synchronization.Atomic` on Apple platforms below iOS 18 / macOS 15:
 /// the same operations as ``AtomicInt`` and ``AtomicFlag``, each done under one lock, which is at
 /// least as strong as any ordering asked for. Compiled everywhere, so Linux tests check it too.
-@_spi(SharedState) public struct LockedAtomic<Value: Equatable & Sendable>: ~Copyable, Sendable {
+package struct LockedAtomic<Value: Equatable & Sendable>: ~Copyable, Sendable {
   @usableFromInline let box: Locked<Value>
 
-  @inlinable public init(_ value: Value) { box = Locked(value) }
+  package init(_ value: Value) { box = Locked(value) }
 
   @inlinable
-  public func load(ordering: AtomicLoadOrder) -> Value { box.withLock { $0 } }
+  package func load(ordering: AtomicLoadOrder) -> Value { box.withLock { $0 } }
 
   @inlinable
-  public func store(_ value: Value, ordering: AtomicStoreOrder) { box.withLock { $0 = value } }
+  package func store(_ value: Value, ordering: AtomicStoreOrder) { box.withLock { $0 = value } }
 
   /// Stores `value` and returns the value it replaced.
   @discardableResult
   @inlinable
-  public func exchange(_ value: Value, ordering: AtomicUpdateOrder) -> Value {
+  package func exchange(_ value: Value, ordering: AtomicUpdateOrder) -> Value {
     box.withLock { current in
       defer { current = value }
       return current
@@ -165,7 +165,7 @@
   /// Stores `desired` if the value is `expected`; whether it did, and the value found.
   @discardableResult
   @inlinable
-  public func compareExchange(expected: Value, desired: Value, ordering: AtomicUpdateOrder) -> (
+  package func compareExchange(expected: Value, desired: Value, ordering: AtomicUpdateOrder) -> (
     exchanged: Bool, original: Value
   ) {
     box.withLock { current in
@@ -181,7 +181,7 @@ extension LockedAtomic where Value: FixedWidthInteger {
   /// Adds `operand` (trapping on overflow); the values before and after.
   @discardableResult
   @inlinable
-  public func add(_ operand: Value, ordering: AtomicUpdateOrder) -> (oldValue: Value, newValue: Value) {
+  package func add(_ operand: Value, ordering: AtomicUpdateOrder) -> (oldValue: Value, newValue: Value) {
     box.withLock { current in
       let old = current
       current = old + operand
@@ -192,7 +192,7 @@ extension LockedAtomic where Value: FixedWidthInteger {
   /// Subtracts `operand` (trapping on overflow); the values before and after.
   @discardableResult
   @inlinable
-  public func subtract(_ operand: Value, ordering: AtomicUpdateOrder) -> (oldValue: Value, newValue: Value) {
+  package func subtract(_ operand: Value, ordering: AtomicUpdateOrder) -> (oldValue: Value, newValue: Value) {
     box.withLock { current in
       let old = current
       current = old - operand

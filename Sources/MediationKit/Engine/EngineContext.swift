@@ -21,7 +21,7 @@ final class EngineContext: Sendable {
   let hub: EventHub
   let fullScreen = FullScreenGate()
   private let random: Locked<SeededRandom>
-  private let auctionCounter = AtomicInt(0)
+  private let auctionCounter = Locked(0)
   /// Each network's start-up, and the requests waiting for it.
   let starts: NetworkStarts
   private let privacySettings = Locked(PrivacySettings())
@@ -55,11 +55,11 @@ final class EngineContext: Sendable {
 
   /// A new auction id: 1, 2, 3… in the order loads start, so the same run gives the same ids.
   func nextAuctionID() -> UInt64 {
-    UInt64(auctionCounter.add(1, ordering: .relaxed).newValue)
+    UInt64(auctionCounter.increment())
   }
 
   /// The id of the auction started last (0 before the first).
-  var lastAuctionID: UInt64 { UInt64(auctionCounter.load(ordering: .relaxed)) }
+  var lastAuctionID: UInt64 { UInt64(auctionCounter.get()) }
 
   var privacy: PrivacySettings {
     get { privacySettings.withLock { $0 } }

@@ -25,7 +25,7 @@ final class NetworkStarts: Sendable {
   /// Each network's placements, for its `start`; set by ``launch(placements:)``.
   private let placements = Locked<[NetworkID: [String]]>([:])
   /// Bumped whenever a start-up changes, so zones can cache which networks are unavailable.
-  private let changes = AtomicInt(0)
+  private let changes = Locked(0)
 
   init(
     adapters: [NetworkID: any RewardedAdapter], modes: [NetworkID: NetworkStart], timeout: Duration,
@@ -49,7 +49,7 @@ final class NetworkStarts: Sendable {
     let launching = gates.withLock { gates in
       gates.keys.sorted().filter { gates[$0]!.mode == .atLaunch && gates[$0]!.beginStart(now: now) }
     }
-    changes.add(1, ordering: .releasing)
+    _ = changes.increment()
     for id in launching { callStart(id) }
   }
 
@@ -74,7 +74,7 @@ final class NetworkStarts: Sendable {
       gates[network] = gate
       return begins
     }
-    changes.add(1, ordering: .releasing)
+    _ = changes.increment()
     if starts { callStart(network) }
   }
 
@@ -88,7 +88,7 @@ final class NetworkStarts: Sendable {
       guard var gate = gates.removeValue(forKey: network) else { return (adapter, []) }
       return (adapter, gate.removeWaiters())
     }
-    changes.add(1, ordering: .releasing)
+    _ = changes.increment()
     for waiter in waiters { waiter(reason) }
     return adapter
   }
@@ -107,7 +107,7 @@ final class NetworkStarts: Sendable {
     case .refuse(let reason): return .refuse(reason)
     case .wait(let ticket, let callStart):
       if callStart {
-        changes.add(1, ordering: .releasing)
+        _ = changes.increment()
         // Not from inside this call: an adapter that answers `start` synchronously would release
         // the waiter before its owner has noted that it waits.
         scheduler.execute { [self] in self.callStart(network) }
@@ -156,7 +156,7 @@ final class NetworkStarts: Sendable {
 
   /// Tells the released waiters, outside the lock.
   private func release(_ release: StartGate<Waiter>.Release) {
-    changes.add(1, ordering: .releasing)
+    _ = changes.increment()
     for waiter in release.waiters { waiter(release.refusal) }
   }
 
@@ -175,7 +175,7 @@ final class NetworkStarts: Sendable {
   }
 
   /// Changes whenever a start-up changes.
-  var version: Int { changes.load(ordering: .acquiring) }
+  var version: Int { changes.get() }
 
   /// The networks of `items` a load cannot ask now, and why: not registered, or not started
   /// (failed, timed out, or never to be started). Networks still starting are not in it: their

@@ -1,5 +1,5 @@
 import Foundation
-@_spi(SharedState) import MediationKit
+import MediationKit
 import SQLiteSupport
 
 /// A ``RewardLedger`` in a SQLite file: a recorded reward survives a killed process and, as far

@@ -1,4 +1,4 @@
-@_spi(SharedState) import MediationKit
+import MediationKit
 import MediationKitSimulation
 
 /// MediationKit's adapter for Empower: drives an ``EMAManager`` and translates its zone statuses.

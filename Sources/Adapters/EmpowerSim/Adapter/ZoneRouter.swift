@@ -1,4 +1,4 @@
-@_spi(SharedState) import MediationKit
+import MediationKit
 
 /// The adapter's side of one Empower zone: starts loads and shows for the core, and, through its
 /// ``ZoneDelegate``, routes the zone's statuses to the loads waiting on it and to the ad on screen.
@@ -14,7 +14,7 @@ final class ZoneRouter: Sendable {
   /// The zone's delegate in the SDK; the router keeps it alive.
   let delegate: ZoneDelegate
   /// The id of the last ad (load) made.
-  private let lastAdID = AtomicInt(0)
+  private let lastAdID = Locked(0)
 
   init(zoneId: String, slot: ZoneSlot, manager: EMAManager) {
     context = ZoneContext(zoneId: zoneId, slot: slot, manager: manager)
@@ -33,7 +33,12 @@ final class ZoneRouter: Sendable {
   func addLoad(_ completion: @escaping @Sendable (Result<AdapterLoadedAd, AdapterError>) -> Void)
     -> EmpowerAd
   {
-    let ad = EmpowerAd(router: self, id: UInt64(lastAdID.add(1, ordering: .relaxed).newValue))
+    let ad = EmpowerAd(
+      router: self,
+      id: lastAdID.withLock { last in
+        last += 1
+        return UInt64(last)
+      })
     context.demand.withLock { $0.addLoad(PendingLoad(ad: ad, completion: completion)) }
     return ad
   }

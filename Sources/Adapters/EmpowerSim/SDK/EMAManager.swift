@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-@_spi(SharedState) import MediationKit
+import MediationKit
 
 /// The simulated Empower Mobile Ads SDK: loads and shows rewarded ads by zone id.
 ///

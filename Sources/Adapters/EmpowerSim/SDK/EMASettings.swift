@@ -1,5 +1,5 @@
 import Foundation
-@_spi(SharedState) import MediationKit
+import MediationKit
 
 /// How much the SDK logs, from ``none`` to ``all``.
 public enum LogLevel: Int, Sendable, Comparable, CaseIterable {
@@ -37,7 +37,7 @@ public final class EMASettings: Sendable {
   /// The settings of ``EMAManager/shared``.
   public static let shared = EMASettings()
 
-  private let level = AtomicInt(LogLevel.none.rawValue)
+  private let level = Locked(LogLevel.none)
   private let privacySignals = Locked(PrivacySettings())
 
   /// Creates settings with logging off and no privacy signal set.
@@ -45,8 +45,8 @@ public final class EMASettings: Sendable {
 
   /// How much the SDK writes to standard error. Defaults to ``LogLevel/none``.
   public var logLevel: LogLevel {
-    get { LogLevel(rawValue: level.load(ordering: .relaxed)) ?? .none }
-    set { level.store(newValue.rawValue, ordering: .relaxed) }
+    get { level.get() }
+    set { level.set(newValue) }
   }
 
   /// GDPR: whether the user consented to personalized ads; `nil` (the default) when consent was
@@ -88,7 +88,7 @@ public final class EMASettings: Sendable {
 
   /// Whether `level` is enabled (cheap: one relaxed atomic load).
   func logs(_ level: LogLevel) -> Bool {
-    level != .none && level.rawValue <= self.level.load(ordering: .relaxed)
+    level != .none && level.rawValue <= self.level.get().rawValue
   }
 
   /// Writes `message` to standard error when `level` is enabled; `message` is only built then.

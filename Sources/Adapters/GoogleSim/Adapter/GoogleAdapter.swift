@@ -1,5 +1,5 @@
 import Foundation
-@_spi(SharedState) import MediationKit
+import MediationKit
 import MediationKitSimulation
 
 /// MediationKit's adapter for Google AdMob: translates the (simulated) Google Mobile Ads SDK's
@@ -253,10 +253,10 @@ public final class GoogleAdapter: SimulatedNetwork, ConsentReadBack {
 
 /// Whether a load or bid has finished (completed or cancelled): the first of the two wins.
 private final class LoadToken: CancellationTarget {
-  private let finished = AtomicFlag(false)
+  private let finished = Locked(false)
 
   /// Marks the load finished. Returns `true` for the first caller only.
-  func finish() -> Bool { !finished.exchange(true, ordering: .acquiringAndReleasing) }
+  func finish() -> Bool { !finished.exchange(true) }
 
   /// Cancelling a load finishes it: its outcome is ignored. (The token is its own handle, so a
   /// load allocates no closure for its cancellation.)

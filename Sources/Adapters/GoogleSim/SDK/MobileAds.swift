@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-@_spi(SharedState) import MediationKit
+import MediationKit
 import MediationKitSimulation
 import RewardCallbacks
 import RewardCrypto
@@ -44,11 +44,11 @@ public final class MobileAds: Sendable {
   }
 
   /// The roots of the keyed streams: one request's draws come from `root.derived(adUnitID, key)`.
-  private let keyedMarket: KeyedStreamCache
-  private let unkeyedMarket: KeyedStreamCache
-  private let bidTiming: KeyedStreamCache
-  private let bidLoadTiming: KeyedStreamCache
-  private let bidTokenKey: KeyedStreamCache
+  private let keyedMarket: SeededRandom
+  private let unkeyedMarket: SeededRandom
+  private let bidTiming: SeededRandom
+  private let bidLoadTiming: SeededRandom
+  private let bidTokenKey: SeededRandom
   private let defaultAdUnit: GADSimulatedAdUnit
 
   /// Settings applied to every request of this instance (privacy tags).
@@ -90,11 +90,11 @@ public final class MobileAds: Sendable {
     self.ssvKeySource = random.derived("GADMobileAds.ssvKey")
     self.state = Locked(
       State(random: random, rewardCallbacks: BoundedHistory(limit: profile.rewardCallbackHistoryLimit)))
-    self.keyedMarket = KeyedStreamCache(random.derived("GADMobileAds.market"))
-    self.unkeyedMarket = KeyedStreamCache(random.derived("GADMobileAds.market.unkeyed"))
-    self.bidTiming = KeyedStreamCache(random.derived("GADMobileAds.bid"))
-    self.bidLoadTiming = KeyedStreamCache(random.derived("GADMobileAds.bidLoad"))
-    self.bidTokenKey = KeyedStreamCache(random.derived("GADMobileAds.bidToken"))
+    self.keyedMarket = random.derived("GADMobileAds.market")
+    self.unkeyedMarket = random.derived("GADMobileAds.market.unkeyed")
+    self.bidTiming = random.derived("GADMobileAds.bid")
+    self.bidLoadTiming = random.derived("GADMobileAds.bidLoad")
+    self.bidTokenKey = random.derived("GADMobileAds.bidToken")
     self.defaultAdUnit = GADSimulatedAdUnit(
       ecpm: profile.defaultECPM, rewardType: profile.defaultRewardType,
       rewardAmount: profile.defaultRewardAmount)
@@ -276,7 +276,7 @@ public final class MobileAds: Sendable {
     adUnitID: String, key: UInt64, keyed: Bool, ecpm: Double, privacy: GADPrivacySignals
   ) -> MarketDraw {
     let p = profile
-    var random = (keyed ? keyedMarket : unkeyedMarket).stream(adUnitID, key)
+    var random = (keyed ? keyedMarket : unkeyedMarket).derived(adUnitID, key)
     let errorDraw = random.nextUnit()
     let fillDraw = random.nextUnit()
     let latency = random.logNormal(median: p.loadLatencyMedian.seconds, sigma: p.loadLatencySigma)
@@ -424,7 +424,7 @@ public final class MobileAds: Sendable {
     }
     let (_, privacy) = privacySignals(of: request)
     let (key, keyed) = requestKey(adUnitID, auctionID: options.auctionID)
-    var timing = bidTiming.stream(adUnitID, key)
+    var timing = bidTiming.derived(adUnitID, key)
     let latency = timing.logNormal(median: profile.bidLatencyMedian.seconds, sigma: profile.bidLatencySigma)
     let delay = Duration.milliseconds(Int64((latency * 1000).rounded()))
     let answer: Result<Double, GADSimulatedFailure>
@@ -453,7 +453,7 @@ public final class MobileAds: Sendable {
   }
 
   private func bidMAC(adUnitID: String, key: UInt64, priceBits: UInt64, issued: UInt64) -> UInt64 {
-    var random = bidTokenKey.stream(
+    var random = bidTokenKey.derived(
       adUnitID, key ^ (priceBits &* 0xBF58_476D_1CE4_E5B9) ^ (issued &* 0x94D0_49BB_1331_11EB))
     return random.next()
   }
@@ -479,7 +479,7 @@ public final class MobileAds: Sendable {
       state.redeemedBids.insert(bid.mac, now: now, keepFor: profile.bidLifetime)
     }
     guard fresh else { return LoadPlan(delay: .milliseconds(10), outcome: .failure(.usedAdString)) }
-    var timing = bidLoadTiming.stream(adUnitID, bid.key)
+    var timing = bidLoadTiming.derived(adUnitID, bid.key)
     let latency = timing.logNormal(
       median: profile.bidLoadLatencyMedian.seconds, sigma: profile.bidLoadLatencySigma)
     return LoadPlan(

@@ -1,5 +1,5 @@
 import Foundation
-@_spi(SharedState) import MediationKit
+import MediationKit
 import Synchronization
 
 /// An ad request: targeting information for one load.

@@ -1,5 +1,5 @@
 import Foundation
-@_spi(SharedState) import MediationKit
+import MediationKit
 import Synchronization
 
 /// The handler ``RewardedAd/present(from:userDidEarnRewardHandler:)`` calls

@@ -1,4 +1,4 @@
-@_spi(SharedState) import MediationKit
+import MediationKit
 import MediationKitSimulation
 
 /// AppLovin MAX in MediationKit: registration and info.

@@ -1,4 +1,4 @@
-@_spi(SharedState) import MediationKit
+import MediationKit
 
 /// The user's privacy signals for AppLovin: GDPR consent, CCPA do-not-sell and age restriction.
 ///

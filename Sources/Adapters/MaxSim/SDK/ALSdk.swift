@@ -1,5 +1,5 @@
 import Dispatch
-@_spi(SharedState) import MediationKit
+import MediationKit
 import MediationKitSimulation
 
 /// The mediation provider string for MAX (`ALSdkInitializationConfigurationBuilder.mediationProvider`).
@@ -113,7 +113,6 @@ public final class ALSdk: Sendable {
   public let privacySettings = ALPrivacySettings()
   let random: SeededRandom
   /// `random.derived(adUnitIdentifier, auctionID)`, with each ad unit hashed once.
-  private let keyedStreams: KeyedStreamCache
   let fullscreen = FullscreenSlot()
   private let state = Locked(State())
   /// The wall clock (milliseconds since 1970) S2S callbacks are stamped with.
@@ -140,7 +139,6 @@ public final class ALSdk: Sendable {
   ) {
     self.scheduler = scheduler
     self.random = random
-    self.keyedStreams = KeyedStreamCache(random)
     self.profile = profile
     self.wallClockMilliseconds = wallClockMilliseconds
     self.serverCallbackSender = serverCallbacks
@@ -222,7 +220,7 @@ public final class ALSdk: Sendable {
     adUnitIdentifier: String, auctionID: UInt64, lineItemECPM: Double, privacy: MaxPrivacy
   ) -> MaxMarketOutcome {
     MaxMarketOutcome(
-      keyedStreams.stream(adUnitIdentifier, auctionID), profile: profile, lineItemECPM: lineItemECPM,
+      random.derived(adUnitIdentifier, auctionID), profile: profile, lineItemECPM: lineItemECPM,
       privacy: privacy)
   }
 

@@ -1,4 +1,4 @@
-@_spi(SharedState) import MediationKit
+import MediationKit
 
 /// The format of a MAX ad (the simulated SDK serves rewarded ads only).
 public final class MAAdFormat: Sendable, CustomStringConvertible {

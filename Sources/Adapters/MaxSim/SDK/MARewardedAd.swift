@@ -1,5 +1,5 @@
 import Foundation
-@_spi(SharedState) import MediationKit
+import MediationKit
 
 /// A MAX rewarded ad unit: one shared instance per ad unit per SDK instance, holding at most one
 /// loaded ad.
@@ -67,9 +67,9 @@ public final class MARewardedAd: Sendable {
   private let profile: MaxBehaviorProfile
   private let fullscreen: FullscreenSlot
   private let delegates = DelegateSlots()
-  /// The keyed streams of plain ``load()`` calls and bid checks:
-  /// `sdk.random.derived("MARewardedAd.load:<ad unit>", index)`, the label hashed once.
-  private let vendorLoadKeyBase: UInt64
+  /// The label of the keyed streams of plain ``load()`` calls and bid checks:
+  /// `sdk.random.derived(vendorLoadLabel, index)`.
+  private let vendorLoadLabel: String
   private let state: Locked<State>
 
   init(adUnitIdentifier: String, sdk: ALSdk) {
@@ -78,7 +78,7 @@ public final class MARewardedAd: Sendable {
     self.scheduler = sdk.scheduler
     self.profile = sdk.profile
     self.fullscreen = sdk.fullscreen
-    self.vendorLoadKeyBase = sdk.random.keyBase("MARewardedAd.load:\(adUnitIdentifier)")
+    self.vendorLoadLabel = "MARewardedAd.load:\(adUnitIdentifier)"
     self.state = Locked(
       State(
         random: sdk.random.derived("MARewardedAd:\(adUnitIdentifier)"),
@@ -157,7 +157,7 @@ public final class MARewardedAd: Sendable {
       scheduler.execute { [self] in notify { $0.delegate?.didLoad(ad) } }
     case .draw(let key, let ecpm, let rewardAmount, let rewardLabel, let serverCallback):
       let market = MaxMarketOutcome(
-        SeededRandom.keyed(base: vendorLoadKeyBase, index: key), profile: profile, lineItemECPM: ecpm,
+        sdk.random.derived(vendorLoadLabel, key), profile: profile, lineItemECPM: ecpm,
         privacy: sdk.privacySettings.current)
       start(
         market, kind: .vendor, auctionID: nil, reward: (rewardAmount, rewardLabel),
@@ -264,7 +264,7 @@ public final class MARewardedAd: Sendable {
       }
       let token = state.withLock { state -> String in
         let sequence = state.bids.nextSequence
-        var check = SeededRandom.keyed(base: vendorLoadKeyBase, index: ~sequence)
+        var check = sdk.random.derived(vendorLoadLabel, ~sequence)
         return state.bids.issue(
           MaxBidBook.Bid(auctionID: auctionID, price: market.ecpm, networkIndex: market.networkIndex),
           check: check.next())

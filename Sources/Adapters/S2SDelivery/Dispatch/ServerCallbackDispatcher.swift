@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-@_spi(SharedState) import MediationKit
+import MediationKit
 import MediationKitSimulation
 
 /// Delivers simulated networks' server-to-server reward callbacks over HTTP: one GET per callback,

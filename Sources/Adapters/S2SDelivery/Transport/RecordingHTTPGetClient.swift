@@ -1,5 +1,5 @@
 import Foundation
-@_spi(SharedState) import MediationKit
+import MediationKit
 
 /// A transport for tests: records every GET and answers each from a script, at once, without any
 /// network.
