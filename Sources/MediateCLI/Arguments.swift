@@ -5,6 +5,7 @@ enum Command: String, CaseIterable, Equatable {
   case verifierKeys = "verifier-keys"
   case benchCallbacks = "bench-callbacks"
   case benchApply = "bench-apply"
+  case benchApp = "bench-app"
 
   var summary: String {
     switch self {
@@ -22,6 +23,8 @@ enum Command: String, CaseIterable, Equatable {
     case .rewards: "List the rewards pending in a reward ledger (oldest first), or acknowledge one."
     case .benchApply:
       "Measure Mediator.apply on a running mediator: 100 zones of 20 line items, each zone holding a ready ad."
+    case .benchApp:
+      "Measure what the engine costs an app: whole rewarded cycles on DispatchScheduler and real threads."
     case .benchCallbacks:
       "Measure reward callbacks verified and claimed per second (Google, MAX) with each replay guard."
     case .verifyCallback:
@@ -51,6 +54,7 @@ enum Command: String, CaseIterable, Equatable {
     case .bench: "mediate bench [--cycles N] [--seed N] [--json]"
     case .rewards: "mediate rewards --ledger FILE [--all] [--ack ID] [--json]"
     case .benchApply: "mediate bench-apply [--cycles N] [--experiments] [--json]"
+    case .benchApp: "mediate bench-app [--cycles N] [--json]"
     case .benchCallbacks:
       "mediate bench-callbacks [--callbacks N] [--concurrency N] [--postgres URL] [--json]"
     case .verifyCallback:
@@ -248,6 +252,7 @@ struct OptionSpec {
     case .rewards: [.ledger, .all, .ack, .json, .help]
     case .benchCallbacks: [.callbacks, .concurrency, .postgres, .json, .help]
     case .benchApply: [.cycles, .experiments, .json, .help]
+    case .benchApp: [.cycles, .json, .help]
     case .verifyCallback:
       [.callbackNetwork, .eventKey, .callbackTemplate, .verifierKeys, .seen, .seenTimeout, .json, .help]
     case .verifierKeys: [.keysNetwork, .seed, .help]

@@ -92,6 +92,7 @@ public enum MediateCLI {
       case .rewards: return try RewardsCommand(context).run()
       case .benchCallbacks: return try BenchCallbacksCommand(context).run()
       case .benchApply: return try BenchApplyCommand(context).run()
+      case .benchApp: return try BenchAppCommand(context).run()
       case .verifyCallback: return try VerifyCallbackCommand(context).run()
       case .verifierKeys: return try VerifierKeysCommand(context).run()
       }

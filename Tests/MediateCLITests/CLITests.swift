@@ -1,6 +1,6 @@
 import Foundation
 import MediateCLI
-@_spi(SharedState) import MediationKit
+import MediationKit
 import MediationKitSimulation
 import MediationKitTesting
 import Synchronization
@@ -145,7 +145,7 @@ struct CLITests {
       (
         ["launch"],
         "Error: unknown command 'launch'; commands: run, networks, zones, validate, bench, rewards, "
-          + "config, compare, optimize, verify-callback, verifier-keys, bench-callbacks, bench-apply"
+          + "config, compare, optimize, verify-callback, verifier-keys, bench-callbacks, bench-apply, bench-app"
       ),
       (
         ["--networks", "max,,google"],
