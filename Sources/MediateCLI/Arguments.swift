@@ -156,7 +156,7 @@ struct OptionSpec {
   static let keysNetwork = OptionSpec(
     name: "--network", valueName: "NET", help: "The network whose simulated server's keys to print: google.")
   static let cycles = OptionSpec(
-    name: "--cycles", valueName: "N", help: "Load-show cycles to time on each path (default: 100000).")
+    name: "--cycles", valueName: "N", help: "Cycles to time (default: 100000 for bench, 20000 for bench-app, 200 applies for bench-apply).")
   static let noConsent = OptionSpec(
     name: "--no-consent", valueName: nil,
     help: "Privacy: the user declined GDPR consent (non-personalized ads).")

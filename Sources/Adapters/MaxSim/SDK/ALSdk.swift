@@ -112,7 +112,6 @@ public final class ALSdk: Sendable {
   /// This instance's privacy signals (the vendor's class methods act on ``shared()``'s).
   public let privacySettings = ALPrivacySettings()
   let random: SeededRandom
-  /// `random.derived(adUnitIdentifier, auctionID)`, with each ad unit hashed once.
   let fullscreen = FullscreenSlot()
   private let state = Locked(State())
   /// The wall clock (milliseconds since 1970) S2S callbacks are stamped with.
