@@ -2,7 +2,6 @@ import Dispatch
 import MediateCLI
 import MediationKit
 import MediationKitTesting
-import Synchronization
 import Testing
 
 #if canImport(Glibc)
