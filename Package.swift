@@ -76,10 +76,12 @@ let package = Package(
     .target(
       name: "ReplayGuardSQLite", dependencies: ["MediationKit", "RewardCallbacks", "SQLiteSupport"],
       path: "Sources/ReplayGuards/SQLite"),
-    // PostgreSQL's client library, for the replay guard a fleet of servers shares (server-side).
+    // PostgreSQL's client library, for the replay guard a fleet of servers shares (server-side),
+    // and so the CLI. On a Mac Homebrew's libpq is keg-only: PKG_CONFIG_PATH must name
+    // `$(brew --prefix libpq)/lib/pkgconfig`; without libpq the shim's #error says what to install.
     .systemLibrary(
       name: "CLibPQ", path: "Sources/CSystemLibraries/CLibPQ", pkgConfig: "libpq",
-      providers: [.apt(["libpq-dev"])]),
+      providers: [.apt(["libpq-dev"]), .brew(["libpq"])]),
     .target(
       name: "ReplayGuardPostgres", dependencies: ["MediationKit", "RewardCallbacks", "CLibPQ"],
       path: "Sources/ReplayGuards/Postgres"),
