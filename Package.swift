@@ -63,19 +63,25 @@ let package = Package(
       name: "SQLiteSupport",
       dependencies: ["MediationKit", .target(name: "CSQLite3", condition: .when(platforms: [.linux]))]),
     .target(name: "RewardLedgerSQLite", dependencies: ["MediationKit", "SQLiteSupport"]),
-    // OpenSSL's libcrypto (hashes, ECDSA, constant-time compare): `apt-get install libssl-dev`.
+    // OpenSSL's libcrypto (hashes, ECDSA, constant-time compare) on Linux: `apt-get install
+    // libssl-dev`. On Apple platforms RewardCrypto uses the SDK's CryptoKit instead, behind the same
+    // API, so nothing on a Mac or in an app needs OpenSSL.
     .systemLibrary(
       name: "COpenSSLCrypto", path: "Sources/CSystemLibraries/COpenSSLCrypto", pkgConfig: "libcrypto",
       providers: [.apt(["libssl-dev"])]),
-    .target(name: "RewardCrypto", dependencies: ["COpenSSLCrypto"]),
+    .target(
+      name: "RewardCrypto",
+      dependencies: [.target(name: "COpenSSLCrypto", condition: .when(platforms: [.linux]))]),
     .target(name: "RewardCallbacks", dependencies: ["RewardCrypto"]),
     .target(
       name: "ReplayGuardSQLite", dependencies: ["MediationKit", "RewardCallbacks", "SQLiteSupport"],
       path: "Sources/ReplayGuards/SQLite"),
-    // PostgreSQL's client library, for the replay guard a fleet of servers shares (server-side).
+    // PostgreSQL's client library, for the replay guard a fleet of servers shares (server-side),
+    // and so the CLI. On a Mac Homebrew's libpq is keg-only: PKG_CONFIG_PATH must name
+    // `$(brew --prefix libpq)/lib/pkgconfig`; without libpq the shim's #error says what to install.
     .systemLibrary(
       name: "CLibPQ", path: "Sources/CSystemLibraries/CLibPQ", pkgConfig: "libpq",
-      providers: [.apt(["libpq-dev"])]),
+      providers: [.apt(["libpq-dev"]), .brew(["libpq"])]),
     .target(
       name: "ReplayGuardPostgres", dependencies: ["MediationKit", "RewardCallbacks", "CLibPQ"],
       path: "Sources/ReplayGuards/Postgres"),

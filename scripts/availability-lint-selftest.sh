@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Self-test of scripts/availability-lint.py: plants APIs newer than the floor in a scratch copy of
 # the package (its Package.swift and two clean folders of MediationKit, one of which keeps
-# `Synchronization.Atomic` under `#if os(Linux)`) and checks that the lint fails or passes as it
+# `Synchronization.Atomic` and its import under `#if os(Linux)`) and checks that the lint fails or passes as it
 # should. Run by .ci/run; needs python3 and swift on PATH.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -82,10 +82,40 @@ final class Box {
 check pass "@Observable on an @available class" "import Observation
 @available(macOS 14, iOS 17, tvOS 17, *)
 @Observable final class Model { var count = 0 }"
-check pass "an Atomic under #if os(Linux)" 'import Synchronization
+check pass "an Atomic and its import under #if os(Linux)" '#if os(Linux)
+  import Synchronization
+  let counter = Atomic<Int>(0)
+#endif'
+check fail "import Synchronization, ungated and unused" 'import Synchronization
+let planted = 1'
+check fail "import Synchronization ungated, the one use under #if os(Linux)" 'import Synchronization
 #if os(Linux)
   let counter = Atomic<Int>(0)
 #endif'
+check pass "import Synchronization under #if os(Linux)" '#if os(Linux)
+  import Synchronization
+#endif
+let planted = 1'
+check fail "import Synchronization in the #else of #if os(Linux)" '#if os(Linux)
+  let planted = 1
+#else
+  import Synchronization
+#endif'
+check fail "import Synchronization under #if canImport(Synchronization) (an iOS 18 SDK has it)" '#if canImport(Synchronization)
+  import Synchronization
+#endif
+let planted = 1'
+check fail "an access-level, attributed or scoped import" '@preconcurrency internal import struct Synchronization.Mutex
+let planted = 1'
+check fail "import Observation, unused" 'import Observation
+let planted = 1'
+check fail "import SwiftData (no interface here, so no gated use can be seen)" 'import SwiftData
+let planted = 1'
+check pass "modules at or below the floor" 'import RegexBuilder
+import Foundation
+let planted = 1'
+check pass "a waived import" 'import Synchronization  // availability-lint: ignore (weak-linked, uses gated elsewhere)
+let planted = 1'
 check fail "an Atomic in the #else of #if os(Linux)" 'import Synchronization
 #if os(Linux)
   let counter = 0
@@ -105,6 +135,8 @@ let note = "Atomic<Int>(0), Mutex(0)"'
 sed -i 's/platforms: \[[^]]*\]/platforms: [.iOS(.v18), .macOS(.v15), .tvOS(.v18), .visionOS(.v2)]/' "$scratch/Package.swift"
 check pass "an Atomic when the manifest's floor is iOS 18" 'import Synchronization
 let counter = Atomic<Int>(0)'
+check pass "import Synchronization, unused, when the manifest's floor is iOS 18" 'import Synchronization
+let planted = 1'
 
 # No platforms at all: a clear error, not a pass.
 sed -i '/platforms: \[/d' "$scratch/Package.swift"

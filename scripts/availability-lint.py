@@ -16,6 +16,16 @@ references to those APIs:
     `Duration(attoseconds:)`, ...), as `.name` or as `Type(label:` for an initializer. A member
     access whose base is an older API returning a tuple with that label
     (`duration.components.attoseconds`) is a tuple element, not the member, and is skipped.
+  - an `import` of a module newer than the floor (`import Synchronization` needs iOS 18), whose
+    library an older OS does not have. The modules are the table `NEWER_MODULES` below (the
+    toolchain's interfaces do not say when a module first shipped). Such an import passes inside
+    an `#if` branch never compiled on Apple platforms (`#if os(Linux)`), or when the file uses the
+    module's newer declarations and every use is gated (checked as above): the references are then
+    weak and so is the library's load. An import the file does not use that way fails: it
+    autolinks the library with nothing to make it optional. `#if canImport(Module)` alone gates
+    nothing: it holds on an Apple platform whenever the SDK has the module, whatever the
+    deployment target. (A module the toolchain has no interface for, such as SwiftData, has no
+    known uses, so importing it on a lower floor always fails; waive the line if it is gated.)
 A reference is fine inside `#if` branches that cannot be compiled on Apple platforms
 (`#if os(Linux)`, `#if canImport(Glibc)`), inside a declaration marked `@available(...)`, inside
 `if #available(...) { }`, or after `guard #available(...) else { }` in the same block, when those
@@ -46,6 +56,21 @@ PLATFORM_ALIASES = {"OSX": "macOS", "macOS": "macOS", "iOS": "iOS", "tvOS": "tvO
                     "visionOS": "visionOS", "xrOS": "visionOS"}
 MODULES = ("Swift", "_Concurrency", "Synchronization", "Observation", "_StringProcessing", "RegexBuilder",
            "Distributed")
+# Modules that ship with the OS and first shipped above an older floor; the versions are Apple's
+# (the first OS that has the module at all). Importing one on a lower floor fails the lint unless
+# the import is in a branch Apple platforms never compile.
+NEWER_MODULES = {
+    "Synchronization": {"macOS": (15, 0, 0), "iOS": (18, 0, 0), "tvOS": (18, 0, 0), "watchOS": (11, 0, 0),
+                        "visionOS": (2, 0, 0)},
+    "Observation": {"macOS": (14, 0, 0), "iOS": (17, 0, 0), "tvOS": (17, 0, 0), "watchOS": (10, 0, 0),
+                    "visionOS": (1, 0, 0)},
+    "SwiftData": {"macOS": (14, 0, 0), "iOS": (17, 0, 0), "tvOS": (17, 0, 0), "watchOS": (10, 0, 0),
+                  "visionOS": (1, 0, 0)},
+    "TipKit": {"macOS": (14, 0, 0), "iOS": (17, 0, 0), "tvOS": (17, 0, 0), "watchOS": (10, 0, 0),
+               "visionOS": (1, 0, 0)},
+}
+IMPORT = re.compile(r"^[ \t]*(?:@\w+(?:\([^)\n]*\))?\s+)*(?:(?:public|package|internal|fileprivate|private)\s+)?"
+                    r"import\s+(?:(?:typealias|struct|class|enum|protocol|let|var|func)\s+)?(\w+)", re.M)
 TYPE_KEYWORDS = ("struct", "class", "enum", "protocol", "actor", "extension")
 Version = tuple
 
@@ -483,11 +508,13 @@ def scan(path: Path, table: Table, floor: dict[str, Version], own: set[str]) -> 
         return low, offset - line_starts[low]
 
     findings = []
+    used_modules: set[str] = set()  # modules whose newer declarations the file reaches (gated or not)
 
     def check(offset: int, symbol: Symbol, what: str):
         line, column = position(offset)
         if line in excluded or "availability-lint: ignore" in original_lines[line]:
             return
+        used_modules.add(symbol.module)
         gate: dict[str, Version] = {}
         for start, end, versions in ranges:
             if start <= offset <= end:
@@ -521,6 +548,21 @@ def scan(path: Path, table: Table, floor: dict[str, Version], own: set[str]) -> 
         if label in table.initializers and match.group(1) not in own and not (match.group(1) == "init" and text[:match.start()].rstrip()
                                                   .endswith("func")):
             check(match.start(1), table.initializers[label], f"`{match.group(1)}({label}:)`")
+    # Imports of newer modules. One the file uses is fine when every use is gated (each use is
+    # judged above): the compiler then references the module's symbols weakly and the linker loads
+    # the library weakly, so an older OS launches without it. One the file does not use is an
+    # autolinked library with no weak reference to make it optional: it must go, or be gated.
+    for match in IMPORT.finditer(text):
+        module = match.group(1)
+        if module not in NEWER_MODULES:
+            continue
+        line, column = position(match.start(1))
+        if line in excluded or "availability-lint: ignore" in original_lines[line] or module in used_modules:
+            continue
+        platforms = newer_than(NEWER_MODULES[module], floor)
+        if platforms:
+            findings.append(Finding(path, line + 1, column + 1, Symbol(module, module, NEWER_MODULES[module]),
+                                    platforms, f"`import {module}`"))
     return findings
 
 
@@ -567,6 +609,13 @@ def main() -> int:
     findings = [finding for path in files for finding in scan(path, table, floor, own)]
     floor_text = ", ".join(f"{p} {show(v)}" for p, v in floor.items())
     for f in findings:
+        if f.what.startswith("`import "):
+            print(f"{f.path}:{f.line}:{f.column}: error: {f.what}: the module ships with "
+                  f"{describe(f.symbol.availability, f.platforms)}, above the package floor ({floor_text}), and "
+                  "nothing from it is used here behind @available / #available, so the import links it "
+                  "unconditionally; remove the import, or import it only under `#if os(Linux)` (or another "
+                  "branch Apple platforms never compile) where it is used")
+            continue
         print(f"{f.path}:{f.line}:{f.column}: error: {f.what} ({f.symbol.module}) needs "
               f"{describe(f.symbol.availability, f.platforms)}, above the package floor ({floor_text}); "
               "gate it with @available / #available, keep it under `#if os(Linux)`, or use an older API")

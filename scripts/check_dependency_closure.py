@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Fails when a product an app links reaches an OpenSSL target.
+"""Fails when a product an app links reaches an OpenSSL target, or any target needs OpenSSL on an
+Apple platform.
 
 The iOS SDK has no OpenSSL, so every product an app adds must build without it. This reads the
 package's description (`swift package describe --type json`), follows each product's targets
@@ -12,9 +13,18 @@ Every target on such a path (here `RewardCallbacks` and `RewardCrypto`) needs Op
 path names what to move. A product in the list that the package does not declare is an error,
 not a pass: pass `--products` to check another list.
 
+Second, OpenSSL is a Linux-only dependency: on Apple platforms RewardCrypto uses CryptoKit, so no
+product at all (the simulated networks, the command line) may need OpenSSL on a Mac. This reads
+the manifest (`swift package dump-package`, which keeps the dependencies' conditions, unlike
+`describe`) and fails for every dependency on a forbidden target that is not conditioned to
+non-Apple platforms (`.target(name: "COpenSSLCrypto", condition: .when(platforms: [.linux]))`):
+
+    RewardCrypto -> COpenSSLCrypto on every platform; expected .when(platforms: [.linux])
+
 Usage:
-    scripts/check_dependency_closure.py                      # runs `swift package describe`
-    scripts/check_dependency_closure.py --describe-json FILE # a saved description
+    scripts/check_dependency_closure.py                      # runs `swift package describe` and `dump-package`
+    scripts/check_dependency_closure.py --describe-json FILE # a saved description (add --dump-json FILE
+                                                             # for the Linux-only check, else it is skipped)
     scripts/check_dependency_closure.py --products MediationKit,RewardLedgerSQLite
 Exit status: 0 clean, 1 a product reaches a forbidden target or is missing, 2 bad input.
 """
@@ -34,6 +44,8 @@ APP_PRODUCTS = [
 ]
 # The system-library targets that wrap OpenSSL.
 OPENSSL_TARGETS = ["COpenSSLCrypto"]
+# SwiftPM's platform names (`platformNames` in `dump-package`) of the platforms that have CryptoKit.
+APPLE_PLATFORMS = {"macos", "maccatalyst", "ios", "tvos", "watchos", "visionos", "driverkit"}
 
 
 class InputError(Exception):
@@ -70,6 +82,62 @@ def load_description(describe_json: str | None, package_path: Path) -> dict:
         raise InputError(f"{source} has no 'products' and 'targets' lists; "
                          "expected `swift package describe --type json` output")
     return description
+
+
+def load_manifest(dump_json: str | None, package_path: Path) -> dict:
+    """The manifest as `swift package dump-package` prints it: from `dump_json`, else from SwiftPM."""
+    if dump_json is None:
+        try:
+            result = subprocess.run(["swift", "package", "--package-path", str(package_path), "dump-package"],
+                                    check=False, capture_output=True, text=True)
+        except FileNotFoundError as error:
+            raise InputError(f"cannot run `swift package dump-package`: {error}; expected swift on PATH")
+        if result.returncode != 0:
+            raise InputError(f"`swift package dump-package` in {package_path} failed "
+                             f"(exit {result.returncode}): {result.stderr.strip()}")
+        text, source = result.stdout, f"`swift package dump-package` of {package_path}"
+    else:
+        try:
+            text, source = Path(dump_json).read_text(), dump_json
+        except OSError as error:
+            raise InputError(f"cannot read {dump_json}: {error.strerror}")
+    try:
+        manifest = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InputError(f"{source} is not JSON ({error}); expected `swift package dump-package` output")
+    if not isinstance(manifest, dict) or not isinstance(manifest.get("targets"), list):
+        raise InputError(f"{source} has no 'targets' list; expected `swift package dump-package` output")
+    return manifest
+
+
+def dependency_name_and_platforms(dependency: dict) -> tuple[str | None, list[str] | None]:
+    """A `dump-package` target dependency's name and the platforms its condition limits it to
+    (None: every platform)."""
+    for kind in ("byName", "target", "product"):
+        value = dependency.get(kind)
+        if isinstance(value, list) and value:
+            condition = value[-1] if isinstance(value[-1], dict) or value[-1] is None else None
+            platforms = (condition or {}).get("platformNames") if len(value) > 1 else None
+            return value[0], platforms
+    return None, None
+
+
+def apple_violations(manifest: dict, forbidden: list[str]) -> list[str]:
+    """One message per dependency on a forbidden target that an Apple platform would build."""
+    problems = []
+    for target in manifest["targets"]:
+        for dependency in target.get("dependencies", []):
+            name, platforms = dependency_name_and_platforms(dependency)
+            if name not in forbidden:
+                continue
+            if platforms is None:
+                problems.append(f"{target['name']} -> {name} on every platform; expected "
+                                f".target(name: \"{name}\", condition: .when(platforms: [.linux])) "
+                                "(Apple platforms take their cryptography from CryptoKit)")
+            elif apple := sorted(APPLE_PLATFORMS.intersection(p.lower() for p in platforms)):
+                problems.append(f"{target['name']} -> {name} on {', '.join(apple)}; expected "
+                                "Linux only (Apple platforms take their cryptography from CryptoKit)")
+    return problems
 
 
 def violations(description: dict, products: list[str], forbidden: list[str]) -> list[str]:
@@ -126,6 +194,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--describe-json", metavar="FILE",
                         help="a saved `swift package describe --type json` ('-' for standard input); "
                              "default: run it")
+    parser.add_argument("--dump-json", metavar="FILE",
+                        help="a saved `swift package dump-package` for the Linux-only check; default: run it, "
+                             "unless --describe-json is given")
     parser.add_argument("--package-path", default=str(Path(__file__).resolve().parent.parent),
                         help="the package to describe (default: this repository)")
     parser.add_argument("--products", type=names, default=APP_PRODUCTS,
@@ -135,17 +206,24 @@ def main(argv: list[str]) -> int:
     arguments = parser.parse_args(argv)
     if not arguments.products:
         parser.error("--products: expected at least one product name")
+    check_apple = arguments.dump_json is not None or arguments.describe_json is None
     try:
         description = load_description(arguments.describe_json, Path(arguments.package_path))
+        manifest = load_manifest(arguments.dump_json, Path(arguments.package_path)) if check_apple else None
     except InputError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     problems = violations(description, arguments.products, arguments.forbidden)
+    if manifest is not None:
+        problems += apple_violations(manifest, arguments.forbidden)
     for problem in problems:
         print(f"error: {problem}", file=sys.stderr)
     if problems:
         return 1
     print(f"dependency closure: {', '.join(arguments.products)} reach none of {', '.join(arguments.forbidden)}")
+    if manifest is not None:
+        print(f"dependency closure: {', '.join(arguments.forbidden)} only on Linux: no target needs it on an "
+              "Apple platform")
     return 0
 
 

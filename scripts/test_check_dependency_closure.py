@@ -9,6 +9,7 @@ same package with the replay guard in its own target. Run: `python3 scripts/test
 import json
 import subprocess
 import sys
+import tempfile
 import unittest
 from pathlib import Path
 
@@ -71,6 +72,38 @@ class DependencyClosureTests(unittest.TestCase):
         result = check("--describe-json", "-", "--products", "Ledger", stdin=json.dumps(description))
         self.assertEqual(result.returncode, 1)
         self.assertIn("Ledger: Ledger -> RewardLedgerSQLite -> RewardCallbacks", result.stderr)
+
+    def manifest_check(self, dependencies: list) -> subprocess.CompletedProcess:
+        manifest = {"targets": [{"name": "MediationKit", "dependencies": []},
+                                {"name": "RewardCrypto", "dependencies": dependencies}]}
+        with tempfile.NamedTemporaryFile("w", suffix=".json") as file:
+            json.dump(manifest, file)
+            file.flush()
+            return check("--describe-json", str(FIXTURES / "clean.json"), "--dump-json", file.name)
+
+    def test_openssl_conditioned_to_linux_passes(self):
+        result = self.manifest_check([{"target": ["COpenSSLCrypto", {"platformNames": ["linux"]}]}])
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("COpenSSLCrypto only on Linux", result.stdout)
+
+    def test_openssl_on_every_platform_fails_naming_the_target(self):
+        result = self.manifest_check([{"byName": ["COpenSSLCrypto", None]}])
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("RewardCrypto -> COpenSSLCrypto on every platform; expected "
+                      ".target(name: \"COpenSSLCrypto\", condition: .when(platforms: [.linux]))", result.stderr)
+
+    def test_openssl_on_an_apple_platform_fails(self):
+        result = self.manifest_check([{"target": ["COpenSSLCrypto", {"platformNames": ["linux", "macos"]}]}])
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("RewardCrypto -> COpenSSLCrypto on macos; expected Linux only", result.stderr)
+
+    def test_a_manifest_without_targets_is_bad_input(self):
+        with tempfile.NamedTemporaryFile("w", suffix=".json") as file:
+            file.write('{"name": "x"}')
+            file.flush()
+            result = check("--describe-json", str(FIXTURES / "clean.json"), "--dump-json", file.name)
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("expected `swift package dump-package` output", result.stderr)
 
     def test_bad_input_says_what_was_expected(self):
         result = check("--describe-json", "-", stdin="warning: something\n{")

@@ -4,6 +4,13 @@
   import CSQLite3
 #endif
 
+/// `SQLITE_TRANSIENT`, defined as sqlite3.h defines it (`((sqlite3_destructor_type)-1)`): it tells
+/// `sqlite3_bind_text` to copy the bytes before it returns. Swift imports neither the macro (a cast)
+/// from the Linux headers nor from the Apple SDK's `SQLite3` module, so both get it from here.
+private var sqliteTransient: sqlite3_destructor_type {
+  unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+}
+
 /// One SQLite connection: open, prepare, and SQLite's errors with their messages.
 ///
 /// Not thread-safe on its own: each store (`SQLiteRewardLedger`, `SQLiteReplayGuard`) keeps it,
@@ -178,7 +185,7 @@ package final class SQLiteStatement {
         let bytes = Array(text.utf8) + [0]
         code = bytes.withUnsafeBufferPointer { buffer in
           buffer.withMemoryRebound(to: CChar.self) {
-            sqlite3_bind_text(handle, index, $0.baseAddress, Int32(bytes.count - 1), csqlite3_transient())
+            sqlite3_bind_text(handle, index, $0.baseAddress, Int32(bytes.count - 1), sqliteTransient)
           }
         }
       case .integer(let integer): code = sqlite3_bind_int64(handle, index, integer)

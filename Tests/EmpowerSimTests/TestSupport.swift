@@ -1,7 +1,6 @@
 import EmpowerSim
 import MediationKit
 import MediationKitTesting
-import Synchronization
 
 /// A profile with no randomness in the outcome: always fills, never errors, skips or clicks.
 let alwaysComplete = EmpowerBehaviorProfile(

@@ -2,7 +2,6 @@ import Foundation
 import GoogleSim
 import MediationKit
 import MediationKitTesting
-import Synchronization
 import Testing
 
 extension GoogleBehaviorProfile {

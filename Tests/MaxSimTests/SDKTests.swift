@@ -1,7 +1,6 @@
 import Dispatch
 import MaxSim
 import MediationKit
-import Synchronization
 import Testing
 
 @Suite struct SDKTests {

@@ -1,7 +1,6 @@
 import MaxSim
 import MediationKit
 import MediationKitTesting
-import Synchronization
 import Testing
 
 /// What one load through the adapter did: fill and price, or the error, and how long it took.

@@ -2,7 +2,6 @@ import Foundation
 import MaxSim
 import MediationKit
 import MediationKitTesting
-import Synchronization
 
 /// Records every delegate call of a `MARewardedAd`, with the virtual time it arrived at.
 final class CallbackRecorder: MARewardedAdDelegate, MAAdRevenueDelegate, Sendable {

@@ -3,7 +3,6 @@ import MediateCLI
 import MediationKit
 import MediationKitSimulation
 import MediationKitTesting
-import Synchronization
 import Testing
 
 /// Captures what the CLI writes.

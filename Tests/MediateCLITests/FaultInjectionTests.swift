@@ -2,11 +2,12 @@ import Dispatch
 import MediateCLI
 import MediationKit
 import MediationKitTesting
-import Synchronization
 import Testing
 
 #if canImport(Glibc)
   import Glibc
+#elseif canImport(Darwin)
+  import Darwin
 #endif
 
 /// Every built-in network × every fault, through a real mediator on virtual time: no hang, no
@@ -439,7 +440,12 @@ struct FaultInjectionScriptedTests {
     #expect(threads.withLock { $0.first } != Self.currentThread)
   }
 
-  private static var currentThread: UInt { UInt(pthread_self()) }
+  #if canImport(Darwin)
+    // Darwin's `pthread_t` is a pointer, Glibc's an integer.
+    private static var currentThread: UInt { UInt(bitPattern: pthread_self()) }
+  #else
+    private static var currentThread: UInt { UInt(pthread_self()) }
+  #endif
 
   @Test func privacyChangesReachTheWrappedAdapterUnperturbed() {
     let scheduler = VirtualScheduler()

@@ -133,8 +133,21 @@ final class RawClient {
   let fd: Int32
 
   init(port: UInt16) throws {
-    fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    // Glibc imports SOCK_STREAM as an enum case and has SOCK_CLOEXEC; Darwin has an Int32 and no
+    // SOCK_CLOEXEC (the test process does not exec, so the flag is only tidiness there).
+    #if canImport(Glibc)
+      fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    #else
+      fd = socket(AF_INET, SOCK_STREAM, 0)
+    #endif
     guard fd >= 0 else { throw Failure(message: "socket") }
+    #if !canImport(Glibc)
+      var on: Int32 = 1
+      guard setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &on, socklen_t(MemoryLayout<Int32>.size)) == 0 else {
+        close(fd)
+        throw Failure(message: "setsockopt SO_NOSIGPIPE: \(String(cString: strerror(errno)))")
+      }
+    #endif
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_port = port.bigEndian
@@ -157,7 +170,12 @@ final class RawClient {
     var sent = 0
     while sent < bytes.count {
       let result = bytes[sent...].withUnsafeBytes {
-        Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+        #if canImport(Glibc)
+          Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+        #else
+          // No MSG_NOSIGNAL on Darwin: SO_NOSIGPIPE, set on the socket in `init`.
+          Darwin.send(fd, $0.baseAddress, $0.count, 0)
+        #endif
       }
       guard result > 0 else { throw Failure(message: "send") }
       sent += result

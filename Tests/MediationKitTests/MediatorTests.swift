@@ -1,7 +1,6 @@
 import Dispatch
 import MediationKit
 import MediationKitTesting
-import Synchronization
 import Testing
 
 @Suite("Mediator: show, reward contract, exclusivity, expiry")

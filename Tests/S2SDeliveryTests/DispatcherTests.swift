@@ -2,7 +2,6 @@ import Foundation
 import MediationKit
 import MediationKitSimulation
 import S2SDelivery
-import Synchronization
 import Testing
 
 @Suite("Server callback dispatcher, recording transport")

@@ -4,8 +4,4 @@
 
 #include <sqlite3.h>
 
-// SQLITE_TRANSIENT is a cast macro Swift cannot import: it tells sqlite3_bind_text to copy the
-// bytes before it returns.
-static inline sqlite3_destructor_type csqlite3_transient(void) { return SQLITE_TRANSIENT; }
-
 #endif

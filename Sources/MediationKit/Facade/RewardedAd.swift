@@ -1,5 +1,3 @@
-import Synchronization
-
 /// A zone's rewarded ad: the app-facing facade.
 ///
 /// ```swift

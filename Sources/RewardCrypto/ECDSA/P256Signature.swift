@@ -1,9 +1,14 @@
-import COpenSSLCrypto
+#if canImport(CryptoKit)
+  import CryptoKit
+#elseif canImport(COpenSSLCrypto)
+  import COpenSSLCrypto
+#endif
 
 /// An ECDSA P-256 signature in its two usual encodings: DER (`SEQUENCE { r, s }`, what Google's SSV
 /// callbacks and `openssl dgst -sign` carry) and raw (`r ‖ s`, 32 bytes each).
 ///
-/// The conversion is OpenSSL's (`d2i_ECDSA_SIG` / `i2d_ECDSA_SIG`).
+/// The conversion is CryptoKit's on Apple platforms (`P256.Signing.ECDSASignature`), OpenSSL's
+/// elsewhere (`d2i_ECDSA_SIG` / `i2d_ECDSA_SIG`).
 public struct P256Signature: Sendable, Hashable {
   /// The signature as canonical DER.
   public let derRepresentation: [UInt8]
@@ -16,30 +21,34 @@ public struct P256Signature: Sendable, Hashable {
   ///   integers that fit in 32 bytes, with nothing after it.
   public init(derRepresentation der: [UInt8]) throws(CryptoError) {
     guard !der.isEmpty else { throw CryptoError("empty signature; expected DER SEQUENCE { r, s }") }
-    let parsed: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
-      var cursor = buffer.baseAddress
-      let signature = d2i_ECDSA_SIG(nil, &cursor, buffer.count)
-      if let signature, cursor != buffer.baseAddress! + buffer.count {
-        ECDSA_SIG_free(signature)
-        return nil
+    #if canImport(CryptoKit)
+      let raw = try CryptoKitP256.rawSignature(der: der)
+    #else
+      let parsed: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
+        var cursor = buffer.baseAddress
+        let signature = d2i_ECDSA_SIG(nil, &cursor, buffer.count)
+        if let signature, cursor != buffer.baseAddress! + buffer.count {
+          ECDSA_SIG_free(signature)
+          return nil
+        }
+        return signature
       }
-      return signature
-    }
-    guard let parsed else {
-      throw .openSSL(
-        "not a DER ECDSA signature (\(der.count) bytes); expected SEQUENCE { r INTEGER, s INTEGER }")
-    }
-    defer { ECDSA_SIG_free(parsed) }
-    var r: OpaquePointer?
-    var s: OpaquePointer?
-    ECDSA_SIG_get0(parsed, &r, &s)
-    var raw = [UInt8](repeating: 0, count: 64)
-    let fits = raw.withUnsafeMutableBufferPointer { buffer in
-      BN_bn2binpad(r, buffer.baseAddress, 32) == 32 && BN_bn2binpad(s, buffer.baseAddress! + 32, 32) == 32
-    }
-    guard fits else {
-      throw CryptoError("a signature component is longer than 32 bytes; expected P-256 r and s")
-    }
+      guard let parsed else {
+        throw .openSSL(
+          "not a DER ECDSA signature (\(der.count) bytes); expected SEQUENCE { r INTEGER, s INTEGER }")
+      }
+      defer { ECDSA_SIG_free(parsed) }
+      var r: OpaquePointer?
+      var s: OpaquePointer?
+      ECDSA_SIG_get0(parsed, &r, &s)
+      var raw = [UInt8](repeating: 0, count: 64)
+      let fits = raw.withUnsafeMutableBufferPointer { buffer in
+        BN_bn2binpad(r, buffer.baseAddress, 32) == 32 && BN_bn2binpad(s, buffer.baseAddress! + 32, 32) == 32
+      }
+      guard fits else {
+        throw CryptoError("a signature component is longer than 32 bytes; expected P-256 r and s")
+      }
+    #endif
     let canonical = try Self.encode(raw)
     guard canonical == der else {
       throw CryptoError("the signature is BER but not canonical DER; expected DER")
@@ -59,25 +68,36 @@ public struct P256Signature: Sendable, Hashable {
     rawRepresentation = raw
   }
 
-  /// DER-encodes `r ‖ s` with OpenSSL.
+  /// DER-encodes `r ‖ s`.
   private static func encode(_ raw: [UInt8]) throws(CryptoError) -> [UInt8] {
-    guard let signature = ECDSA_SIG_new() else { throw .openSSL("could not allocate an ECDSA signature") }
-    defer { ECDSA_SIG_free(signature) }
-    let r = raw.withUnsafeBufferPointer { BN_bin2bn($0.baseAddress, 32, nil) }
-    let s = raw.withUnsafeBufferPointer { BN_bin2bn($0.baseAddress! + 32, 32, nil) }
-    guard let r, let s, ECDSA_SIG_set0(signature, r, s) == 1 else {
-      BN_free(r)
-      BN_free(s)
-      throw .openSSL("could not build an ECDSA signature from r and s")
-    }
-    let length = i2d_ECDSA_SIG(signature, nil)
-    guard length > 0 else { throw .openSSL("could not DER-encode the signature") }
-    var der = [UInt8](repeating: 0, count: Int(length))
-    let written = der.withUnsafeMutableBufferPointer { buffer in
-      var cursor = buffer.baseAddress
-      return i2d_ECDSA_SIG(signature, &cursor)
-    }
-    guard written == length else { throw .openSSL("could not DER-encode the signature") }
-    return der
+    #if canImport(CryptoKit)
+      try CryptoKitP256.derSignature(raw: raw)
+    #else
+      try openSSLEncode(raw)
+    #endif
   }
+
+  #if !canImport(CryptoKit)
+    /// DER-encodes `r ‖ s` with OpenSSL.
+    private static func openSSLEncode(_ raw: [UInt8]) throws(CryptoError) -> [UInt8] {
+      guard let signature = ECDSA_SIG_new() else { throw .openSSL("could not allocate an ECDSA signature") }
+      defer { ECDSA_SIG_free(signature) }
+      let r = raw.withUnsafeBufferPointer { BN_bin2bn($0.baseAddress, 32, nil) }
+      let s = raw.withUnsafeBufferPointer { BN_bin2bn($0.baseAddress! + 32, 32, nil) }
+      guard let r, let s, ECDSA_SIG_set0(signature, r, s) == 1 else {
+        BN_free(r)
+        BN_free(s)
+        throw .openSSL("could not build an ECDSA signature from r and s")
+      }
+      let length = i2d_ECDSA_SIG(signature, nil)
+      guard length > 0 else { throw .openSSL("could not DER-encode the signature") }
+      var der = [UInt8](repeating: 0, count: Int(length))
+      let written = der.withUnsafeMutableBufferPointer { buffer in
+        var cursor = buffer.baseAddress
+        return i2d_ECDSA_SIG(signature, &cursor)
+      }
+      guard written == length else { throw .openSSL("could not DER-encode the signature") }
+      return der
+    }
+  #endif
 }

@@ -1,6 +1,5 @@
 import MediationKit
 import MediationKitTesting
-import Synchronization
 import Testing
 
 @testable import UnitySim

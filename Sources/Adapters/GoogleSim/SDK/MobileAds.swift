@@ -4,7 +4,6 @@ import MediationKit
 import MediationKitSimulation
 import RewardCallbacks
 import RewardCrypto
-import Synchronization
 
 /// The Google Mobile Ads SDK: initialization, plus the simulated ad server behind every load.
 ///

@@ -1,6 +1,5 @@
 import Foundation
 import MediationKit
-import Synchronization
 
 /// An ad request: targeting information for one load.
 ///

@@ -1,6 +1,5 @@
 import Foundation
 import MediationKit
-import Synchronization
 
 /// The handler ``RewardedAd/present(from:userDidEarnRewardHandler:)`` calls
 /// when the user earned the reward; read ``RewardedAd/adReward`` inside it.

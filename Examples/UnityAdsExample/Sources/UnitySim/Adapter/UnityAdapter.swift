@@ -1,6 +1,5 @@
 import MediationKit
 import MediationKitSimulation
-import Synchronization
 
 /// MediationKit's adapter for Unity Ads: drives a ``UnityAdsSDK`` and translates its callbacks.
 ///

@@ -1,6 +1,5 @@
 import Dispatch
 import MediationKit
-import Synchronization
 
 /// One instance of the simulated Unity Ads SDK: initialization, per-placement loads and shows.
 ///
