@@ -124,7 +124,11 @@ struct RunCommand {
 
   func run() throws(CLIError) -> Int32 {
     let settings = try validate()
-    if let requests = settings.requests { return try simulate(settings, requests: requests) }
+    if let requests = settings.requests {
+      let code = try simulate(settings, requests: requests)
+      context.remoteConfig.confirm(output: context.output)
+      return code
+    }
     let ledger = try settings.ledgerPath.map { path throws(CLIError) in
       try context.openLedger(path: path, createIfMissing: true)
     }
@@ -132,6 +136,8 @@ struct RunCommand {
       ServerCallbackChecks.hasCallbacks(settings.zone)
       ? ServerCallbackDispatcher(client: URLSessionHTTPGetClient()) : nil
     let events = Self.cycle(settings, registry: context.networks(dispatcher), ledger: ledger)
+    // The cycle ran on the configuration: a fetched candidate is now known good.
+    context.remoteConfig.confirm(output: context.output)
     if context.json {
       for event in events { context.output.out(TimelineFormatter.jsonLine(event)) }
     } else {
