@@ -148,4 +148,19 @@ struct HostileHeaderTests {
       !ConfigDownload.sameOrigin(try url("http://a.example:8080/x"), try url("http://a.example:8081/x")))
     #expect(!ConfigDownload.sameOrigin(try url("http://a.example/x"), try url("http://b.example/x")))
   }
+
+  @Test(arguments: ["\"caf\u{e9}\"", "\"a\u{1}b\"", "\"" + String(repeating: "e", count: 9_000) + "\""])
+  func anETagThatCannotGoBackInAHeaderIsNotSent(etag: String) async throws {
+    let receiver = try LoopbackHTTPReceiver(script: [
+      ok(configJSON(ecpm: 7), etag: etag), .answer(status: 304, headers: ["ETag": "\"v1\""]),
+    ])
+    let remote = try source(receiver)
+    let first = await remote.start()
+    #expect(first.config == (try config(ecpm: 7)))
+    // Revalidation would echo it: not sent, so a 304 cannot refer to it and is refused.
+    let again = await remote.refresh(force: true)
+    #expect(again == first)
+    #expect(receiver.requests.count == 2)
+    #expect(receiver.requests.last?.headers["if-none-match"] == nil)
+  }
 }
