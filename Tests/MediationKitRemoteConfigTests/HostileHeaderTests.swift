@@ -163,4 +163,23 @@ struct HostileHeaderTests {
     #expect(receiver.requests.count == 2)
     #expect(receiver.requests.last?.headers["if-none-match"] == nil)
   }
+
+  @Test(arguments: ["no-store", "max-age=0", "max-age=1, max-age=2"])
+  func aServerThatIsNeverFreshIsNotAskedInALoop(header: String) async throws {
+    let receiver = try LoopbackHTTPReceiver(
+      script: [], fallback: ok(configJSON(ecpm: 7), etag: "\"v1\"", cacheControl: header))
+    let scheduler = VirtualScheduler()
+    let policy = RemoteConfigPolicy(
+      requestTimeout: .seconds(10), maxAttempts: 1, minimumRefreshInterval: .seconds(30))
+    let remote = try source(receiver, scheduler: scheduler, policy: policy)
+    var events = remote.events.makeAsyncIterator()
+    _ = await remote.start()
+    #expect(await events.next() != nil)
+    await remote.startRefreshing()
+    // Stale at once, yet the one refresh waits for 30 s: nothing runs in the first 29.
+    #expect(scheduler.run(until: scheduler.now + .seconds(29)) == false)
+    #expect(receiver.requests.count == 1)
+    await remote.stopRefreshing()
+    await remote.finish()
+  }
 }

@@ -98,14 +98,20 @@ public struct RemoteConfigPolicy: Sendable, Equatable {
   public var defaultMaxAge: Duration
   /// How long to wait before trying again after a failed refresh.
   public var retryAfterFailure: Duration
+  /// The shortest wait between two of ``RemoteConfigSource/startRefreshing()``'s refreshes, whatever
+  /// the server's `max-age` (a server answering `max-age=0` or `no-store` would otherwise be asked
+  /// again at once, in a loop). ``RemoteConfigSource/refresh(force:)`` called by the app is not held back.
+  public var minimumRefreshInterval: Duration
 
   /// Creates a policy; the defaults suit an app: 10 s timeout, 3 attempts from 1 s backoff, 1 MB,
-  /// fresh for 15 minutes without `max-age`, 1 minute after a failure.
+  /// fresh for 15 minutes without `max-age`, 1 minute after a failure, refreshed at most once a
+  /// minute.
   public init(
     requestTimeout: Duration = .seconds(10), maxAttempts: Int = 3, initialBackoff: Duration = .seconds(1),
     maxBodyBytes: Int = 1_048_576, defaultMaxAge: Duration = .seconds(900),
-    retryAfterFailure: Duration = .seconds(60)
+    retryAfterFailure: Duration = .seconds(60), minimumRefreshInterval: Duration = .seconds(60)
   ) {
+    self.minimumRefreshInterval = max(.zero, minimumRefreshInterval)
     self.requestTimeout = requestTimeout
     self.maxAttempts = max(1, maxAttempts)
     self.initialBackoff = initialBackoff

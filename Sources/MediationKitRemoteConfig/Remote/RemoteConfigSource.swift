@@ -314,11 +314,12 @@ public actor RemoteConfigSource: ConfigSource {
   }
 
   /// Refreshes each time the configuration in use stops being fresh (its `max-age`, or
-  /// ``RemoteConfigPolicy/retryAfterFailure`` after a failure), on the scheduler's clock, until
-  /// ``stopRefreshing()``. New configurations and rejections arrive on ``events``.
+  /// ``RemoteConfigPolicy/retryAfterFailure`` after a failure), but never sooner than
+  /// ``RemoteConfigPolicy/minimumRefreshInterval`` after the last one, on the scheduler's clock,
+  /// until ``stopRefreshing()``. New configurations and rejections arrive on ``events``.
   public func startRefreshing() {
     refreshing?.cancel()
-    let delay = max(.zero, freshUntil - scheduler.now)
+    let delay = max(policy.minimumRefreshInterval, freshUntil - scheduler.now)
     refreshing = scheduler.schedule(after: delay) { [weak self] in
       guard let self else { return }
       Task {
