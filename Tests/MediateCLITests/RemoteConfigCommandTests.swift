@@ -104,6 +104,36 @@ struct RemoteConfigCommandTests {
     #expect(offline.err.last == "skipped cached: no cached copy")
   }
 
+  @Test func aCacheThatCannotBeWrittenOrIsNotAFileIsAWarningOnStderrAndNothingIsDeleted() async throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    // The cache file's name taken by a directory with something in it.
+    let taken = directory.appendingPathComponent("taken")
+    let inside = taken.appendingPathComponent("mediationkit-remote-config.json/keep.txt")
+    try FileManager.default.createDirectory(
+      at: inside.deletingLastPathComponent(), withIntermediateDirectories: true)
+    try Data("keep".utf8).write(to: inside)
+    // A cache directory that cannot be created (under a regular file), whoever runs the test.
+    let blocker = directory.appendingPathComponent("file")
+    try Data("x".utf8).write(to: blocker)
+    let receiver = try LoopbackHTTPReceiver(script: [
+      Self.ok(Self.configJSON(zone: "z"), etag: "\"w1\""),
+      Self.ok(Self.configJSON(zone: "z"), etag: "\"w1\""),
+    ])
+    for (cache, warning) in [
+      (taken.path, "warning: cache not used: \(taken.path)/mediationkit-remote-config.json is a directory"),
+      (blocker.appendingPathComponent("cache").path, "warning: cache not updated: cannot write "),
+    ] {
+      let result = await Self.mediateOffPool([
+        "run", "--config-url", "\(receiver.baseURL)/zones.json", "--config-cache", cache,
+      ])
+      #expect(result.code == 0, "\(result.err)")
+      #expect(result.err.first == #"configuration: remote (ETag "w1")"#)
+      #expect(result.err.contains { $0.hasPrefix(warning) }, "\(result.err)")
+    }
+    #expect(try Data(contentsOf: inside) == Data("keep".utf8))
+  }
+
   @Test func badValuesAreUsageErrorsAndABadBundledFileIsADataError() throws {
     for (arguments, message) in [
       (

@@ -136,8 +136,6 @@ struct RunCommand {
       ServerCallbackChecks.hasCallbacks(settings.zone)
       ? ServerCallbackDispatcher(client: URLSessionHTTPGetClient()) : nil
     let events = Self.cycle(settings, registry: context.networks(dispatcher), ledger: ledger)
-    // The cycle ran on the configuration: a fetched candidate is now known good.
-    context.remoteConfig.confirm(output: context.output)
     if context.json {
       for event in events { context.output.out(TimelineFormatter.jsonLine(event)) }
     } else {
@@ -145,6 +143,9 @@ struct RunCommand {
     }
     if let dispatcher { report(dispatcher) }
     if let ledger { try acknowledgeRewards(in: events, ledger: ledger, pause: settings.pauseBeforeAck) }
+    // The whole cycle ran on the configuration, through its acknowledgements: a fetched candidate
+    // is now known good. A run killed before this leaves it a candidate, which the next run skips.
+    context.remoteConfig.confirm(output: context.output)
     return ExitCode.success
   }
 
