@@ -80,6 +80,8 @@ public enum MediateCLI {
         return ExitCode.success
       }
       let context = CommandContext(arguments: parsed, networks: networks, output: output)
+      // A command that ended without confirming a fetched candidate neither judges nor keeps it.
+      defer { context.remoteConfig.withdraw(output: output) }
       switch parsed.command {
       case .run: return try RunCommand(context).run()
       case .networks: return try NetworksCommand(context).run()
@@ -133,6 +135,8 @@ struct CommandContext {
   /// Makes the adapters available with their simulated servers sending callbacks to a sender.
   let networks: (_ serverCallbacks: (any ServerCallbackSender)?) -> AdapterRegistry
   let output: CLIOutput
+  /// With `--config-url`: the source, so the command can confirm it ran on a fetched candidate.
+  let remoteConfig = RemoteConfigRun()
 
   init(
     arguments: Arguments,

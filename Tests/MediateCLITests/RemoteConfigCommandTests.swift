@@ -69,8 +69,10 @@ struct RemoteConfigCommandTests {
     let arguments = [
       "zones", "--config-url", "\(receiver.baseURL)/zones.json", "--config-cache", directory.path,
     ]
-    let first = await Self.mediateOffPool(arguments)
-    #expect(first.err == [#"configuration: remote (ETag "r1")"#])
+    // A cycle run on the fetched configuration makes it the last-known-good.
+    let first = await Self.mediateOffPool(["run"] + arguments.dropFirst())
+    #expect(first.code == 0, "\(first.err)")
+    #expect(first.err.first == #"configuration: remote (ETag "r1")"#)
     for rejected in ["skipped remote: HTTP 404", "skipped remote: not a valid configuration:"] {
       let later = await Self.mediateOffPool(arguments)
       #expect(later.code == 0, "\(later.err)")
@@ -79,6 +81,57 @@ struct RemoteConfigCommandTests {
       #expect(later.out.contains { $0.hasPrefix("cached_zone — ") })
     }
     #expect(receiver.requests.last?.headers["if-none-match"] == "\"r1\"")
+  }
+
+  @Test func aCommandThatRunsNoCycleNeitherPromotesNorRefusesTheFetchedConfiguration() async throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let receiver = try LoopbackHTTPReceiver(script: [
+      Self.ok(Self.configJSON(zone: "listed"), etag: "\"z1\""),
+      Self.ok(Self.configJSON(zone: "listed"), etag: "\"z1\""),
+    ])
+    let arguments = [
+      "zones", "--config-url", "\(receiver.baseURL)/zones.json", "--config-cache", directory.path,
+    ]
+    for _ in 0..<2 {  // the second run is not told the first "died" with it
+      let result = await Self.mediateOffPool(arguments)
+      #expect(result.code == 0, "\(result.err)")
+      #expect(result.err == [#"configuration: remote (ETag "z1")"#])
+    }
+    receiver.stop()
+    let offline = await Self.mediateOffPool(arguments)
+    #expect(offline.err.first == "configuration: bundled (built-in default)")
+    #expect(offline.err.last == "skipped cached: no cached copy")
+  }
+
+  @Test func aCacheThatCannotBeWrittenOrIsNotAFileIsAWarningOnStderrAndNothingIsDeleted() async throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    // The cache file's name taken by a directory with something in it.
+    let taken = directory.appendingPathComponent("taken")
+    let inside = taken.appendingPathComponent("mediationkit-remote-config.json/keep.txt")
+    try FileManager.default.createDirectory(
+      at: inside.deletingLastPathComponent(), withIntermediateDirectories: true)
+    try Data("keep".utf8).write(to: inside)
+    // A cache directory that cannot be created (under a regular file), whoever runs the test.
+    let blocker = directory.appendingPathComponent("file")
+    try Data("x".utf8).write(to: blocker)
+    let receiver = try LoopbackHTTPReceiver(script: [
+      Self.ok(Self.configJSON(zone: "z"), etag: "\"w1\""),
+      Self.ok(Self.configJSON(zone: "z"), etag: "\"w1\""),
+    ])
+    for (cache, warning) in [
+      (taken.path, "warning: cache not used: \(taken.path)/mediationkit-remote-config.json is a directory"),
+      (blocker.appendingPathComponent("cache").path, "warning: cache not updated: cannot write "),
+    ] {
+      let result = await Self.mediateOffPool([
+        "run", "--config-url", "\(receiver.baseURL)/zones.json", "--config-cache", cache,
+      ])
+      #expect(result.code == 0, "\(result.err)")
+      #expect(result.err.first == #"configuration: remote (ETag "w1")"#)
+      #expect(result.err.contains { $0.hasPrefix(warning) }, "\(result.err)")
+    }
+    #expect(try Data(contentsOf: inside) == Data("keep".utf8))
   }
 
   @Test func badValuesAreUsageErrorsAndABadBundledFileIsADataError() throws {

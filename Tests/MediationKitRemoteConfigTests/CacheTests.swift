@@ -14,11 +14,22 @@ struct CacheTests {
 
   init() throws { directory = try temporaryDirectory() }
 
-  /// Starts once against a server that answers `body`, so the cache holds it.
-  func primeCache(ecpm: Double = 7, etag: String = "\"v1\"") async throws -> LoopbackHTTPReceiver {
-    let receiver = try LoopbackHTTPReceiver(script: [ok(configJSON(ecpm: ecpm), etag: etag)])
-    _ = try await source(receiver, cache: directory).start()
+  /// Starts once against a server that answers `body` then `then`, and confirms the app ran on
+  /// it, so the cache holds it as the last-known-good for the receiver's URL.
+  func primeCache(
+    ecpm: Double = 7, etag: String = "\"v1\"", then: [LoopbackHTTPReceiver.Response] = []
+  ) async throws -> LoopbackHTTPReceiver {
+    let receiver = try LoopbackHTTPReceiver(script: [ok(configJSON(ecpm: ecpm), etag: etag)] + then)
+    let remote = try source(receiver, cache: directory)
+    _ = await remote.start()
+    #expect(await remote.confirmRunning() == nil)
     return receiver
+  }
+
+  /// A start with the server gone, on the URL `receiver` served.
+  func offlineStart(_ receiver: LoopbackHTTPReceiver) async throws -> ActiveConfig {
+    receiver.stop()
+    return try await source(url: configURL(receiver), cache: directory).start()
   }
 
   @Test func theFirstRunFetchesAndWritesTheCache() async throws {
@@ -36,13 +47,7 @@ struct CacheTests {
   @Test func anOfflineStartUsesTheCachedCopySayingWhy() async throws {
     defer { try? FileManager.default.removeItem(at: directory) }
     let receiver = try await primeCache()
-    let url = URL(string: "\(receiver.baseURL)/mediation.json")!
-    receiver.stop()  // offline from now on
-    let offline = RemoteConfigSource(
-      url: url, bundled: try bundled(), cacheDirectory: directory, validator: validator,
-      policy: RemoteConfigPolicy(maxAttempts: 1),
-      scheduler: VirtualScheduler())
-    let active = await offline.start()
+    let active = try await offlineStart(receiver)
     #expect(active.origin == .cached(etag: "\"v1\"", savedAt: Self.savedAt))
     #expect(active.config == (try config(ecpm: 7)))
     #expect(active.skipped.map(\.source) == [.remote])
@@ -50,18 +55,18 @@ struct CacheTests {
 
   @Test func theCacheIsPreferredToTheBundledConfiguration() async throws {
     defer { try? FileManager.default.removeItem(at: directory) }
-    _ = try await primeCache(ecpm: 9)
-    let active = try await source(nil, cache: directory).start()
+    let receiver = try await primeCache(ecpm: 9)
+    let active = try await offlineStart(receiver)
     #expect(active.config == (try config(ecpm: 9)))
     #expect(active.config != (try bundled()).config)
   }
 
   @Test func aCachedCopyIsRevalidatedWithItsETagAnd304KeepsIt() async throws {
     defer { try? FileManager.default.removeItem(at: directory) }
-    _ = try await primeCache(ecpm: 7, etag: "\"v1\"")
-    let receiver = try LoopbackHTTPReceiver(script: [.answer(status: 304, headers: ["ETag": "\"v1\""])])
+    let receiver = try await primeCache(
+      ecpm: 7, etag: "\"v1\"", then: [.answer(status: 304, headers: ["ETag": "\"v1\""])])
     let active = try await source(receiver, cache: directory).start()
-    #expect(receiver.requests.first?.headers["if-none-match"] == "\"v1\"")
+    #expect(receiver.requests.last?.headers["if-none-match"] == "\"v1\"")
     #expect(active.origin == .remote(etag: "\"v1\"", notModified: true))
     #expect(active.config == (try config(ecpm: 7)))
   }
@@ -81,7 +86,8 @@ struct CacheTests {
   @Test(arguments: ["garbage", "flipped digit", "truncated file"])
   func aCorruptedCacheIsIgnoredRemovedAndReplaced(damage: String) async throws {
     defer { try? FileManager.default.removeItem(at: directory) }
-    _ = try await primeCache(ecpm: 7)
+    let receiver = try await primeCache(
+      ecpm: 7, then: [.status(500), ok(configJSON(ecpm: 6), etag: "\"v2\"")])
     let original = try Data(contentsOf: cacheFile)
     switch damage {
     case "garbage":
@@ -90,17 +96,18 @@ struct CacheTests {
       // Re-encode the envelope with one body digit changed (7 → 8): still valid JSON, and a
       // valid configuration, so only the checksum can tell.
       var envelope = try #require(try JSONSerialization.jsonObject(with: original) as? [String: Any])
-      let encoded = try #require(envelope["body"] as? String)
+      var entry = try #require(envelope["lastKnownGood"] as? [String: Any])
+      let encoded = try #require(entry["body"] as? String)
       let body = try #require(Data(base64Encoded: encoded))
       let changed = String(decoding: body, as: UTF8.self).replacingOccurrences(of: "7.0", with: "8.0")
       #expect(changed.utf8.count == body.count)
-      envelope["body"] = Data(changed.utf8).base64EncodedString()
+      entry["body"] = Data(changed.utf8).base64EncodedString()
+      envelope["lastKnownGood"] = entry
       try JSONSerialization.data(withJSONObject: envelope).write(to: cacheFile)
     default:
       try original.prefix(original.count / 2).write(to: cacheFile)
     }
-    let down = try LoopbackHTTPReceiver(script: [.status(500)])
-    let active = try await source(down, cache: directory).start()
+    let active = try await source(receiver, cache: directory).start()  // HTTP 500
     #expect(active.origin == .bundled(name: "built-in"))  // never the damaged copy
     guard case .corruptCache(let reason)? = active.skipped.last?.reason else {
       Issue.record("expected a corrupt cache, got \(active.skipped)")
@@ -109,23 +116,25 @@ struct CacheTests {
     if damage == "flipped digit" { #expect(reason.contains("checksum mismatch")) }
     #expect(!FileManager.default.fileExists(atPath: cacheFile.path))
     // The next good answer replaces it; the server is asked unconditionally.
-    let up = try LoopbackHTTPReceiver(script: [ok(configJSON(ecpm: 6), etag: "\"v2\"")])
-    _ = try await source(up, cache: directory).start()
-    #expect(up.requests.first?.headers["if-none-match"] == nil)
-    let offline = try await source(nil, cache: directory).start()
+    let up = try source(receiver, cache: directory)
+    _ = await up.start()
+    #expect(await up.confirmRunning() == nil)
+    #expect(receiver.requests.last?.headers["if-none-match"] == nil)
+    let offline = try await offlineStart(receiver)
     #expect(offline.origin == .cached(etag: "\"v2\"", savedAt: Self.savedAt))
     #expect(offline.config == (try config(ecpm: 6)))
   }
 
   @Test func aCachedCopyThatNoLongerValidatesIsNotUsed() async throws {
     defer { try? FileManager.default.removeItem(at: directory) }
-    _ = try await primeCache()
+    let receiver = try await primeCache()
+    receiver.stop()
     // The app no longer registers "alpha": the cached configuration names an unknown network.
     let narrower = ConfigValidator(knownNetworks: ["beta"])
     let bundledBeta = try BundledConfigSource(
       data: Data(configJSON(ecpm: 1, network: "beta").utf8), validator: narrower)
     let offline = RemoteConfigSource(
-      url: URL(string: "http://127.0.0.1:\(closedPort())/mediation.json")!, bundled: bundledBeta,
+      url: try #require(URL(string: configURL(receiver))), bundled: bundledBeta,
       cacheDirectory: directory, validator: narrower,
       policy: RemoteConfigPolicy(maxAttempts: 1),
       scheduler: VirtualScheduler())

@@ -51,8 +51,10 @@ struct RefreshTests {
         "not a valid configuration:\n\(remote.url.absoluteString): zones: expected an array, found a number",
       ])
     #expect(issuePaths(rejections.last) == ["zones[0].lineItems[0].network"])
-    // The cache followed: it holds the recovered configuration.
-    let offline = try await source(nil, cache: directory).start()
+    // The cache followed: once confirmed, it holds the recovered configuration.
+    #expect(await remote.confirmRunning() == nil)
+    receiver.stop()
+    let offline = try await source(url: configURL(receiver), cache: directory).start()
     #expect(offline.config == (try config(ecpm: 8)))
   }
 

@@ -31,6 +31,7 @@ struct OptimizeCommand {
     else {
       throw .usage("--out \(outPath): no directory \(directory) to write the configuration into", .optimize)
     }
+    try OutputFile.check(outPath, what: "configuration")
     let (config, source) = try context.loadConfig()
     let zoneID = context.arguments.value(.optimizeZone) ?? config.zones[0].id
     guard let zone = config.zones.first(where: { $0.id == zoneID }) else {
@@ -113,11 +114,6 @@ struct OptimizeCommand {
     guard reloaded == config else {
       throw .data("the proposed configuration does not read back the same, so it was not written")
     }
-    do {
-      try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
-    } catch {
-      throw CLIError(
-        kind: .io, message: "\(path): cannot write the configuration (\(error.localizedDescription))")
-    }
+    try OutputFile.write(Data(text.utf8), to: path, what: "configuration")
   }
 }

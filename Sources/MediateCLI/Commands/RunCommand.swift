@@ -124,7 +124,11 @@ struct RunCommand {
 
   func run() throws(CLIError) -> Int32 {
     let settings = try validate()
-    if let requests = settings.requests { return try simulate(settings, requests: requests) }
+    if let requests = settings.requests {
+      let code = try simulate(settings, requests: requests)
+      context.remoteConfig.confirm(output: context.output)
+      return code
+    }
     let ledger = try settings.ledgerPath.map { path throws(CLIError) in
       try context.openLedger(path: path, createIfMissing: true)
     }
@@ -139,6 +143,9 @@ struct RunCommand {
     }
     if let dispatcher { report(dispatcher) }
     if let ledger { try acknowledgeRewards(in: events, ledger: ledger, pause: settings.pauseBeforeAck) }
+    // The whole cycle ran on the configuration, through its acknowledgements: a fetched candidate
+    // is now known good. A run killed before this leaves it a candidate, which the next run skips.
+    context.remoteConfig.confirm(output: context.output)
     return ExitCode.success
   }
 

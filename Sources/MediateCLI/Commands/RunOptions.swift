@@ -64,6 +64,7 @@ extension CommandContext {
     else {
       throw CLIError(kind: .io, message: "\(path): cannot write the report: no directory \(directory)")
     }
+    try OutputFile.check(path, what: "report")
     return path
   }
 }

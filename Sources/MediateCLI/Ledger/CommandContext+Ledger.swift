@@ -14,15 +14,16 @@ extension CommandContext {
   ///     `false` for one that only reads or acknowledges, which must not leave an empty ledger
   ///     behind a mistyped path.
   /// - Throws: exit 66 when there is no file at `path` (and it may not be created) or `path` is
-  ///   a directory; exit 65 when the file is not a reward ledger (not a SQLite database, another
-  ///   application's database, a newer schema version, not writable).
+  ///   a directory; exit 74 when the storage fails while opening (a lock another process holds
+  ///   past the busy timeout, a full disk, an I/O error); exit 65 when the file is not a reward
+  ///   ledger (not a SQLite database, another application's database, a newer schema version).
   func openLedger(path: String, createIfMissing: Bool) throws(CLIError) -> SQLiteRewardLedger {
     try Self.checkStoreFile(
       path, createIfMissing: createIfMissing, shortName: "ledger", name: "reward ledger")
     do {
       return try SQLiteRewardLedger(path: path, createIfMissing: createIfMissing)
     } catch {
-      throw .data(error.message)
+      throw .ledgerOpen(error)
     }
   }
 }
@@ -50,5 +51,11 @@ extension CLIError {
   /// error): exit 74.
   static func ledger(_ error: LedgerError) -> CLIError {
     CLIError(kind: .io, message: error.message)
+  }
+
+  /// A ledger that could not be opened: exit 74 when the storage failed (trying again may work),
+  /// 65 when the file is not a reward ledger.
+  static func ledgerOpen(_ error: LedgerError) -> CLIError {
+    error.isStorageFailure ? .ledger(error) : .data(error.message)
   }
 }

@@ -50,28 +50,54 @@ extension CommandContext {
     let source = RemoteConfigSource(
       url: url, bundled: bundled, cacheDirectory: cacheDirectory, validator: validator,
       scheduler: DispatchScheduler())
-    let active = Self.waitFor { await source.start() }
+    let active = waitFor { await source.start() }
+    remoteConfig.keep(source)
     output.err("configuration: \(active.origin)")
     for skipped in active.skipped {
       let lines = skipped.description.split(separator: "\n", omittingEmptySubsequences: false)
       output.err("skipped " + lines.joined(separator: "\n  "))
     }
+    for warning in active.warnings { output.err("warning: \(warning)") }
     switch active.origin {
     case .remote, .cached: return (active.config, "\(url.absoluteString), \(active.origin)")
     case .bundled, .file: return (active.config, bundledName)
     }
   }
 
-  /// Runs `work` on the Swift concurrency pool and waits for its result on this thread.
-  private static func waitFor<T: Sendable>(_ work: @escaping @Sendable () async -> T) -> T {
-    let result = Locked<T?>(nil)
-    let done = DispatchSemaphore(value: 0)
-    Task {
-      let value = await work()
-      result.withLock { $0 = value }
-      done.signal()
-    }
-    done.wait()
-    return result.withLock { $0! }
+}
+
+/// The remote configuration source of one `mediate` invocation. A configuration fetched with
+/// `--config-url` is a candidate until the command has run a cycle on it (``confirm(output:)``);
+/// then it becomes the cache's last-known-good. A run that dies first leaves it a candidate, which
+/// the next start skips and never tries again; a command that ends normally without running a
+/// cycle (`mediate zones`) withdraws it, so it is neither promoted nor refused.
+final class RemoteConfigRun: Sendable {
+  private let source = Locked<RemoteConfigSource?>(nil)
+
+  func keep(_ source: RemoteConfigSource) { self.source.withLock { $0 = source } }
+
+  /// The command ran its cycle on the configuration: a candidate in use becomes last-known-good.
+  func confirm(output: CLIOutput) {
+    guard let source = source.withLock({ $0 }) else { return }
+    if let failure = waitFor({ await source.confirmRunning() }) { output.err("warning: \(failure)") }
   }
+
+  /// The command ends: a candidate not confirmed is withdrawn.
+  func withdraw(output: CLIOutput) {
+    guard let source = source.withLock({ $0.take() }) else { return }
+    if let failure = waitFor({ await source.withdrawCandidate() }) { output.err("warning: \(failure)") }
+  }
+}
+
+/// Runs `work` on the Swift concurrency pool and waits for its result on this thread.
+private func waitFor<T: Sendable>(_ work: @escaping @Sendable () async -> T) -> T {
+  let result = Locked<T?>(nil)
+  let done = DispatchSemaphore(value: 0)
+  Task {
+    let value = await work()
+    result.withLock { $0 = value }
+    done.signal()
+  }
+  done.wait()
+  return result.withLock { $0! }  // stored before the signal
 }

@@ -63,13 +63,9 @@ enum HTMLReport {
     return page(title: "Comparison of zone '\(settings.a.id)'", subtitle: subtitle, body: body)
   }
 
-  /// Writes `html` to `path`.
+  /// Writes `html` to `path` (``OutputFile``'s rules: a FIFO, device or directory is refused).
   static func write(_ html: String, to path: String) throws(CLIError) {
-    do {
-      try Data(html.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
-    } catch {
-      throw CLIError(kind: .io, message: "\(path): cannot write the report (\(error.localizedDescription))")
-    }
+    try OutputFile.write(Data(html.utf8), to: path, what: "report")
   }
 
   // MARK: - Parts

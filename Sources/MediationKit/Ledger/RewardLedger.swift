@@ -25,10 +25,21 @@ public struct LedgerEntry: Sendable, Equatable, Codable {
 public struct LedgerError: Error, Sendable, Equatable, CustomStringConvertible {
   /// What went wrong, for the log: the operation, the storage's own message, and where.
   public var message: String
+  /// Whether the storage failed rather than the ledger's content: a lock another process held past
+  /// the busy timeout, a full disk, an I/O error, a file that could not be opened or written —
+  /// what may work when tried again. `false` for a file that is not a reward ledger (not a
+  /// database, another application's, a newer schema) or an operation the ledger refused.
+  public var isStorageFailure: Bool
 
   /// Creates an error that says `message`.
   public init(_ message: String) {
+    self.init(message, isStorageFailure: false)
+  }
+
+  /// Creates an error that says `message`, and whether the storage failed.
+  public init(_ message: String, isStorageFailure: Bool) {
     self.message = message
+    self.isStorageFailure = isStorageFailure
   }
 
   public var description: String { message }

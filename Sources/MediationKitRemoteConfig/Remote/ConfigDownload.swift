@@ -13,6 +13,7 @@ struct ConfigResponse: Sendable {
   var etag: String?
   /// The `Cache-Control` header.
   var cacheControl: String?
+  /// The body, decoded when the server sent it with a `Content-Encoding` (gzip, deflate).
   var body: Data
 }
 
@@ -26,10 +27,12 @@ final class ConfigDownload: NSObject, URLSessionDataDelegate, Sendable {
   }
 
   private let state = Locked(State())
+  private let url: URL
   private let limit: Int
   private let timeout: Duration
 
-  private init(limit: Int, timeout: Duration) {
+  private init(url: URL, limit: Int, timeout: Duration) {
+    self.url = url
     self.limit = limit
     self.timeout = timeout
   }
@@ -38,7 +41,7 @@ final class ConfigDownload: NSObject, URLSessionDataDelegate, Sendable {
   static func fetch(
     _ url: URL, etag: String?, timeout: Duration, limit: Int
   ) async -> Result<ConfigResponse, ConfigFetchFailure> {
-    let download = ConfigDownload(limit: limit, timeout: timeout)
+    let download = ConfigDownload(url: url, limit: limit, timeout: timeout)
     let seconds = max(0.001, timeout.seconds)
     var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: seconds)
     request.setValue("application/json", forHTTPHeaderField: "Accept")
@@ -63,6 +66,31 @@ final class ConfigDownload: NSObject, URLSessionDataDelegate, Sendable {
   /// Resumes the caller once: the first of the answer, the size limit and the deadline wins.
   private func finish(_ result: Result<ConfigResponse, ConfigFetchFailure>) {
     state.withLock { $0.continuation.take() }?.resume(returning: result)
+  }
+
+  /// Whether `other` has the scheme, host and port of `url` (the port a scheme implies included).
+  static func sameOrigin(_ url: URL, _ other: URL) -> Bool {
+    func origin(_ url: URL) -> (String, String, Int?) {
+      let scheme = url.scheme?.lowercased() ?? ""
+      let port = url.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : nil)
+      return (scheme, url.host?.lowercased() ?? "", port)
+    }
+    return origin(url) == origin(other)
+  }
+
+  /// Follows a redirect only within the configuration URL's origin: the configuration in use is
+  /// then always one `url` names, and the source reports no URL it did not fetch.
+  func urlSession(
+    _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+    newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+  ) {
+    guard let target = request.url, Self.sameOrigin(url, target) else {
+      finish(.failure(.redirectRefused(to: request.url?.absoluteString ?? "an unreadable URL")))
+      completionHandler(nil)
+      task.cancel()
+      return
+    }
+    completionHandler(request)
   }
 
   func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
@@ -91,8 +119,13 @@ final class ConfigDownload: NSObject, URLSessionDataDelegate, Sendable {
       return
     }
     let expected = response.expectedContentLength
-    // A connection closed early: an error on some platforms, a short body on others.
-    if expected >= 0 && Int64(body.count) < expected {
+    // A connection closed early: an error on some platforms, a short body on others. The declared
+    // length counts the bytes on the wire: an encoded (gzip) body is checked by its decoder, its
+    // own trailer holding the length and CRC, not against the decoded body's length.
+    let encoding = response.value(forHTTPHeaderField: "Content-Encoding")?
+      .trimmingCharacters(in: .whitespaces).lowercased()
+    let encoded = encoding.map { !$0.isEmpty && $0 != "identity" } ?? false
+    if !encoded && expected >= 0 && Int64(body.count) < expected {
       finish(.failure(.truncated(expected: Int(expected), received: body.count)))
       return
     }

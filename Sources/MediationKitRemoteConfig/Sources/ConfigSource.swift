@@ -21,12 +21,19 @@ public struct ActiveConfig: Sendable, Equatable {
   /// The sources tried first and skipped, in the order tried, each with its reason (empty when the
   /// first choice was used).
   public var skipped: [SkippedConfig]
+  /// Problems that did not stop this configuration from being used, e.g.
+  /// ``ConfigFetchFailure/cacheWriteFailed(_:)``: it will not be in the cache for the next start.
+  public var warnings: [ConfigFetchFailure]
 
   /// Creates a description of the configuration in use.
-  public init(config: MediationConfig, origin: ConfigOrigin, skipped: [SkippedConfig] = []) {
+  public init(
+    config: MediationConfig, origin: ConfigOrigin, skipped: [SkippedConfig] = [],
+    warnings: [ConfigFetchFailure] = []
+  ) {
     self.config = config
     self.origin = origin
     self.skipped = skipped
+    self.warnings = warnings
   }
 }
 
@@ -35,7 +42,8 @@ public enum ConfigOrigin: Sendable, Equatable, CustomStringConvertible {
   /// Fetched from the server just now. `notModified`: the server answered `304` to the cached
   /// copy's `ETag`, so the cached copy is the server's current one.
   case remote(etag: String?, notModified: Bool)
-  /// The last good remote configuration, from the on-disk cache, saved at `savedAt`.
+  /// The last-known-good remote configuration (one the app confirmed it ran on), from the on-disk
+  /// cache, saved at `savedAt`.
   case cached(etag: String?, savedAt: Date)
   /// Built into the app; `name` says which (e.g. "built-in default").
   case bundled(name: String)
@@ -67,6 +75,8 @@ public struct SkippedConfig: Sendable, Equatable, CustomStringConvertible {
     case remote
     /// The on-disk cache of the last good remote configuration.
     case cached
+    /// The fetched configuration the previous run put in use and never confirmed to have run.
+    case candidate
   }
 
   /// What was skipped.

@@ -61,16 +61,30 @@ public final class SQLiteRewardLedger: RewardLedger {
   /// - Throws: ``LedgerError`` naming the path, what is wrong and what was expected: a directory,
   ///   a missing directory or file, a file that is not writable, not a SQLite database or not a
   ///   reward ledger, a ledger with a newer schema version, a file system without WAL support.
-  public init(
+  ///   A lock another process holds past ``busyTimeoutMilliseconds``, a full disk or an I/O error
+  ///   while opening, creating or upgrading the file throws one whose
+  ///   ``LedgerError/isStorageFailure`` is true; every other failure to open one with it false.
+  public convenience init(
     path: String, createIfMissing: Bool = true,
     wallClockMilliseconds: @escaping @Sendable () -> Int64 = MediatorOptions.systemWallClock
+  ) throws(LedgerError) {
+    try self.init(
+      path: path, createIfMissing: createIfMissing, busyTimeoutMilliseconds: Self.busyTimeoutMilliseconds,
+      wallClockMilliseconds: wallClockMilliseconds)
+  }
+
+  /// Opens the ledger at `path` waiting at most `busyTimeoutMilliseconds` for another
+  /// connection's lock (tests pass a short one).
+  package init(
+    path: String, createIfMissing: Bool, busyTimeoutMilliseconds: Int32,
+    wallClockMilliseconds: @escaping @Sendable () -> Int64
   ) throws(LedgerError) {
     self.path = path
     self.wallClock = wallClockMilliseconds
     store = try SQLiteStore(
       kind: LedgerSchema.kind, path: path, createIfMissing: createIfMissing,
-      busyTimeoutMilliseconds: Self.busyTimeoutMilliseconds,
-      failure: { LedgerError($0.message) }
+      busyTimeoutMilliseconds: busyTimeoutMilliseconds,
+      failure: { LedgerError($0.message, isStorageFailure: $0.isStorageFailure) }
     ) { (connection) throws(SQLiteFailure) in
       Statements(
         insert: try connection.prepare(LedgerSchema.insert),

@@ -2,6 +2,7 @@ import Foundation
 import MediationKit
 import MediationKitRemoteConfig
 import MediationKitTesting
+import Testing
 
 /// The networks the test configurations may name.
 let knownNetworks: [NetworkID] = ["alpha", "beta"]
@@ -50,8 +51,19 @@ func source(
   wallClock: @escaping @Sendable () -> Date = { Date(timeIntervalSince1970: 1_800_000_000) }
 ) throws -> RemoteConfigSource {
   let base = receiver?.baseURL ?? "http://127.0.0.1:\(closedPort())"
-  return RemoteConfigSource(
-    url: URL(string: "\(base)/mediation.json")!, bundled: try bundled(), cacheDirectory: cache,
+  return try source(
+    url: "\(base)/mediation.json", cache: cache, scheduler: scheduler, policy: policy, wallClock: wallClock)
+}
+
+/// A source fetching from `url` (a stopped receiver's, for an offline start that finds the cache
+/// that URL filled).
+func source(
+  url: String, cache: URL? = nil, scheduler: VirtualScheduler = VirtualScheduler(),
+  policy: RemoteConfigPolicy = RemoteConfigPolicy(requestTimeout: .seconds(10), maxAttempts: 1),
+  wallClock: @escaping @Sendable () -> Date = { Date(timeIntervalSince1970: 1_800_000_000) }
+) throws -> RemoteConfigSource {
+  RemoteConfigSource(
+    url: try #require(URL(string: url)), bundled: try bundled(), cacheDirectory: cache,
     validator: validator, policy: policy, scheduler: scheduler, wallClock: wallClock)
 }
 
@@ -86,3 +98,6 @@ func issuePaths(_ reason: ConfigFetchFailure?) -> [String] {
 
 /// The policy of the tests whose server stalls: the deadline ends them, so it is short.
 let stallTimeout = RemoteConfigPolicy(requestTimeout: .milliseconds(300), maxAttempts: 1)
+
+/// The URL a source built on `receiver` fetches.
+func configURL(_ receiver: LoopbackHTTPReceiver) -> String { "\(receiver.baseURL)/mediation.json" }
