@@ -16,6 +16,11 @@ import MediationKit
 ///   #expect(report.fills > 0)
 /// }
 /// ```
+///
+/// An adapter that declares ``AdapterInfo/Capability/globalListener`` or
+/// ``AdapterInfo/Capability/availabilityFlag`` must also pass `lateCallbacks:` (a
+/// ``LateCallbacks`` hook): without it the report fails with
+/// ``Invariant/lateCallbacksChecked``, since where a late reward goes is the bug such adapters have.
 public enum AdapterConformance {
   /// What the scenarios did, and every invariant they found broken.
   public struct Report: Sendable, Equatable, CustomStringConvertible {
@@ -31,7 +36,13 @@ public enum AdapterConformance {
     /// run: a scenario is never skipped silently.
     public var scenarios: [ScenarioOutcome] = []
 
-    /// Whether no invariant was broken.
+    /// Whether no invariant was broken. A scenario that applies to the adapter and could not run
+    /// for want of what only the caller can give (the ``LateCallbacks`` hook of an adapter that
+    /// declares ``AdapterInfo/Capability/globalListener`` or
+    /// ``AdapterInfo/Capability/availabilityFlag``) is a violation
+    /// (``Invariant/lateCallbacksChecked``), so the report cannot pass by omission. A scenario the
+    /// network itself kept from running (it never filled, a show never displayed) is listed in
+    /// ``notRun``; assert ``fills`` to catch a network that never fills.
     public var passed: Bool { violations.isEmpty }
 
     /// The scenarios that could not run, each with the reason.
@@ -60,16 +71,22 @@ public enum AdapterConformance {
     public var description: String { "\(name): \(ran ? "ran" : "NOT RUN") — \(note)" }
   }
 
-  /// A way to make the adapter's SDK deliver, now, the late callbacks of the show *before* the one
-  /// on screen — a reward and a second dismissal, as SDKs that reward after the close do — for the
-  /// back-to-back scenario. Without it that scenario cannot check where late callbacks go, and
-  /// says so in ``Report/scenarios``.
+  /// A way to make the adapter's SDK deliver, now, a late callback of the show *before* the one
+  /// on screen, for the back-to-back scenario: whatever the SDK really sends late — typically the
+  /// reward of a show that already closed, as SDKs that reward after the close do; a revenue or a
+  /// second close where the SDK sends those. A reward alone is enough.
+  ///
+  /// The kit fails the report when no delivered callback reached the first show (the hook
+  /// delivered nothing, or the adapter dropped it) and when any reached the second show.
+  /// Without the hook the check cannot run: for an adapter that declares
+  /// ``AdapterInfo/Capability/globalListener`` or ``AdapterInfo/Capability/availabilityFlag`` that
+  /// fails the report; for others it is listed in ``Report/notRun``.
   public struct LateCallbacks: Sendable {
     let deliver: @Sendable (any RewardedAdapter) -> Void
 
     /// - Parameter deliver: Given the adapter the mediator made (unwrapped from a
-    ///   ``FaultInjectingAdapter``), makes its SDK deliver the previous show's late callbacks
-    ///   before returning (or from an action it schedules at the current time).
+    ///   ``FaultInjectingAdapter``), makes its SDK deliver at least one late callback of the
+    ///   previous show before returning (or from an action it schedules at the current time).
     public init(_ deliver: @escaping @Sendable (_ adapter: any RewardedAdapter) -> Void) {
       self.deliver = deliver
     }
@@ -95,8 +112,10 @@ public enum AdapterConformance {
   ///   - ecpm: The line items' eCPM.
   ///   - seeds: One load-and-show cycle (and a follow-up cycle) per seed.
   ///   - rewardGraceSeconds: The zones' grace window for late rewards.
-  ///   - lateCallbacks: How to make the SDK deliver a previous show's late callbacks, for the
-  ///     back-to-back scenario; `nil`: that check is reported as not run.
+  ///   - lateCallbacks: How to make the SDK deliver a previous show's late callback, for the
+  ///     back-to-back scenario; `nil`: that check cannot run, which fails the report of an adapter
+  ///     that declares ``AdapterInfo/Capability/globalListener`` or
+  ///     ``AdapterInfo/Capability/availabilityFlag``.
   public static func check(
     _ registration: AdapterRegistry.Registration, placementID: String, secondPlacementID: String? = nil,
     ecpm: Double = 10,
@@ -365,6 +384,14 @@ extension ScenarioRun {
     }
   }
 
+  /// The capabilities that make the late-callback check apply, that the adapter declares.
+  var lateCallbackCapabilities: [AdapterInfo.Capability] {
+    [.globalListener, .availabilityFlag].filter { registration.info.capabilities.contains($0) }
+  }
+
+  /// Whether the adapter's SDK routes callbacks itself, so where late callbacks go must be checked.
+  var lateCallbacksApply: Bool { !lateCallbackCapabilities.isEmpty }
+
   /// A show started right after the previous show's terminal event, while that show's late
   /// callbacks (a reward beyond the grace window, a second dismissal) still arrive: they must reach
   /// the previous show's sink, never the new show's.
@@ -408,6 +435,11 @@ extension ScenarioRun {
       } else {
         outcome(lateName, ran: false, "the second show never displayed (it failed or never answered)")
       }
+    } else if lateCallbacksApply {
+      let note =
+        "no lateCallbacks given, yet \(registration.info.id) declares \(lateCallbackCapabilities.map(\.rawValue).joined(separator: " and ")): pass AdapterConformance.LateCallbacks to check where a show's late callbacks go"
+      fail(.lateCallbacksChecked, lateName, note)
+      outcome(lateName, ran: false, note)
     } else {
       outcome(
         lateName, ran: false,
@@ -438,6 +470,16 @@ extension ScenarioRun {
       fail(
         .lateSignalsReachTheirShow, name,
         "the first show's late callbacks went to the second show, on screen: \(toNext.map { "\($0)" })"
+      )
+    } else if delivered.isEmpty {
+      fail(
+        .lateCallbacksChecked, name,
+        "the LateCallbacks hook delivered nothing: no callback reached any show, so where late callbacks go was not checked"
+      )
+    } else if toPrevious.isEmpty {
+      fail(
+        .lateSignalsReachTheirShow, name,
+        "none of the \(delivered.count) late callbacks reached the first show: \(delivered.map { "\($0.signal)" })"
       )
     }
     outcome(
@@ -504,9 +546,54 @@ extension ScenarioRun {
     outcome(name, ran: true, note)
   }
 
-  /// A ready ad kept for hours, as long as a zone may keep one: if the SDK loses it meanwhile, it
-  /// must withdraw it (the zone then expires it and refuses to show), not leave it ready to fail.
+  /// An ad the SDK no longer has must be withdrawn (the zone then expires it and refuses to
+  /// show), not left ready to fail at show time. Tried twice: a ready ad kept for hours, as long as
+  /// a zone may keep one; and, for two zones on one placement, the second zone's ad after the
+  /// first zone's show used the SDK's ad.
   mutating func adGoneBeforeShow(seeds: ClosedRange<UInt64>) {
+    adConsumedByAnotherZone(seeds: seeds)
+    adKeptForHours(seeds: seeds)
+  }
+
+  /// Two zones ready on one placement; the first shows to its end. If the second is still ready
+  /// then, its show must not fail for want of an ad: the SDK's ad went to the first show, so an
+  /// SDK that has no other must have had it withdrawn.
+  private mutating func adConsumedByAnotherZone(seeds: ClosedRange<UInt64>) {
+    let name = "ad withdrawn before show"
+    var shared = zones[1]
+    shared.id = "conformance-shared"
+    shared.lineItems = zones[0].lineItems
+    guard let (scheduler, mediator, recorder) = makeMediator(zones: [zones[0], shared]),
+      let first = try? mediator.rewardedAd(zone: zones[0].id),
+      let second = try? mediator.rewardedAd(zone: shared.id)
+    else { return }
+    for _ in 0..<min(seeds.count, 20) {
+      if !first.isReady { first.load() }
+      if !second.isReady { second.load() }
+      _ = advance(scheduler, for: .seconds(zones[0].loadTimeoutSeconds)) { first.isReady && second.isReady }
+      if first.isReady && second.isReady { break }
+    }
+    guard first.isReady && second.isReady, (try? first.show(from: HeadlessPresenter())) != nil else { return }
+    _ = advance(scheduler, for: .seconds(600), step: .seconds(1)) {
+      recorder.events(zone: first.zoneID).contains(where: \.isTerminal)
+    }
+    // Only a show that displayed used the SDK's ad.
+    guard recorder.names(zone: first.zoneID).contains("shown"), second.isReady,
+      (try? second.show(from: HeadlessPresenter())) != nil
+    else { return }
+    scheduler.advance(by: .seconds(600))
+    if case .showFailed(let error)? = recorder.events(zone: shared.id).last(where: \.isTerminal),
+      error.code == .expired || error.code == .notReady
+    {
+      fail(
+        .goneAdsWithdrawn, name,
+        "another zone's show used the SDK's ad of this placement, yet this zone's ad stayed ready and its show failed (\(error.message)): withdraw it through AdapterLoadRequest.withdrawals when the SDK no longer has an ad for it"
+      )
+    }
+  }
+
+  /// A ready ad kept for hours: if the SDK loses it meanwhile, it must be withdrawn.
+  private mutating func adKeptForHours(seeds: ClosedRange<UInt64>) {
     let name = "ad withdrawn before show"
     var kept = zones[0]
     kept.adExpirySeconds = ConfigLimits.maxAdExpiry

@@ -39,6 +39,11 @@ public enum Invariant: String, Sendable, Equatable, CaseIterable, CustomStringCo
   case goneAdsWithdrawn = "gone-ads-withdrawn"
   /// No load or bid reaches an adapter before its start completed.
   case noLoadBeforeStart = "no-load-before-start"
+  /// Where late callbacks go was checked: an adapter that declares
+  /// ``AdapterInfo/Capability/globalListener`` or ``AdapterInfo/Capability/availabilityFlag`` is
+  /// checked with an ``AdapterConformance/LateCallbacks`` hook, and the hook delivered at least one
+  /// callback to a show.
+  case lateCallbacksChecked = "late-callbacks-checked"
 
   public var description: String { rawValue }
 }

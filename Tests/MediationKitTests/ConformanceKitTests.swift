@@ -7,9 +7,11 @@ import Testing
 struct ConformanceKitTests {
   private func check(
     _ make: @escaping @Sendable (any Scheduler) -> any RewardedAdapter, id: NetworkID = "probe",
+    capabilities: Set<AdapterInfo.Capability> = [.rewarded],
     lateCallbacks: AdapterConformance.LateCallbacks? = nil
   ) -> AdapterConformance.Report {
-    let info = AdapterInfo.testNetwork(id, displayName: "Probe")
+    var info = AdapterInfo.testNetwork(id, displayName: "Probe")
+    info.capabilities = capabilities
     let registration = AdapterRegistration(info: info) { make($0.scheduler) }
     return AdapterConformance.check(
       registration, placementID: "p", seeds: 1...3, lateCallbacks: lateCallbacks)
@@ -49,9 +51,64 @@ struct ConformanceKitTests {
   }
 
   /// A global-listener adapter whose late callbacks go to the previous show, or the latest.
-  private func oneListener(_ scheduler: any Scheduler, misroutes: Bool) -> InstantAdapter {
-    let log = ShowLog(misroutes: misroutes)
+  private func oneListener(_ scheduler: any Scheduler, misroutes: Bool, rewardOnly: Bool = false)
+    -> InstantAdapter
+  {
+    let log = ShowLog(misroutes: misroutes, rewardOnly: rewardOnly)
     return InstantAdapter(log: log) { PlayedAd(scheduler: scheduler, log: log) }
+  }
+
+  private static let globalListener: Set<AdapterInfo.Capability> = [.rewarded, .globalListener]
+
+  @Test func aMisroutingGlobalListenerAdapterCheckedWithoutTheHookFails() {
+    let report = check({ oneListener($0, misroutes: true) }, capabilities: Self.globalListener)
+    #expect(!report.passed, "\(report)")
+    #expect(report.violations.map(\.invariant) == [.lateCallbacksChecked], "\(report)")
+    #expect(report.violations.first?.detail.contains("declares globalListener") == true)
+    #expect(!report.description.contains("conforms"))
+  }
+
+  @Test func anAvailabilityAdapterCheckedWithoutTheHookFails() {
+    let report = check(
+      { oneListener($0, misroutes: false) }, capabilities: [.rewarded, .availabilityFlag])
+    #expect(report.violations.map(\.invariant) == [.lateCallbacksChecked], "\(report)")
+  }
+
+  @Test func aHookThatDeliversNothingFails() {
+    let report = check(
+      { oneListener($0, misroutes: false) }, capabilities: Self.globalListener,
+      lateCallbacks: AdapterConformance.LateCallbacks { _ in })
+    #expect(!report.passed)
+    #expect(report.violations.map(\.invariant) == [.lateCallbacksChecked], "\(report)")
+    #expect(report.violations.first?.detail.contains("delivered nothing") == true)
+  }
+
+  @Test func aCorrectGlobalListenerAdapterGivenOnlyALateRewardPasses() {
+    let report = check(
+      { oneListener($0, misroutes: false, rewardOnly: true) }, capabilities: Self.globalListener,
+      lateCallbacks: deliverLate)
+    #expect(report.passed, "\(report)")
+    let late = report.scenarios.first { $0.name == "late callbacks across back-to-back shows" }
+    #expect(late?.note.hasPrefix("1 late callbacks reached the first show, 0 the second") == true)
+  }
+
+  @Test func aMisroutingGlobalListenerAdapterGivenOnlyALateRewardFails() {
+    let report = check(
+      { oneListener($0, misroutes: true, rewardOnly: true) }, capabilities: Self.globalListener,
+      lateCallbacks: deliverLate)
+    #expect(report.violations.map(\.invariant) == [.lateSignalsReachTheirShow], "\(report)")
+  }
+
+  @Test func anAdLeftReadyAfterAnotherZoneUsedTheSDKAdFailsTheKit() {
+    // One SDK ad per placement, as availability SDKs keep: every load's object stands for it; a
+    // show uses it, and a later show of another object finds none and fails `not_ready`.
+    let report = check { scheduler in
+      let sdk = OneSDKAd()
+      return InstantAdapter { SharedSDKAd(scheduler: scheduler, sdk: sdk) }
+    }
+    #expect(report.violations.map(\.invariant) == [.goneAdsWithdrawn], "\(report)")
+    #expect(report.violations.first?.scenario == "ad withdrawn before show")
+    #expect(report.violations.first?.detail.contains("another zone's show used the SDK's ad") == true)
   }
 
   @Test func aLateRewardHandedToTheNextShowFailsTheKit() {
@@ -167,17 +224,60 @@ private final class InstantAdapter: RewardedAdapter {
 /// before the last — or, when it `misroutes`, to the latest show.
 private final class ShowLog: Sendable {
   private let misroutes: Bool
+  private let rewardOnly: Bool
   private let sinks = Locked<[AdapterSignalSink]>([])
 
-  init(misroutes: Bool) { self.misroutes = misroutes }
+  init(misroutes: Bool, rewardOnly: Bool = false) {
+    self.misroutes = misroutes
+    self.rewardOnly = rewardOnly
+  }
 
   func showStarted(_ sink: AdapterSignalSink) { sinks.withLock { $0.append(sink) } }
 
   func deliverLateCallbacksOfPreviousShow() {
     let target = sinks.withLock { sinks in misroutes ? sinks.last : sinks.dropLast().last }
     target?.send(.rewarded(nil))
-    target?.send(.dismissed)
+    if !rewardOnly { target?.send(.dismissed) }
   }
+}
+
+/// The one ad an availability SDK holds for a placement: loaded on demand, used by a show.
+private final class OneSDKAd: Sendable {
+  private let loaded = Locked(false)
+
+  func load() { loaded.withLock { $0 = true } }
+
+  /// Whether there was an ad to show; it is gone after.
+  func use() -> Bool {
+    loaded.withLock { loaded in
+      defer { loaded = false }
+      return loaded
+    }
+  }
+}
+
+/// An ad object standing for the SDK's one ad: displays and closes after 5 s when the SDK still
+/// had it, else fails `not_ready`, never withdrawn.
+private final class SharedSDKAd: AdapterAd {
+  let scheduler: any Scheduler
+  let sdk: OneSDKAd
+
+  init(scheduler: any Scheduler, sdk: OneSDKAd) {
+    self.scheduler = scheduler
+    self.sdk = sdk
+    sdk.load()
+  }
+
+  func show(_ request: AdapterShowRequest, from presenter: any AdPresenting, signals: AdapterSignalSink) {
+    guard sdk.use() else {
+      signals.send(.showFailed(AdapterError(.notReady, vendorCode: 509, message: "no ads to show")))
+      return
+    }
+    signals.send(.displayed)
+    scheduler.schedule(after: .seconds(5)) { signals.send(.dismissed) }
+  }
+
+  func discard() {}
 }
 
 /// Displays, then is dismissed after 5 s without a reward.

@@ -119,6 +119,74 @@ struct GlobalListenerRoutesTests {
     #expect(routes.route(.afterOpening, placementID: "p", impressionID: "imp-2") == 2)
   }
 
+  /// The documented guarantee: with content completion reported, show N's reward that comes after
+  /// show N+1 of the same placement opened reaches show N, and N+1's own reward reaches N+1.
+  @Test func aLateRewardGoesToTheOldestOpenedShowWithCompletedUnrewardedContent() {
+    var routes = GlobalListenerRoutes()
+    routes.showStarted(1, placementID: "p")
+    #expect(routes.route(.opened, placementID: "p") == 1)
+    #expect(routes.route(.contentCompleted, placementID: "p") == 1)
+    #expect(routes.route(.afterOpening, placementID: "p") == 1)  // the close, before the reward
+    routes.showStarted(2, placementID: "p")
+    #expect(routes.route(.opened, placementID: "p") == 2)
+    // Show 1's late reward, while show 2 is on screen and its content has not completed.
+    #expect(routes.route(.reward, placementID: "p") == 1)
+    #expect(routes.route(.contentCompleted, placementID: "p") == 2)
+    #expect(routes.route(.reward, placementID: "p") == 2)
+    #expect(routes.shows.map(\.rewarded) == [true, true])
+  }
+
+  /// The case the routes cannot tell apart, pinned as documented: no impression id and no content
+  /// completion, and show N's late reward comes after show N+1 of the same placement opened — it
+  /// reaches show N+1.
+  @Test func aLateRewardWithoutImpressionIDOrCompletionAfterTheNextShowOpenedReachesTheNextShow() {
+    var routes = GlobalListenerRoutes()
+    routes.showStarted(1, placementID: "p")
+    _ = routes.route(.opened, placementID: "p")
+    _ = routes.route(.afterOpening, placementID: "p")
+    routes.showStarted(2, placementID: "p")
+    _ = routes.route(.opened, placementID: "p")
+    #expect(routes.route(.reward, placementID: "p") == 2)
+  }
+
+  @Test func anAppWideFlagFillsTheLoadsOfEveryPlacementAndWithdrawsThemAll() {
+    var routes = GlobalListenerRoutes(availability: .init(scope: .appWide))
+    _ = routes.started()
+    let p = routes.addLoad(placementID: "p")
+    let q = routes.addLoad(placementID: "q")
+    // One SDK load for the app's one flag.
+    #expect(p.effects == [.requestLoad(placementID: "p")])
+    #expect(q.effects == [])
+    #expect(
+      routes.availabilityChanged(placementID: GlobalListenerRoutes.appWide, available: true)
+        == [.fill(ticket: p.ticket), .fill(ticket: q.ticket)])
+    // A load on a third placement fills at once under the app's flag.
+    let r = routes.addLoad(placementID: "r")
+    #expect(r.effects == [.fill(ticket: r.ticket)])
+    routes.showStarted(p.ticket, placementID: "p")
+    let withdrawn = routes.availabilityChanged(placementID: "p", available: false).compactMap {
+      if case .withdraw(let ticket, _) = $0 { ticket } else { nil }
+    }
+    #expect(withdrawn == [q.ticket, r.ticket])
+    // The zone that lost its ad loads again and is filled when the SDK has the next ad.
+    let again = routes.addLoad(placementID: "q")
+    #expect(again.effects == [.requestLoad(placementID: "q")])
+    #expect(routes.availabilityChanged(placementID: "q", available: true) == [.fill(ticket: again.ticket)])
+  }
+
+  @Test func keepOnUnavailableWithdrawsNothingAndWaitingLoadsAskAgain() {
+    var routes = GlobalListenerRoutes(availability: .init(whenUnavailable: .keep))
+    _ = routes.started()
+    let first = routes.addLoad(placementID: "p")
+    _ = routes.availabilityChanged(placementID: "p", available: true)
+    let waiting = routes.addLoad(placementID: "p")
+    #expect(waiting.effects == [.fill(ticket: waiting.ticket)])
+    #expect(routes.availabilityChanged(placementID: "p", available: false) == [])
+    #expect(routes.loaded == ["p": [first.ticket, waiting.ticket]])
+    let later = routes.addLoad(placementID: "p")
+    #expect(later.effects == [.requestLoad(placementID: "p")])
+  }
+
   @Test func callbacksAreRoutedByPlacementAndOnlyToRecentShows() {
     var routes = GlobalListenerRoutes(capacity: 2)
     routes.showStarted(1, placementID: "p")
@@ -188,6 +256,34 @@ struct GlobalListenerRouterTests {
         == AdapterShowID(zoneID: "z", number: 1))
     #expect(received.get() == ["1:displayed", "1:dismissed", "2:displayed", "1:rewarded(nil)"])
     #expect(router.send(.clicked, placementID: "elsewhere") == nil)
+  }
+
+  @Test func contentCompletionRoutesALateRewardWithoutImpressionIDsToItsShow() {
+    let router = GlobalListenerRouter(availability: .init(scope: .appWide)) { _ in }
+    router.started()
+    let tickets = Locked<[UInt64]>([])
+    let request = AdapterLoadRequest(
+      zoneID: "z", placementID: "p", ecpm: 1, reward: AdapterSignal.NetworkReward(type: "c", amount: 1))
+    for _ in 1...2 {
+      _ = router.load(request) { result in tickets.withLock { $0.append(try! result.get()) } }
+    }
+    router.availabilityChanged(available: true)
+    #expect(tickets.get().count == 2)
+    let received = Locked<[String]>([])
+    func sink(_ number: Int) -> AdapterSignal.Sink {
+      AdapterSignal.Sink(show: AdapterSignal.Sink.ShowID(zoneID: "z", number: number)) { signal in
+        received.withLock { $0.append("\(number):\(signal)") }
+      }
+    }
+    let show1 = AdapterSignal.Sink.ShowID(zoneID: "z", number: 1)
+    router.showStarted(tickets.get()[0], placementID: "p", signals: sink(1))
+    router.send(.displayed, placementID: "p")
+    #expect(router.contentCompleted(placementID: "p") == show1)
+    router.send(.dismissed, placementID: "p")
+    router.showStarted(tickets.get()[1], placementID: "p", signals: sink(2))
+    router.send(.displayed, placementID: "p")
+    #expect(router.send(.rewarded(nil), placementID: "p") == show1)
+    #expect(received.get() == ["1:displayed", "1:dismissed", "2:displayed", "1:rewarded(nil)"])
   }
 }
 

@@ -68,6 +68,15 @@ extension AdapterInfo {
     case impressionRevenue
     /// The network's server calls the publisher to confirm rewards (S2S / SSV).
     case serverSideReward
+    /// The SDK has one app-wide listener whose show callbacks name a placement, not a show
+    /// (ironSource/LevelPlay's classic rewarded video), so the adapter decides which show each
+    /// callback belongs to — ``GlobalListenerRouter`` does. `AdapterConformance` then requires its
+    /// late-callback check: run without a `LateCallbacks` hook, the report fails.
+    case globalListener
+    /// The SDK reports an availability flag instead of completing each load, so several loads may
+    /// stand for one SDK ad. `AdapterConformance` then requires its late-callback check, as for
+    /// ``globalListener``.
+    case availabilityFlag
   }
 }
 

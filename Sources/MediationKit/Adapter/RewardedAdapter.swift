@@ -33,6 +33,9 @@
 ///   #expect(report.fills > 0)
 /// }
 /// ```
+/// An adapter that declares ``AdapterInfo/Capability/globalListener`` or
+/// ``AdapterInfo/Capability/availabilityFlag`` also passes `lateCallbacks:`, a hook that makes its
+/// SDK deliver a late reward of the previous show; without it the report fails.
 public protocol RewardedAdapter: AnyObject, Sendable {
   /// The network and versions this adapter drives.
   var info: AdapterInfo { get }

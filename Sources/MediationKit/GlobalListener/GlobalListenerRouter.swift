@@ -1,24 +1,39 @@
 /// The stock plumbing for an adapter whose SDK has one listener for everything — an availability
-/// flag per placement, loads without a completion, show callbacks that name a placement, not a
-/// show (ironSource/LevelPlay's classic rewarded video, and SDKs like it).
+/// flag (per placement, or one for the app), loads without a completion, show callbacks that name
+/// a placement, not a show (ironSource/LevelPlay's classic rewarded video, and SDKs like it).
 ///
 /// It keeps the loads waiting for availability and the recent shows, and tells the adapter which
 /// show each callback belongs to:
-/// - **Fan-out:** one availability callback fills every load waiting for that placement, each with
-///   an ad object of its own (several ad objects for one SDK ad; the SDK's flag turning false
-///   withdraws them all through their loads' ``AdapterLoadRequest/withdrawals``).
+/// - **Fan-out:** one availability callback fills every load waiting for a placement it covers,
+///   each with an ad object of its own (several ad objects for one SDK ad). What the flag covers
+///   and what its turning false does — withdraw the loaded objects through their loads'
+///   ``AdapterLoadRequest/withdrawals``, or keep them — is the ``Availability`` it was made with.
 /// - **Synchronous completion:** a placement already available fills inside ``load(_:completion:)``,
 ///   and an SDK that reports availability from inside its own load call finds the load waiting.
 /// - **Cancel = stop waiting:** a cancelled load is forgotten; the SDK's load goes on.
 /// - **Loads during start:** they wait until ``started()``; ``startFailed(_:)`` fails them.
-/// - **Late callbacks:** each callback goes to the show it belongs to (``send(_:placementID:impressionID:)``),
-///   so a reward that arrives after show N closed reaches show N's sink — where the core reports
-///   it as a `late_reward` diagnostic — and never show N+1's.
+///
+/// **Where callbacks go.** The router guarantees, for the recent shows it keeps (``init(recentShows:availability:requestLoad:)``):
+/// - a callback with an impression id it saw before reaches that impression's show, whatever
+///   opened since;
+/// - `displayed` and `showFailed` reach the newest show of the placement not yet opened;
+/// - a reward reaches the oldest opened show of the placement whose content completed
+///   (``contentCompleted(placementID:impressionID:)``) and that has no reward yet — so when the
+///   adapter reports content completion and the SDK sends one reward per completed show, in order,
+///   show N's late reward reaches show N even after show N+1 opened;
+/// - any other callback (and a reward no completed show awaits) reaches the newest opened show of
+///   the placement, so a late callback of show N that arrives before show N+1 opened reaches show
+///   N.
+///
+/// **The case it cannot route:** a late callback of show N that carries no impression id and
+/// arrives after show N+1 of the same placement opened — a reward without content completion
+/// reported, a click, a revenue or a second close — reaches show N+1, since nothing in it tells
+/// the two shows apart. Such an SDK needs the impression id, or content completion for its rewards.
 ///
 /// Make one per SDK instance and forward the SDK's listener to it. For a vendor SDK that is a
-/// process-wide singleton, that means one router per process, made where the SDK's listener is
-/// set (see ``RewardedAdapter`` rule 5). The logic is the pure value `GlobalListenerRoutes`;
-/// this class only adds a lock and the closures.
+/// process-wide singleton (ironSource is), that means one router per process, made where the SDK's
+/// listener is set and shared by the adapters every ``Mediator`` makes (see ``RewardedAdapter``
+/// rule 5); an SDK you can make per mediator gets one router per adapter.
 public final class GlobalListenerRouter: Sendable {
   private struct State {
     var routes: GlobalListenerRoutes
@@ -31,11 +46,18 @@ public final class GlobalListenerRouter: Sendable {
   private let requestLoad: @Sendable (String) -> Void
 
   /// - Parameters:
-  ///   - recentShows: How many ended shows still receive their late callbacks.
+  ///   - recentShows: How many shows (at least 2) still receive their late callbacks; an older
+  ///     show's callbacks find no show and are dropped.
+  ///   - availability: What the SDK's availability flag covers and what its turning false does
+  ///     (default: one flag per placement; false withdraws the placement's loaded ad objects).
   ///   - requestLoad: Asks the SDK to load a placement (called outside the router's lock, so the
   ///     SDK may report availability from inside it).
-  public init(recentShows: Int = 8, requestLoad: @escaping @Sendable (_ placementID: String) -> Void) {
-    self.state = Locked(State(routes: GlobalListenerRoutes(capacity: recentShows)))
+  public init(
+    recentShows: Int = 8, availability: Availability = Availability(),
+    requestLoad: @escaping @Sendable (_ placementID: String) -> Void
+  ) {
+    self.state = Locked(
+      State(routes: GlobalListenerRoutes(capacity: recentShows, availability: availability)))
     self.requestLoad = requestLoad
   }
 
@@ -78,9 +100,16 @@ public final class GlobalListenerRouter: Sendable {
     }
   }
 
-  /// Forward the SDK's availability callback here.
+  /// Forward the SDK's availability callback here. Under an app-wide flag
+  /// (``Availability/Scope/appWide``) the placement is ignored: the callback covers them all.
   public func availabilityChanged(placementID: String, available: Bool) {
     perform(state.withLock { $0.routes.availabilityChanged(placementID: placementID, available: available) })
+  }
+
+  /// Forward the availability callback of an SDK with one flag for the app here (a router made
+  /// with ``Availability/Scope/appWide``; under a per-placement flag it covers no placement).
+  public func availabilityChanged(available: Bool) {
+    availabilityChanged(placementID: GlobalListenerRoutes.appWide, available: available)
   }
 
   /// Forward the SDK's load-failed callback here: the loads waiting for the placement fail.
@@ -125,6 +154,7 @@ public final class GlobalListenerRouter: Sendable {
       switch signal {
       case .displayed: .opened
       case .showFailed: .showFailed
+      case .rewarded: .reward
       default: .afterOpening
       }
     let sink = state.withLock { state in
@@ -134,6 +164,22 @@ public final class GlobalListenerRouter: Sendable {
     }
     sink?.send(signal)
     return sink?.show
+  }
+
+  /// Forward the SDK's "content completed" callback (the video played to its end) here: it sends
+  /// no signal, it marks the show, so that a reward that comes later — after the close, or after
+  /// the next show opened — reaches the oldest completed show still awaiting one.
+  ///
+  /// - Returns: The show it marked; `nil` when no recent show matches.
+  @discardableResult
+  public func contentCompleted(placementID: String?, impressionID: String? = nil) -> AdapterSignal.Sink
+    .ShowID?
+  {
+    state.withLock { state in
+      state.routes.route(.contentCompleted, placementID: placementID, impressionID: impressionID).flatMap {
+        state.sinks[$0]?.show
+      }
+    }
   }
 
   private func perform(_ effects: [GlobalListenerRoutes.Effect]) {

@@ -23,7 +23,11 @@ package struct GlobalListenerRoutes: Sendable, Equatable {
     case opened
     /// The show failed before opening.
     case showFailed
-    /// Anything after opening: click, revenue, reward, close.
+    /// The reward.
+    case reward
+    /// The SDK's "content completed" (video ended) callback: it sends no signal, it marks the show.
+    case contentCompleted
+    /// Anything else after opening: click, revenue, close.
     case afterOpening
   }
 
@@ -43,6 +47,10 @@ package struct GlobalListenerRoutes: Sendable, Equatable {
     package var impressionID: String?
     /// Whether the SDK reported it opened (or failed).
     package var opened = false
+    /// Whether the adapter reported its content completed.
+    package var contentCompleted = false
+    /// Whether a reward was routed to it.
+    package var rewarded = false
   }
 
   package private(set) var start = StartState.pending
@@ -50,7 +58,8 @@ package struct GlobalListenerRoutes: Sendable, Equatable {
   package private(set) var waiting: [String: [UInt64]] = [:]
   /// Placements with an SDK load asked for and not yet answered.
   package private(set) var requested: Set<String> = []
-  /// The SDK's availability flag, by placement, as last reported.
+  /// The SDK's availability flag, by placement (by ``appWide`` when the SDK has one flag), as last
+  /// reported.
   package private(set) var available: [String: Bool] = [:]
   /// Ad objects handed to the core and not yet shown or discarded, by placement.
   package private(set) var loaded: [String: [UInt64]] = [:]
@@ -58,10 +67,25 @@ package struct GlobalListenerRoutes: Sendable, Equatable {
   package private(set) var shows: [Show] = []
   /// How many recent shows are kept for late callbacks.
   package let capacity: Int
+  /// What the SDK's availability flag covers and what its turning false means.
+  package let availability: GlobalListenerRouter.Availability
   private var nextTicket: UInt64 = 0
 
-  /// - Parameter capacity: How many recent shows to keep routing late callbacks to (at least 2).
-  package init(capacity: Int = 8) { self.capacity = max(2, capacity) }
+  /// The key of ``available`` and ``requested`` under an app-wide flag.
+  package static let appWide = ""
+
+  /// - Parameters:
+  ///   - capacity: How many recent shows to keep routing late callbacks to (at least 2).
+  ///   - availability: What the SDK's availability flag covers and what its turning false means.
+  package init(capacity: Int = 8, availability: GlobalListenerRouter.Availability = .init()) {
+    self.capacity = max(2, capacity)
+    self.availability = availability
+  }
+
+  /// The key `placementID`'s availability is kept under.
+  private func flag(_ placementID: String) -> String {
+    availability.scope == .appWide ? Self.appWide : placementID
+  }
 
   // MARK: Start
 
@@ -100,9 +124,9 @@ package struct GlobalListenerRoutes: Sendable, Equatable {
 
   /// What a started SDK does for a placement loads wait for.
   private mutating func placementAwaited(_ placementID: String) -> [Effect] {
-    if available[placementID] == true { return fillWaiting(placementID) }
-    if requested.contains(placementID) { return [] }
-    requested.insert(placementID)
+    if available[flag(placementID)] == true { return fillWaiting(placementID) }
+    if requested.contains(flag(placementID)) { return [] }
+    requested.insert(flag(placementID))
     return [.requestLoad(placementID: placementID)]
   }
 
@@ -120,24 +144,37 @@ package struct GlobalListenerRoutes: Sendable, Equatable {
     waiting = waiting.filter { !$0.value.isEmpty }
   }
 
-  /// The SDK's availability flag for `placementID` changed: on `true` every waiting load fills;
-  /// on `false` every loaded ad object of the placement is withdrawn, and waiting loads ask again.
+  /// The SDK's availability flag changed — for `placementID`, or for every placement when the
+  /// flag is app-wide (then `placementID` is ignored). On `true` every load waiting for a placement
+  /// the flag covers fills. On `false`, with ``GlobalListenerRouter/Availability/Unavailable/withdraw``,
+  /// every loaded ad object of those placements is withdrawn; with
+  /// ``GlobalListenerRouter/Availability/Unavailable/keep`` they stay ready. Waiting loads ask the
+  /// SDK again.
   package mutating func availabilityChanged(placementID: String, available isAvailable: Bool) -> [Effect] {
-    available[placementID] = isAvailable
-    requested.remove(placementID)
-    if isAvailable { return fillWaiting(placementID) }
-    let lost = loaded.removeValue(forKey: placementID) ?? []
-    var effects = lost.map {
-      Effect.withdraw(
-        ticket: $0, AdapterWithdrawal(.availabilityLost, message: "\(placementID) is no longer available"))
+    let key = flag(placementID)
+    available[key] = isAvailable
+    requested.remove(key)
+    let covered =
+      availability.scope == .appWide ? Set(waiting.keys).union(loaded.keys).sorted() : [placementID]
+    if isAvailable { return covered.flatMap { fillWaiting($0) } }
+    var effects: [Effect] = []
+    if availability.whenUnavailable == .withdraw {
+      for placement in covered {
+        let lost = loaded.removeValue(forKey: placement) ?? []
+        effects += lost.map {
+          Effect.withdraw(
+            ticket: $0, AdapterWithdrawal(.availabilityLost, message: "\(placement) is no longer available"))
+        }
+      }
     }
-    if start == .started, waiting[placementID] != nil { effects += placementAwaited(placementID) }
+    guard start == .started else { return effects }
+    for placement in covered where waiting[placement] != nil { effects += placementAwaited(placement) }
     return effects
   }
 
   /// The SDK's load of `placementID` failed: every load waiting for it fails.
   package mutating func loadFailed(placementID: String, _ error: AdapterError) -> [Effect] {
-    requested.remove(placementID)
+    requested.remove(flag(placementID))
     return (waiting.removeValue(forKey: placementID) ?? []).map { .fail(ticket: $0, error) }
   }
 
@@ -167,36 +204,58 @@ package struct GlobalListenerRoutes: Sendable, Equatable {
   ///
   /// - An `impressionID` the SDK reported before names its show exactly; a new one is bound to
   ///   the show the callback is routed to.
-  /// - Otherwise, among the recent shows of `placementID` (all recent shows when `nil`): `opened`
-  ///   and `showFailed` go to the newest show not yet opened; every other callback to the newest
-  ///   show that opened — never to a show that has not opened yet, so a late callback of show N
-  ///   that arrives after show N+1 was asked for, but before it opened, still reaches show N. Only
-  ///   when no show of the placement has opened does a callback without an impression id go to the
-  ///   newest show; one with an id no recent show has gets `nil` (its show is no longer kept).
+  /// - Otherwise, among the recent shows of `placementID` (all recent shows when `nil`):
+  ///   - `opened` and `showFailed` go to the newest show not yet opened;
+  ///   - a `reward` goes to the oldest opened show whose content completed and that has no reward
+  ///     yet, when there is one (the adapter reported `contentCompleted`);
+  ///   - `contentCompleted` goes to the newest opened show whose content has not completed;
+  ///   - every other callback, and a reward no completed show awaits, goes to the newest show that
+  ///     opened — never to a show that has not opened yet, so a late callback of show N that
+  ///     arrives after show N+1 was asked for, but before it opened, still reaches show N.
+  ///   Only when no show of the placement has opened does a callback without an impression id go
+  ///   to the newest show; one with an id no recent show has gets `nil` (its show is no longer
+  ///   kept).
   package mutating func route(_ callback: Callback, placementID: String?, impressionID: String? = nil)
     -> UInt64?
   {
     if let impressionID, let index = shows.lastIndex(where: { $0.impressionID == impressionID }) {
-      if callback != .afterOpening { shows[index].opened = true }
+      mark(index, callback)
       return shows[index].ticket
     }
     let candidates = shows.indices.filter { placementID == nil || shows[$0].placementID == placementID }
       .filter { impressionID == nil || shows[$0].impressionID == nil }
+    let opened = candidates.filter { shows[$0].opened }
     let index: Int?
     switch callback {
     case .opened, .showFailed:
       index = candidates.last { !shows[$0].opened } ?? candidates.last
-    case .afterOpening:
+    case .reward, .contentCompleted, .afterOpening:
+      let preferred: Int? =
+        switch callback {
+        case .reward: opened.first { shows[$0].contentCompleted && !shows[$0].rewarded }
+        case .contentCompleted: opened.last { !shows[$0].contentCompleted }
+        default: nil
+        }
       // An impression id no recent show has bound belongs to a show this router no longer keeps
       // (or never saw) when no opened show can take it: binding it to a show that has not opened
       // would hand, say, show N's late reward to show N+1. Without an id, the newest show is the
       // best guess left.
-      let opened = candidates.last { shows[$0].opened }
-      index = impressionID == nil ? opened ?? candidates.last : opened
+      let newestOpened = preferred ?? opened.last
+      index = impressionID == nil ? newestOpened ?? candidates.last : newestOpened
     }
     guard let index else { return nil }
-    if callback != .afterOpening { shows[index].opened = true }
+    mark(index, callback)
     if let impressionID { shows[index].impressionID = impressionID }
     return shows[index].ticket
+  }
+
+  /// Records what `callback` says of the show at `index`.
+  private mutating func mark(_ index: Int, _ callback: Callback) {
+    switch callback {
+    case .opened, .showFailed: shows[index].opened = true
+    case .reward: shows[index].rewarded = true
+    case .contentCompleted: shows[index].contentCompleted = true
+    case .afterOpening: break
+    }
   }
 }

@@ -10,7 +10,7 @@ public enum BeaconNetwork {
     id: id, displayName: "Beacon Ads", adapterVersion: "1.0.0", sdkVersion: BeaconAds.version,
     adapterAPIVersion: SemanticVersion(2, 0, 0),
     supportedSDKVersions: SemanticVersion(3, 0)..<SemanticVersion(4, 0),
-    capabilities: [.rewarded])
+    capabilities: [.rewarded, .globalListener, .availabilityFlag])
 
   /// A registration whose factory makes a ``BeaconAdapter`` driving its own ``BeaconAds``, on the
   /// mediator's scheduler and random stream.
