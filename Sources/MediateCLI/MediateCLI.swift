@@ -65,6 +65,8 @@ public enum MediateCLI {
     networks: @escaping (_ serverCallbacks: (any ServerCallbackSender)?) -> AdapterRegistry,
     output: CLIOutput, programName: String = "mediate"
   ) -> Int32 {
+    // Whatever a configuration or a server put in a line reaches the terminal escaped.
+    let output = output.escapingControlCharacters
     func named(_ text: String) -> String {
       programName == "mediate" ? text : text.replacingOccurrences(of: "mediate", with: programName)
     }
