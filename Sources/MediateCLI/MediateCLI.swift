@@ -65,6 +65,8 @@ public enum MediateCLI {
     networks: @escaping (_ serverCallbacks: (any ServerCallbackSender)?) -> AdapterRegistry,
     output: CLIOutput, programName: String = "mediate"
   ) -> Int32 {
+    // Whatever a configuration or a server put in a line reaches the terminal escaped.
+    let output = output.escapingControlCharacters
     func named(_ text: String) -> String {
       programName == "mediate" ? text : text.replacingOccurrences(of: "mediate", with: programName)
     }
@@ -113,17 +115,29 @@ public enum MediateCLI {
     var lines = ["OVERVIEW: \(command.summary)", "", "USAGE: \(command.usage)", "", "OPTIONS:"]
     for option in OptionSpec.options(for: command) {
       let name = option.valueName.map { "\(option.name) \($0)" } ?? option.name
-      lines.append("  " + name.padding(toLength: 18, withPad: " ", startingAt: 0) + option.help)
+      lines += helpRow(name, option.help)
     }
     if command == .run && !explicitCommand {
-      lines += ["  --version         Show the version.", "", "COMMANDS:"]
+      lines += helpRow("--version", "Show the version.") + ["", "COMMANDS:"]
       for command in Command.allCases {
-        lines.append(
-          "  " + command.rawValue.padding(toLength: 18, withPad: " ", startingAt: 0) + command.summary)
+        lines += helpRow(command.rawValue, command.summary)
       }
       lines += ["", "See 'mediate COMMAND --help' for a command's options."]
     }
     return lines.joined(separator: "\n")
+  }
+
+  /// The width of the help's name column, its two-space indent included.
+  static let helpNameColumn = 20
+
+  /// One row of the help: `name` in its column and the description after it, with a space at
+  /// least between them; a name too long for the column puts the description on the next line,
+  /// under the others.
+  static func helpRow(_ name: String, _ description: String) -> [String] {
+    let indent = String(repeating: " ", count: helpNameColumn)
+    let cell = "  " + name
+    guard cell.count < helpNameColumn else { return [cell, indent + description] }
+    return [cell.padding(toLength: helpNameColumn, withPad: " ", startingAt: 0) + description]
   }
 }
 

@@ -47,6 +47,35 @@ import Testing
     return signals.all
   }
 
+  /// A reward amount from outside no `Int` holds (the largest a configuration could once give,
+  /// 2^63 as a `Double`, infinity, not a number) configures the dashboard clamped: the load runs,
+  /// no trap.
+  @Test(arguments: [Double(Int.max), 1e300, -1e300, .infinity, .nan])
+  func anUnrepresentableRewardAmountIsClampedNotATrap(amount: Double) throws {
+    let entry = EmpowerAdapter.dashboardEntry(for: request(reward: .init(type: "coins", amount: amount)))
+    #expect(entry.rewardAmount == (amount.isNaN ? 0 : amount > 0 ? Int.max : Int.min))
+    let (adapter, scheduler) = try makeAdapter()
+    let results = Recorded<LoadResult>()
+    _ = adapter.load(request("huge", reward: .init(type: "coins", amount: amount))) { results.append($0) }
+    scheduler.run()
+    #expect(results.all.count == 1)
+    #expect(
+      EmpowerAdapter.dashboardEntry(for: request(reward: .init(type: "c", amount: 2.5))).rewardAmount == 3)
+  }
+
+  /// A latency drawn from a profile whose spread no timer holds (e^1000 seconds) is clamped, not
+  /// a trap: every load completes.
+  @Test func aLatencyNoTimerHoldsIsClampedNotATrap() throws {
+    var profile = alwaysComplete
+    profile.loadLatencySigma = 1e6
+    profile.bidLatencySigma = 1e6
+    let (adapter, scheduler) = try makeAdapter(profile: profile)
+    let results = Recorded<LoadResult>()
+    for index in 1...8 { _ = adapter.load(request("zone-\(index)")) { results.append($0) } }
+    scheduler.run()
+    #expect(results.all.count == 8)
+  }
+
   @Test func registrationDescribesEmpower() throws {
     let registration = EmpowerNetwork.registration()
     #expect(registration.info.id == "empower")

@@ -75,6 +75,28 @@ struct GoogleAdapterTests {
     #expect(error.vendorCode == code)
   }
 
+  /// A latency drawn from a profile whose spread no timer holds (e^1000 seconds) is clamped, not
+  /// a trap: the load and the bid still complete.
+  @Test func aLatencyNoTimerHoldsIsClampedNotATrap() {
+    let profile = GoogleBehaviorProfile.wellBehaved.with {
+      $0.loadLatencySigma = 1e6
+      $0.bidLatencySigma = 1e6
+      $0.bidLoadLatencySigma = 1e6
+    }
+    let (scheduler, mobileAds) = makeMobileAds(profile)
+    let result = Box<Result<AdapterLoadedAd, AdapterError>>()
+    let adapter = GoogleAdapter(mobileAds: mobileAds)
+    for auction in 1...8 {
+      _ = adapter.load(
+        AdapterLoadRequest(
+          zoneID: "z", placementID: "unit-\(auction)", ecpm: 1, reward: NetworkReward(type: "c", amount: 1),
+          auctionID: UInt64(auction))
+      ) { result.set($0) }
+    }
+    scheduler.run()
+    #expect(result.value != nil)
+  }
+
   @Test func invalidAdUnitIsAnInvalidRequest() {
     let (scheduler, mobileAds) = makeMobileAds()
     let result = Box<Result<AdapterLoadedAd, AdapterError>>()

@@ -44,6 +44,20 @@ import Testing
     #expect(box.results.count == 1)
   }
 
+  /// A latency drawn from a profile whose spread no timer holds (e^1000 seconds) is clamped, not
+  /// a trap: every load completes.
+  @Test func aLatencyNoTimerHoldsIsClampedNotATrap() {
+    var profile = MaxBehaviorProfile.wellBehaved
+    profile.loadLatencySigma = 1e6
+    let (scheduler, adapter) = makeAdapter(profile)
+    let box = LoadRecorder()
+    for auction in 1...8 {
+      _ = adapter.load(loadRequest("unit-\(auction)", auctionID: UInt64(auction)), completion: box.completion)
+    }
+    scheduler.run()
+    #expect(box.results.count == 8)
+  }
+
   @Test func didFailToLoadBecomesNoFillWithTheVendorCode() throws {
     var profile = MaxBehaviorProfile.wellBehaved
     profile.fillRate = 0

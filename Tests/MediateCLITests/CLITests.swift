@@ -244,6 +244,42 @@ struct CLITests {
     }
     #expect(mediate(["--version"]).out == ["mediate \(MediateCLI.version)"])
   }
+
+  /// Every row of every command's help: the name, then at least one space before the
+  /// description in its column, or the description alone on the next line under the others
+  /// (`--pause-before-ack` and `--config-cache DIR` fill the name column).
+  @Test func helpNeverRunsANameIntoItsDescription() {
+    let top = mediate(["--help"]).out
+    let commands = top.drop { $0 != "COMMANDS:" }.dropFirst().prefix { !$0.isEmpty }
+      .map { String($0.dropFirst(2).prefix { $0 != " " }) }
+    #expect(commands.count >= 10)
+    var rows = 0
+    for command in [""] + commands {
+      let help = mediate((command.isEmpty ? [] : [command]) + ["--help"]).out
+      #expect(help.contains("OPTIONS:"), "\(command)")
+      for (index, line) in help.enumerated() where line.hasPrefix("  ") && !line.hasPrefix("   ") {
+        rows += 1
+        let characters = Array(line)
+        let next = index + 1 < help.count ? help[index + 1] : ""
+        if next.hasPrefix(String(repeating: " ", count: 20)), next.count > 20 {
+          // A name too long for its column, alone on its line.
+          #expect(!line.dropFirst(2).contains("  "), "\(command): \(line)")
+        } else {
+          #expect(
+            characters.count > 20 && characters[19] == " " && characters[20] != " ", "\(command): \(line)")
+        }
+      }
+    }
+    #expect(rows > 50)
+    let run = mediate(["run", "--help"]).out
+    let pause = run.firstIndex(of: "  --pause-before-ack")
+    #expect(pause != nil)
+    if let pause {
+      #expect(
+        run[pause + 1] == String(repeating: " ", count: 20)
+          + "With --ledger: before acknowledging the rewards, wait for a line on standard input.")
+    }
+  }
 }
 
 @Suite("mediate as a library for other tools")

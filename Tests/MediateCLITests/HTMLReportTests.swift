@@ -259,3 +259,21 @@ struct HTMLReportTests {
     }
   }
 }
+
+/// The report's numbers come from a run of an outside configuration: none of them traps.
+@Suite("SVG numbers")
+struct SVGNumberTests {
+  @Test func aCoordinateNoIntHoldsIsWrittenNotATrap() {
+    #expect(SVG.n(12.34) == "12.3")
+    #expect(SVG.n(12) == "12")
+    #expect(SVG.n(.nan) == "0")
+    #expect(SVG.n(.infinity) == "0")
+    #expect(SVG.n(1e300).hasPrefix("1000000000") && SVG.n(1e300).hasSuffix(".0"))
+  }
+
+  @Test func ticksOfAMaximumTooSmallForAStepAreTheEnds() {
+    #expect(SVG.ticks(upTo: 10) == [0, 2, 4, 6, 8, 10])
+    #expect(SVG.ticks(upTo: 5e-324) == [0, 5e-324])
+    #expect(SVG.ticks(upTo: .greatestFiniteMagnitude).count >= 2)
+  }
+}

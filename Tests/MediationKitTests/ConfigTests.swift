@@ -104,11 +104,11 @@ struct ConfigTests {
     #expect(
       Self.issues(json) == [
         "zones[0].reward.type: must be a non-empty string, found \"\"",
-        "zones[0].reward.amount: must be > 0, found 0",
+        "zones[0].reward.amount: must be an integer between 1 and 1000000000, found 0",
         "zones[0].rewardGraceSeconds: must be a finite number ≥ 0 and ≤ 60 seconds, found -1",
         "zones[1].id: duplicate zone id 'a', first used by zones[0]",
         "zones[1].lineItems[0].placementId: must be a non-empty string, found \"\"",
-        "zones[1].lineItems[0].priority: must be between 0 and 1000, found -1",
+        "zones[1].lineItems[0].priority: must be an integer between 0 and 1000, found -1",
       ])
   }
 
@@ -160,7 +160,7 @@ struct StrategyConfigTests {
     #expect(
       Self.issues(ConfigTests.zone(bidderItem, extra: extra)) == [
         "zones[0].auctionTimeoutSeconds: must be a finite number > 0 and ≤ 60 seconds, found 0",
-        "zones[0].caps.maxPerHour: must be > 0, found 0",
+        "zones[0].caps.maxPerHour: must be an integer between 1 and 100000, found 0",
         "zones[0].caps.minIntervalSeconds: must be a finite number ≥ 0 and ≤ 86400 seconds, found -5",
         "zones[0].lineItems[0].bidFloor: must be a finite number ≥ 0 and ≤ 10000, found -1",
       ])

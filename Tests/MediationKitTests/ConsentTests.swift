@@ -186,6 +186,26 @@ struct IABConsentReaderTests {
     if key != "IABTCF_gdprApplies" { #expect(reading.consent.gdprApplies == true) }
   }
 
+  /// A value of any size under a consent key gives a diagnostic of bounded size that still
+  /// says what was there.
+  @Test func aDiagnosticQuotesAtMostAnExcerptOfTheValue() {
+    let huge: [String: Any] = [
+      "IABGPP_GppSID": Array(repeating: 7, count: 10_000),
+      "IABTCF_gdprApplies": String(repeating: "A", count: 50_000),
+      "IABUSPrivacy_String": Dictionary(uniqueKeysWithValues: (0..<5_000).map { ("key\($0)", $0) }),
+    ]
+    let reading = IABConsentReader.read { huge[$0] }
+    #expect(reading.issues.count == 3)
+    for issue in reading.issues {
+      #expect(issue.kind == .malformedConsent)
+      #expect(issue.message.count < 400, "\(issue.message.count) characters")
+      #expect(issue.message.contains("… ("), "\(issue.message)")
+      #expect(issue.message.hasSuffix("; left out"))
+    }
+    #expect(reading.issues.contains { $0.message.contains("(30000 characters) (Array<Int>)") })
+    #expect(reading.issues.contains { $0.message.contains("(50000 characters)\"") })
+  }
+
   @Test func followsChangesAnnouncedByNotification() {
     let suite = Suite()
     let center = NotificationCenter()

@@ -251,6 +251,19 @@ struct LiveConfigSchemaTests {
       ])
   }
 
+  /// An arm's id made blank or repeated is one issue at that id: the overrides naming the arm
+  /// that was there are its consequence, not a second problem to chase.
+  @Test func aBadArmIDIsReportedAtTheArmNotAtTheOverridesNamingIt() {
+    for (id, message) in [
+      ("", #"must be a non-empty string, found """#), ("a", "duplicate id 'a', first used by arms[0]"),
+    ] {
+      let json = Self.experiments(
+        #"{"id": "e", "overrides": {"qa-1": "b"}, "arms": [{"id": "a", "weight": 1}, {"id": ""#
+          + id + #"", "weight": 1}]}"#)
+      #expect(Self.issues(json) == ["zones[0].experiments[0].arms[1].id: \(message)"])
+    }
+  }
+
   @Test func overridesMustNameAnArm() {
     let json = Self.experiments(
       #"{"id": "e", "overrides": {"qa-2": "b", "qa-1": "nope"}, "arms": [{"id": "a", "weight": 1}, {"id": "b", "weight": 1}]}"#

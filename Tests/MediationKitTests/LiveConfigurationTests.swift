@@ -343,7 +343,8 @@ struct LiveConfigurationTests {
     }
     #expect(error?.code == .invalidConfiguration)
     #expect(
-      error?.message.contains("zones[0].reward.amount: must be > 0, found 0") == true,
+      error?.message.contains("zones[0].reward.amount: must be an integer between 1 and 1000000000, found 0")
+        == true,
       "\(String(describing: error))")
     #expect(
       error?.message.contains("zones[1].lineItems[0].timeoutSeconds") == true, "\(String(describing: error))")

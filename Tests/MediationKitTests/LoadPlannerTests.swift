@@ -220,6 +220,25 @@ struct LoadPlannerTests {
     #expect(MessageFormat.usd(3) == "$3.00")
   }
 
+  /// A price a network reports is outside data: one with no cents an `Int` can hold is written
+  /// as it is, never a trap.
+  @Test func aPriceTooLargeForCentsIsWrittenAsItIs() {
+    #expect(MessageFormat.usd(1e300) == "$1e+300")
+    #expect(MessageFormat.usd(-1e300) == "$-1e+300")
+    #expect(MessageFormat.usd(.nan) == "$nan")
+    #expect(MessageFormat.usd(.infinity) == "$inf")
+    #expect(MessageFormat.usd(9.3e16) == "$9.3e+16")
+  }
+
+  /// What a message quotes from outside is capped, with the whole length said.
+  @Test func anExcerptCapsWhatAMessageQuotes() {
+    #expect(MessageFormat.excerpt("short") == "short")
+    let limit = String(repeating: "é", count: MessageFormat.quoteLimit)
+    #expect(MessageFormat.excerpt(limit) == limit)
+    #expect(
+      MessageFormat.excerpt(limit + "x") == limit + "… (\(MessageFormat.quoteLimit + 1) characters)")
+  }
+
   /// The digit-writing `usd` spells every amount as the interpolation it replaced did, negative and
   /// huge amounts included.
   @Test func usdMatchesTheInterpolatedSpelling() {

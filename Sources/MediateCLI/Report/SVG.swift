@@ -19,10 +19,13 @@ enum SVG {
     return escaped
   }
 
-  /// A coordinate with at most one decimal.
+  /// A coordinate with at most one decimal; one that is not finite (a chart of values no `Double`
+  /// holds) is 0, never a trap.
   static func n(_ value: Double) -> String {
+    guard value.isFinite else { return "0" }
     let rounded = (value * 10).rounded() / 10
-    return rounded == rounded.rounded() ? String(Int(rounded)) : String(format: "%.1f", rounded)
+    if rounded == rounded.rounded(), let whole = Int(exactly: rounded) { return String(whole) }
+    return String(format: "%.1f", rounded)
   }
 
   /// A number for a `data-value` attribute: enough digits for tests to compare with the run.
@@ -35,7 +38,9 @@ enum SVG {
     let magnitude = pow(10, floor(log10(rough)))
     let step = [1.0, 2, 5, 10].map { $0 * magnitude }.first { $0 >= rough } ?? 10 * magnitude
     let last = (maximum / step).rounded(.up)
-    return (0...Int(last)).map { Double($0) * step }
+    // A maximum too small for its step to be a `Double` (a subnormal) has no ticks of its own.
+    guard step > 0, let count = Int(exactly: last), count <= 100 else { return [0, maximum] }
+    return (0...count).map { Double($0) * step }
   }
 
   /// A tick label: thousands separated, no needless decimals.

@@ -34,6 +34,8 @@ extension MediationConfig {
   public static func load(
     _ data: Data, source: String, knownNetworks: [NetworkID]? = nil
   ) throws(LoadError) -> MediationConfig {
+    let scanned = ConfigJSONScan.issues(in: Array(data))
+    if !scanned.isEmpty { throw LoadError(source: source, issues: scanned) }
     let decoder = JSONDecoder()
     decoder.nonConformingFloatDecodingStrategy = .convertFromString(
       positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")

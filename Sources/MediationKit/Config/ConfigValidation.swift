@@ -18,36 +18,6 @@ extension MediationConfig {
 }
 
 extension MediationConfig {
-  /// The limits validation enforces, so absurd values are caught before they misbehave.
-  public enum Limits {
-    /// Longest line item timeout, in seconds.
-    public static let maxLineItemTimeout = 120.0
-    /// Longest zone load budget, in seconds.
-    public static let maxLoadTimeout = 600.0
-    /// Longest ad expiry, in seconds (one day).
-    public static let maxAdExpiry = 86_400.0
-    /// Longest reward grace window, in seconds.
-    public static let maxRewardGrace = 60.0
-    /// Longest bidding auction, in seconds.
-    public static let maxAuctionTimeout = 60.0
-    /// Highest eCPM, in USD.
-    public static let maxECPM = 10_000.0
-    /// Longest server callback URL (or URL template), in characters.
-    public static let maxServerCallbackURLLength = 8192
-    /// Most ads a zone keeps ready (`queueDepth`).
-    public static let maxQueueDepth = 5
-    /// Highest weight of an experiment arm.
-    public static let maxArmWeight = 1_000_000
-    /// Most experiments on one zone.
-    public static let maxExperimentsPerZone = 10
-    /// Most arms in one experiment.
-    public static let maxArmsPerExperiment = 20
-    /// Longest configuration `version`, in characters.
-    public static let maxVersionLength = 256
-  }
-}
-
-extension MediationConfig {
   /// Every problem in the configuration, in file order; empty when it is valid.
   ///
   /// - Parameter knownNetworks: The network ids line items may use; `nil` skips that check.
@@ -107,9 +77,9 @@ extension ZoneConfig {
       issues.append(
         ConfigIssue(path: "\(path).reward.type", message: "must be a non-empty string, found \"\""))
     }
-    if reward.amount <= 0 {
-      issues.append(
-        ConfigIssue(path: "\(path).reward.amount", message: "must be > 0, found \(reward.amount)"))
+    if let issue = Self.integerIssue("\(path).reward.amount", reward.amount, 1...ConfigLimits.maxRewardAmount)
+    {
+      issues.append(issue)
     }
     issues += [
       Self.rangeIssue(
@@ -128,8 +98,10 @@ extension ZoneConfig {
     }
     if let caps {
       for (field, value) in [("maxPerHour", caps.maxPerHour), ("maxPerDay", caps.maxPerDay)] {
-        if let value, value <= 0 {
-          issues.append(ConfigIssue(path: "\(path).caps.\(field)", message: "must be > 0, found \(value)"))
+        if let value,
+          let issue = Self.integerIssue("\(path).caps.\(field)", value, 1...ConfigLimits.maxShowsPerCap)
+        {
+          issues.append(issue)
         }
       }
       if let interval = caps.minIntervalSeconds,
@@ -138,11 +110,8 @@ extension ZoneConfig {
         issues.append(issue)
       }
     }
-    if queueDepth < 1 || queueDepth > ConfigLimits.maxQueueDepth {
-      issues.append(
-        ConfigIssue(
-          path: "\(path).queueDepth",
-          message: "must be an integer between 1 and \(ConfigLimits.maxQueueDepth), found \(queueDepth)"))
+    if let issue = Self.integerIssue("\(path).queueDepth", queueDepth, 1...ConfigLimits.maxQueueDepth) {
+      issues.append(issue)
     }
     if autoECPM, strategy == .bidding {
       issues.append(
@@ -194,10 +163,8 @@ extension ZoneConfig {
       } else {
         seen[key] = index
       }
-      if item.priority < 0 || item.priority > 1000 {
-        issues.append(
-          ConfigIssue(
-            path: "\(itemPath).priority", message: "must be between 0 and 1000, found \(item.priority)"))
+      if let issue = Self.integerIssue("\(itemPath).priority", item.priority, 0...ConfigLimits.maxPriority) {
+        issues.append(issue)
       }
       issues += [
         Self.rangeIssue("\(itemPath).ecpm", item.ecpm, 0...ConfigLimits.maxECPM),
@@ -244,16 +211,15 @@ extension ZoneConfig {
       }
       var seenArms: [String: Int] = [:]
       var settingsHere: Set<String> = []
+      var armIDsValid = true
       for (armIndex, arm) in experiment.arms.enumerated() {
         let armPath = "\(path).arms[\(armIndex)]"
         if let issue = Self.idIssue("\(armPath).id", arm.id, seen: &seenArms, index: armIndex, list: "arms") {
           issues.append(issue)
+          armIDsValid = false
         }
-        if arm.weight < 1 || arm.weight > ConfigLimits.maxArmWeight {
-          issues.append(
-            ConfigIssue(
-              path: "\(armPath).weight",
-              message: "must be an integer between 1 and \(ConfigLimits.maxArmWeight), found \(arm.weight)"))
+        if let issue = Self.integerIssue("\(armPath).weight", arm.weight, 1...ConfigLimits.maxArmWeight) {
+          issues.append(issue)
         }
         if let timeout = arm.auctionTimeoutSeconds,
           let issue = Self.rangeIssue(
@@ -286,8 +252,10 @@ extension ZoneConfig {
           overriddenBy[setting] = overriddenBy[setting] ?? experimentIndex
         }
       }
+      // An override naming an arm whose id is itself reported (blank, repeated) is that issue's
+      // consequence: the one issue points at the arm's id, the field to fix.
       for (user, armID) in experiment.overrides.sorted(by: { $0.key < $1.key })
-      where !experiment.arms.contains(where: { $0.id == armID }) {
+      where armIDsValid && !experiment.arms.contains(where: { $0.id == armID }) {
         let arms = experiment.arms.map(\.id).joined(separator: ", ")
         issues.append(
           ConfigIssue(
@@ -362,28 +330,5 @@ extension ZoneConfig {
     guard let knownNetworks, !knownNetworks.contains(network) else { return nil }
     let list = knownNetworks.map(\.rawValue).joined(separator: ", ")
     return ConfigIssue(path: path(), message: "unknown network '\(network)'; known: \(list)")
-  }
-
-  /// An issue when `value` is not finite or outside `range` (excluding the lower bound if `lowerOpen`).
-  /// `path` is built only for an issue: a valid configuration (every `Mediator.apply`) builds none.
-  private static func rangeIssue(
-    _ path: @autoclosure () -> String, _ value: Double, _ range: ClosedRange<Double>, lowerOpen: Bool = false
-  ) -> ConfigIssue? {
-    let tooLow = lowerOpen ? value <= range.lowerBound : value < range.lowerBound
-    guard !value.isFinite || tooLow || value > range.upperBound else { return nil }
-    let path = path()
-    let unit = path.hasSuffix("Seconds") ? " seconds" : ""
-    let low = lowerOpen ? "> \(format(range.lowerBound))" : "≥ \(format(range.lowerBound))"
-    return ConfigIssue(
-      path: path,
-      message:
-        "must be a finite number \(low) and ≤ \(format(range.upperBound))\(unit), found \(format(value))")
-  }
-
-  static func format(_ value: Double) -> String {
-    if value.isNaN { return "NaN" }
-    if value.isInfinite { return value > 0 ? "Infinity" : "-Infinity" }
-    if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
-    return String(value)
   }
 }

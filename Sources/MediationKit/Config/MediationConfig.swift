@@ -164,10 +164,12 @@ public struct ZoneConfig: Codable, Sendable, Equatable {
 }
 
 extension KeyedDecodingContainer {
-  /// The integer at `key`, `nil` when absent. Read as a number first so that a fraction is
-  /// reported at its path ("expected an integer, found 2.5"): Foundation's decoder on Linux calls
-  /// a fraction where an `Int` is expected "not valid JSON", without a path.
+  /// The integer at `key`, `nil` when absent. What is not an `Int` is read again as a number, so
+  /// that a fraction or an integer beyond `Int` is reported at its path ("expected an integer,
+  /// found 2.5"): Foundation's decoder on Linux calls either "not valid JSON", without a path.
   func decodeWholeNumberIfPresent(forKey key: Key) throws -> Int? {
+    // Exact first, so a large integer (2^63 - 1) is read as written and its range reported.
+    if let whole = try? decode(Int.self, forKey: key) { return whole }
     let number: Double
     do {
       guard let value = try decodeIfPresent(Double.self, forKey: key) else { return nil }
@@ -177,7 +179,19 @@ extension KeyedDecodingContainer {
     }
     guard let whole = Int(exactly: number) else {
       throw DecodingError.dataCorruptedError(
-        forKey: key, in: self, debugDescription: "expected an integer, found \(number)")
+        forKey: key, in: self,
+        debugDescription: number.rounded() == number
+          ? "expected an integer of at most 18 digits, found \(ZoneConfig.format(number))"
+          : "expected an integer, found \(ZoneConfig.format(number))")
+    }
+    return whole
+  }
+
+  /// The integer at `key`, which must be there (see ``decodeWholeNumberIfPresent(forKey:)``).
+  func decodeWholeNumber(forKey key: Key) throws -> Int {
+    guard let whole = try decodeWholeNumberIfPresent(forKey: key) else {
+      throw DecodingError.keyNotFound(
+        key, .init(codingPath: codingPath, debugDescription: "missing required field '\(key.stringValue)'"))
     }
     return whole
   }
@@ -214,6 +228,17 @@ extension ZoneConfig {
       self.maxPerDay = maxPerDay
       self.minIntervalSeconds = minIntervalSeconds
     }
+
+    private enum CodingKeys: String, CodingKey {
+      case maxPerHour, maxPerDay, minIntervalSeconds
+    }
+
+    public init(from decoder: any Decoder) throws {
+      let container = try decoder.container(keyedBy: CodingKeys.self)
+      maxPerHour = try container.decodeWholeNumberIfPresent(forKey: .maxPerHour)
+      maxPerDay = try container.decodeWholeNumberIfPresent(forKey: .maxPerDay)
+      minIntervalSeconds = try container.decodeIfPresent(Double.self, forKey: .minIntervalSeconds)
+    }
   }
 }
 
@@ -226,6 +251,16 @@ extension ZoneConfig {
     public init(type: String, amount: Int) {
       self.type = type
       self.amount = amount
+    }
+
+    private enum CodingKeys: String, CodingKey {
+      case type, amount
+    }
+
+    public init(from decoder: any Decoder) throws {
+      let container = try decoder.container(keyedBy: CodingKeys.self)
+      type = try container.decode(String.self, forKey: .type)
+      amount = try container.decodeWholeNumber(forKey: .amount)
     }
   }
 }
@@ -278,7 +313,7 @@ extension ZoneConfig {
       let container = try decoder.container(keyedBy: CodingKeys.self)
       network = try container.decode(NetworkID.self, forKey: .network)
       placementId = try container.decode(String.self, forKey: .placementId)
-      priority = try container.decode(Int.self, forKey: .priority)
+      priority = try container.decodeWholeNumber(forKey: .priority)
       ecpm = try container.decode(Double.self, forKey: .ecpm)
       timeoutSeconds = try container.decode(Double.self, forKey: .timeoutSeconds)
       bidding = try container.decodeIfPresent(Bool.self, forKey: .bidding) ?? false

@@ -6,9 +6,29 @@ enum MessageFormat {
     return ms % 1000 == 0 ? "\(ms / 1000) s" : "\(ms) ms"
   }
 
-  /// US dollars to the cent: "$12.50".
+  /// The most characters of an outside value (a stored consent value, a network's error) a
+  /// message quotes.
+  static let quoteLimit = 120
+
+  /// `text` as a message quotes it: whole up to ``quoteLimit`` characters, else its first
+  /// ``quoteLimit`` characters, an ellipsis and the whole length, so a huge value from outside
+  /// never makes a huge message.
+  static func excerpt(_ text: String) -> String {
+    var end = text.startIndex
+    var count = 0
+    while end < text.endIndex, count < quoteLimit {
+      text.formIndex(after: &end)
+      count += 1
+    }
+    guard end < text.endIndex else { return text }
+    return "\(text[..<end])… (\(text.count) characters)"
+  }
+
+  /// US dollars to the cent: "$12.50"; a value too large for cents (or not finite) as written.
   static func usd(_ value: Double) -> String {
-    let cents = Int((value * 100).rounded())
+    guard let cents = Int(exactly: (value * 100).rounded()) else {
+      return "$\(value)"
+    }
     guard cents >= 0 else {
       let fraction = String(cents % 100)
       return "$\(cents / 100).\(fraction.count < 2 ? "0" + fraction : fraction)"

@@ -212,11 +212,11 @@ extension IABConsent {
         && characters.dropFirst().allSatisfy { "YN-".contains($0) }
     }
 
+    /// A stored value as a diagnostic quotes it: a string in quotes, anything else as written
+    /// with its type; at most ``MessageFormat/quoteLimit`` characters of either.
     static func describe(_ raw: Any) -> String {
-      if let text = raw as? String {
-        return "\"\(text.count > 40 ? text.prefix(40) + "…" : Substring(text))\""
-      }
-      return "\(raw) (\(type(of: raw)))"
+      if let text = raw as? String { return "\"\(MessageFormat.excerpt(text))\"" }
+      return "\(MessageFormat.excerpt("\(raw)")) (\(type(of: raw)))"
     }
   }
 }

@@ -77,7 +77,7 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
   public mutating func duration(in range: ClosedRange<Duration>) -> Duration {
     let low = range.lowerBound.seconds
     let high = range.upperBound.seconds
-    return .milliseconds(Int64(((low + (high - low) * nextUnit()) * 1000).rounded()))
+    return .milliseconds(roundingSeconds: low + (high - low) * nextUnit())
   }
 
   /// A random identifier in UUID format (version 4 layout), drawn from this generator.

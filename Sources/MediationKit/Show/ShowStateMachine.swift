@@ -217,7 +217,9 @@ package struct ShowStateMachine: Sendable, Equatable {
       dismiss(note: nil, into: &actions)
     case .showFailed(let error):
       dismiss(
-        note: Diagnostic(.outOfOrderSignal, "show failed after display (\(error)); treated as dismissal"),
+        note: Diagnostic(
+          .outOfOrderSignal,
+          "show failed after display (\(MessageFormat.excerpt("\(error)"))); treated as dismissal"),
         into: &actions)
     }
   }

@@ -140,10 +140,27 @@ private final class ClosureCancellation: CancellationTarget {
 
 // Package, not public: an extension of a standard-library type would collide with an app's own.
 extension Duration {
-  /// This duration in whole milliseconds, rounded toward zero.
+  /// This duration in whole milliseconds, rounded toward zero; saturated at `Int64`'s bounds.
   package var milliseconds: Int64 {
     let (seconds, attoseconds) = secondsAndAttoseconds
-    return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1000)
+    guard !overflow else { return seconds < 0 ? .min : .max }
+    return whole.addingReportingOverflow(attoseconds / 1_000_000_000_000_000).overflow
+      ? (seconds < 0 ? .min : .max) : whole + attoseconds / 1_000_000_000_000_000
+  }
+
+  /// The longest duration ``milliseconds(roundingSeconds:)`` makes: about 31 years, far past any
+  /// timer, yet small enough that a clock plus it never overflows.
+  package static let longestDrawn = Duration.milliseconds(1_000_000_000_000)
+
+  /// `seconds` rounded to the millisecond, as the simulated networks time what they draw; a value
+  /// from outside no timer can use is never a trap: not a number is zero, and anything beyond
+  /// ±``longestDrawn`` is clamped to it.
+  package static func milliseconds(roundingSeconds seconds: Double) -> Duration {
+    let limit = 1_000_000_000_000.0
+    let milliseconds = (seconds * 1000).rounded()
+    guard !milliseconds.isNaN else { return .zero }
+    return .milliseconds(Int64(min(max(milliseconds, -limit), limit)))
   }
 
   /// This duration in seconds, as a floating-point number.
@@ -164,7 +181,7 @@ extension Duration {
         return (seconds, fraction)
       }
       let (seconds, fraction) = total.quotientAndRemainder(dividingBy: 1_000_000_000_000_000_000)
-      return (Int64(seconds), Int64(fraction))
+      return (Int64(clamping: seconds), Int64(fraction))
     #else
       return components
     #endif

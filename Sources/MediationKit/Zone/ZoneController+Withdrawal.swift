@@ -35,7 +35,9 @@ extension ZoneController {
       context.scheduler.runOnExecutor { [self] in publishWithdrawals(of: [ready], reason: reason) }
     case .shown(let ready):
       let note = Diagnostic(
-        .adWithdrawn, "the network withdrew the ad after its show started (\(reason)); the show is unchanged")
+        .adWithdrawn,
+        "the network withdrew the ad after its show started (\(MessageFormat.excerpt("\(reason)"))); the show is unchanged"
+      )
       context.scheduler.runOnExecutor { [self] in
         context.publish(id, ready.info.network, .diagnostic(note), arms: ready.info.experimentArms)
       }
@@ -61,8 +63,8 @@ extension ZoneController {
       let note = Diagnostic(
         .adWithdrawn,
         reason.kind == .configurationChanged
-          ? "the ready ad was withdrawn (\(reason)); discarded"
-          : "the network withdrew the ready ad (\(reason)); discarded")
+          ? "the ready ad was withdrawn (\(MessageFormat.excerpt("\(reason)"))); discarded"
+          : "the network withdrew the ready ad (\(MessageFormat.excerpt("\(reason)"))); discarded")
       context.publish(id, network, .diagnostic(note), arms: ready.info.experimentArms)
       context.publish(id, network, .expired, arms: ready.info.experimentArms)
     }

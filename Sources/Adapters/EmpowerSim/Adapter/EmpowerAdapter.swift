@@ -112,7 +112,7 @@ public final class EmpowerAdapter: SimulatedNetwork, ConsentReadBack {
   public func quote(_ request: AdapterLoadRequest) -> SimulatedQuote {
     let outcome = manager.outcome(
       zoneId: request.placementID, auctionID: Self.auctionKey(request), privacy: request.privacy
-    ) { dashboardEntry(for: request) }
+    ) { Self.dashboardEntry(for: request) }
     switch outcome {
     case .success(let ecpm): return SimulatedQuote(fills: true, ecpm: ecpm)
     case .failure: return SimulatedQuote(fills: false, ecpm: 0)
@@ -127,11 +127,12 @@ public final class EmpowerAdapter: SimulatedNetwork, ConsentReadBack {
     request.auctionID == 0 ? nil : request.auctionID
   }
 
-  /// The dashboard entry the adapter configures for a placement it has not seen.
-  private func dashboardEntry(for request: AdapterLoadRequest) -> EmpowerZoneSettings {
+  /// The dashboard entry the adapter configures for a placement it has not seen. The SDK takes a
+  /// whole reward amount: the request's is rounded, and one no `Int` holds is clamped, not a trap.
+  static func dashboardEntry(for request: AdapterLoadRequest) -> EmpowerZoneSettings {
     EmpowerZoneSettings(
       zoneId: request.placementID, rewardType: request.reward.type,
-      rewardAmount: Int(request.reward.amount.rounded()), baseECPM: request.ecpm, autoReload: false)
+      rewardAmount: Int(roundingClamped: request.reward.amount), baseECPM: request.ecpm, autoReload: false)
   }
 
   /// The router of the request's placement, made the first time the adapter sees the placement.
@@ -143,7 +144,7 @@ public final class EmpowerAdapter: SimulatedNetwork, ConsentReadBack {
     let zoneId = request.placementID
     if let router = routers.withLock({ $0.router(zoneId) }) { return router }
     let slot = manager.slot(zoneId)
-    manager.configureZoneIfAbsent(slot: slot) { dashboardEntry(for: request) }
+    manager.configureZoneIfAbsent(slot: slot) { Self.dashboardEntry(for: request) }
     return routers.withLock { routers in
       // Another thread may have made it meanwhile.
       routers.router(zoneId) ?? routers.add(ZoneRouter(zoneId: zoneId, slot: slot, manager: manager))

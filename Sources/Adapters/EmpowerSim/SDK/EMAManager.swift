@@ -228,7 +228,7 @@ public final class EMAManager: Sendable {
         settings: state.slots[slot].dashboard, profile: profile, privacy: privacy, random: &plan
       )
       .result
-      return (outcome, Duration.milliseconds(Int64((seconds * 1000).rounded())))
+      return (outcome, Duration.milliseconds(roundingSeconds: seconds))
     }
     return scheduler.schedule(after: latency) { [self] in
       if privacy.isChildDirected {
@@ -679,7 +679,7 @@ extension EMAManager {
     ) {
       let seconds = random.logNormal(
         median: profile.loadLatencyMedian.seconds, sigma: profile.loadLatencySigma)
-      latency = .milliseconds(Int64((seconds * 1000).rounded()))
+      latency = .milliseconds(roundingSeconds: seconds)
       guard let settings else {
         result = .failure(EMAError(.invalidZone, "zone is not configured in the dashboard"))
         return

@@ -222,7 +222,7 @@ public final class MobileAds: Sendable {
         slowest = max(slowest, latency)
       }
     }
-    let delay = Duration.milliseconds(Int64((slowest * 1000).rounded()))
+    let delay = Duration.milliseconds(roundingSeconds: slowest)
     return (delay, InitializationStatus(adapterStatusesByClassName: statuses))
   }
 
@@ -280,7 +280,7 @@ public final class MobileAds: Sendable {
     let fillDraw = random.nextUnit()
     let latency = random.logNormal(median: p.loadLatencyMedian.seconds, sigma: p.loadLatencySigma)
     let noise = random.logNormal(median: 1, sigma: p.priceSigma)
-    let delay = Duration.milliseconds(Int64((latency * 1000).rounded()))
+    let delay = Duration.milliseconds(roundingSeconds: latency)
     if errorDraw < p.timeoutRate {
       return MarketDraw(outcome: .failure(.timeout), delay: p.timeoutLatency, rest: random)
     }
@@ -425,7 +425,7 @@ public final class MobileAds: Sendable {
     let (key, keyed) = requestKey(adUnitID, auctionID: options.auctionID)
     var timing = bidTiming.derived(adUnitID, key)
     let latency = timing.logNormal(median: profile.bidLatencyMedian.seconds, sigma: profile.bidLatencySigma)
-    let delay = Duration.milliseconds(Int64((latency * 1000).rounded()))
+    let delay = Duration.milliseconds(roundingSeconds: latency)
     let answer: Result<Double, GADSimulatedFailure>
     if privacy.childDirected {
       answer = .failure(.noBidChildDirected)
@@ -482,7 +482,7 @@ public final class MobileAds: Sendable {
     let latency = timing.logNormal(
       median: profile.bidLoadLatencyMedian.seconds, sigma: profile.bidLoadLatencySigma)
     return LoadPlan(
-      delay: .milliseconds(Int64((latency * 1000).rounded())),
+      delay: .milliseconds(roundingSeconds: latency),
       outcome: .success(ServedAd(priceECPM: bid.price, adUnit: adUnit, identifierSource: timing)))
   }
 

@@ -63,8 +63,8 @@ struct MaxMarketOutcome: Sendable, Equatable {
     self.ecpm = lineItemECPM * noise * priceFactor
     let names = max(profile.networkNames.count, 1)
     self.networkIndex = min(Int(networkPick * Double(names)), names - 1)
-    self.loadLatency = .milliseconds(Int64((loadSeconds * 1000).rounded()))
-    self.bidLatency = .milliseconds(Int64((bidSeconds * 1000).rounded()))
+    self.loadLatency = .milliseconds(roundingSeconds: loadSeconds)
+    self.bidLatency = .milliseconds(roundingSeconds: bidSeconds)
     self.canBid = !privacy.isAgeRestrictedUser
   }
 }
