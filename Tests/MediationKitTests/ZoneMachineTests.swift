@@ -94,7 +94,7 @@ struct ZoneMachineTests {
     var state: String {
       var parts: [String] = []
       if let load = machine.load {
-        parts.append(load.request.auctionID == 0 ? "starting(\(load.id))" : "loading(\(load.id))")
+        parts.append(load.auctionStarted ? "loading(\(load.id))" : "starting(\(load.id))")
       } else {
         parts.append("idle")
       }
@@ -265,6 +265,30 @@ struct ZoneMachineTimerTests {
     if case .cancel = late.first {} else { Issue.record("expected a cancel, got \(late)") }
   }
 
+  /// Each failed load schedules its own retry: one scheduled earlier still fires (once), only the
+  /// latest is the pending retry, and a load the app asks for cancels that one.
+  @Test func anEarlierRetryStillFiresOnceAfterALaterOne() {
+    var driver = T.loading(T.setup(autoReload: true))
+    driver.feed(.loadFailed(driver.request, noFill))
+    let first = driver.timer(.retry)
+    driver.feed(.load(requested: false, networks: T.networks, privacy: T.privacy))
+    driver.feed(.auctionStarted(load: 2, auctionID: 2))
+    driver.feed(.sent(driver.request, Handle(.none)))
+    #expect(driver.feed(.loadFailed(driver.request, noFill)).suffix(1) == ["arm(retry 4.0 seconds)"])
+    let second = driver.timer(.retry)
+    #expect(second != first)
+    #expect(driver.feed(.timerFired(first)) == ["reload"])
+    #expect(!driver.machine.isArmed(.retry))
+    #expect(driver.feed(.timerFired(first)).isEmpty)
+    #expect(driver.feed(.timerFired(second)) == ["reload"])
+    #expect(driver.feed(.timerFired(second)).isEmpty)
+    // A load the app asks for cancels the pending retry.
+    var asked = T.loading(T.setup(autoReload: true))
+    asked.feed(.loadFailed(asked.request, noFill))
+    #expect(
+      asked.feed(.load(requested: true, networks: T.networks, privacy: T.privacy)).first == "cancel(retry)")
+  }
+
   @Test func everyTimerKindIgnoresAnArmingItNeverMade() {
     for (name, state) in T.states() {
       for kind in TimerID.Kind.allCases {
@@ -309,7 +333,7 @@ struct ZoneMachineRuleTests {
     #expect(driver.machine.session == nil)
     #expect(driver.feed(.show(customData: nil, screen: .acquired)).last == "present(2 as 2)")
     #expect(
-      driver.state == "idle shown show(2 awaitingDisplay) lingering(1) [expiry,display,showDuration,linger]")
+      driver.state == "idle shown show(2 awaitingDisplay) lingering(1) [display,showDuration,linger]")
     // The first show's late signal reaches its own session, not the one on screen.
     #expect(driver.feed(.signal(show: 1, .rewarded(nil))) == ["diagnostic(duplicate_reward)"])
     #expect(driver.machine.session?.machine.phase == .awaitingDisplay)
@@ -385,19 +409,317 @@ struct ZoneMachineRuleTests {
 }
 
 extension ZoneMachineTests {
-  static let expected: [String: [String: String]] = [:]
-
-  @Test func dumpTable() {
-    var out = ""
-    for (name, state) in Self.states() {
-      out += "    \"\(name)\": [\n"
-      for (input, make) in Self.inputs() {
-        var driver = state
-        let effects = driver.feed(make(driver))
-        out += "      \"\(input)\": \"\(effects.joined(separator: " ")) -> \(driver.state)\",\n"
-      }
-      out += "    ],\n"
-    }
-    print("TABLE-BEGIN\n" + out + "TABLE-END")
-  }
+  /// Effects and next state for each state × input. An input that does not concern the state
+  /// (a timer not armed, a show not on screen, a load not under way) changes nothing; a handle
+  /// for a request no longer open is cancelled, and an ad for a load no longer under way
+  /// discarded.
+  static let expected: [String: [String: String]] = [
+    "idle": [
+      "load": "auction(1) -> starting(1) notLoaded",
+      "reload": "auction(1) -> starting(1) notLoaded",
+      "auctionStarted": " -> idle notLoaded",
+      "sent": "cancel(request) -> idle notLoaded",
+      "loaded": "discard diagnostic(late_load) -> idle notLoaded",
+      "loadFailed": " -> idle notLoaded",
+      "withdrawn(1)": " -> idle notLoaded",
+      "show": "releaseScreen refused(not_ready) -> idle notLoaded",
+      "showBusy": "refused(not_ready) -> idle notLoaded",
+      "displayed": " -> idle notLoaded",
+      "rewarded": " -> idle notLoaded",
+      "dismissed": " -> idle notLoaded",
+      "loadTimer": " -> idle notLoaded",
+      "expiryTimer": " -> idle notLoaded",
+      "retryTimer": " -> idle notLoaded",
+      "displayTimer": " -> idle notLoaded",
+      "graceTimer": " -> idle notLoaded",
+      "lingerTimer": " -> idle notLoaded",
+      "apply": "diagnostic(configuration_applied) -> idle notLoaded",
+      "remove": "diagnostic(configuration_applied) -> idle notLoaded removed",
+    ],
+    "starting": [
+      "load": " -> starting(1) notLoaded",
+      "reload": " -> starting(1) notLoaded",
+      "auctionStarted": "loading arm(load 5.0 seconds) load(1.0) -> loading(1) notLoaded [load]",
+      "sent": "cancel(request) -> starting(1) notLoaded",
+      "loaded": "discard diagnostic(late_load) -> starting(1) notLoaded",
+      "loadFailed": " -> starting(1) notLoaded",
+      "withdrawn(1)": " -> starting(1) notLoaded",
+      "show": "releaseScreen refused(not_ready) -> starting(1) notLoaded",
+      "showBusy": "refused(not_ready) -> starting(1) notLoaded",
+      "displayed": " -> starting(1) notLoaded",
+      "rewarded": " -> starting(1) notLoaded",
+      "dismissed": " -> starting(1) notLoaded",
+      "loadTimer": " -> starting(1) notLoaded",
+      "expiryTimer": " -> starting(1) notLoaded",
+      "retryTimer": " -> starting(1) notLoaded",
+      "displayTimer": " -> starting(1) notLoaded",
+      "graceTimer": " -> starting(1) notLoaded",
+      "lingerTimer": " -> starting(1) notLoaded",
+      "apply": "diagnostic(configuration_applied) -> starting(1) notLoaded",
+      "remove": "diagnostic(configuration_applied) failed(unknown_zone) -> idle notLoaded removed",
+    ],
+    "loading": [
+      "load": " -> loading(1) notLoaded [load]",
+      "reload": " -> loading(1) notLoaded [load]",
+      "auctionStarted": " -> loading(1) notLoaded [load]",
+      "sent": " -> loading(1) notLoaded [load]",
+      "loaded": "cancel(load) arm(expiry 60.0 seconds) ready -> idle ready(1) [expiry]",
+      "loadFailed": "cancel(load) cancel(request) failed -> idle notLoaded",
+      "withdrawn(1)": " -> loading(1) notLoaded [load]",
+      "show": "releaseScreen refused(not_ready) -> loading(1) notLoaded [load]",
+      "showBusy": "refused(not_ready) -> loading(1) notLoaded [load]",
+      "displayed": " -> loading(1) notLoaded [load]",
+      "rewarded": " -> loading(1) notLoaded [load]",
+      "dismissed": " -> loading(1) notLoaded [load]",
+      "loadTimer": "cancel(request) failed -> idle notLoaded",
+      "expiryTimer": " -> loading(1) notLoaded [load]",
+      "retryTimer": " -> loading(1) notLoaded [load]",
+      "displayTimer": " -> loading(1) notLoaded [load]",
+      "graceTimer": " -> loading(1) notLoaded [load]",
+      "lingerTimer": " -> loading(1) notLoaded [load]",
+      "apply": "diagnostic(configuration_applied) -> loading(1) notLoaded [load]",
+      "remove":
+        "diagnostic(configuration_applied) cancel(load) cancel(request) failed(unknown_zone) -> idle notLoaded removed",
+    ],
+    "ready": [
+      "load": "ready -> idle ready(1) [expiry]",
+      "reload": "ready -> idle ready(1) [expiry]",
+      "auctionStarted": " -> idle ready(1) [expiry]",
+      "sent": "cancel(request) -> idle ready(1) [expiry]",
+      "loaded": "discard diagnostic(late_load) -> idle ready(1) [expiry]",
+      "loadFailed": " -> idle ready(1) [expiry]",
+      "withdrawn(1)": "cancel(expiry) discard diagnostic(ad_withdrawn) expired -> idle withdrawn",
+      "show":
+        "cancel(expiry) arm(display 10.0 seconds) arm(showDuration 600.0 seconds) present(1 as 1) -> idle shown show(1 awaitingDisplay) [display,showDuration]",
+      "showBusy": "refused(another_ad_showing) -> idle ready(1) [expiry]",
+      "displayed": " -> idle ready(1) [expiry]",
+      "rewarded": " -> idle ready(1) [expiry]",
+      "dismissed": " -> idle ready(1) [expiry]",
+      "loadTimer": " -> idle ready(1) [expiry]",
+      "expiryTimer": "discard expired -> idle expired",
+      "retryTimer": " -> idle ready(1) [expiry]",
+      "displayTimer": " -> idle ready(1) [expiry]",
+      "graceTimer": " -> idle ready(1) [expiry]",
+      "lingerTimer": " -> idle ready(1) [expiry]",
+      "apply": "diagnostic(configuration_applied) -> idle ready(1) [expiry]",
+      "remove":
+        "diagnostic(configuration_applied) cancel(expiry) discard diagnostic(ad_withdrawn) expired -> idle withdrawn removed",
+    ],
+    "pastExpiry": [
+      "load": "auction(2) -> starting(2) ready(1) [expiry]",
+      "reload": "auction(2) -> starting(2) ready(1) [expiry]",
+      "auctionStarted": " -> idle ready(1) [expiry]",
+      "sent": "cancel(request) -> idle ready(1) [expiry]",
+      "loaded": "discard diagnostic(late_load) -> idle ready(1) [expiry]",
+      "loadFailed": " -> idle ready(1) [expiry]",
+      "withdrawn(1)": "cancel(expiry) discard diagnostic(ad_withdrawn) expired -> idle withdrawn",
+      "show": "releaseScreen refused(expired) -> idle ready(1) [expiry]",
+      "showBusy": "refused(expired) -> idle ready(1) [expiry]",
+      "displayed": " -> idle ready(1) [expiry]",
+      "rewarded": " -> idle ready(1) [expiry]",
+      "dismissed": " -> idle ready(1) [expiry]",
+      "loadTimer": " -> idle ready(1) [expiry]",
+      "expiryTimer": "discard expired -> idle expired",
+      "retryTimer": " -> idle ready(1) [expiry]",
+      "displayTimer": " -> idle ready(1) [expiry]",
+      "graceTimer": " -> idle ready(1) [expiry]",
+      "lingerTimer": " -> idle ready(1) [expiry]",
+      "apply": "diagnostic(configuration_applied) -> idle ready(1) [expiry]",
+      "remove":
+        "diagnostic(configuration_applied) cancel(expiry) discard diagnostic(ad_withdrawn) expired -> idle withdrawn removed",
+    ],
+    "expired": [
+      "load": "auction(2) -> starting(2) expired",
+      "reload": "auction(2) -> starting(2) expired",
+      "auctionStarted": " -> idle expired",
+      "sent": "cancel(request) -> idle expired",
+      "loaded": "discard diagnostic(late_load) -> idle expired",
+      "loadFailed": " -> idle expired",
+      "withdrawn(1)": " -> idle expired",
+      "show": "releaseScreen refused(expired) -> idle expired",
+      "showBusy": "refused(expired) -> idle expired",
+      "displayed": " -> idle expired",
+      "rewarded": " -> idle expired",
+      "dismissed": " -> idle expired",
+      "loadTimer": " -> idle expired",
+      "expiryTimer": " -> idle expired",
+      "retryTimer": " -> idle expired",
+      "displayTimer": " -> idle expired",
+      "graceTimer": " -> idle expired",
+      "lingerTimer": " -> idle expired",
+      "apply": "diagnostic(configuration_applied) -> idle expired",
+      "remove": "diagnostic(configuration_applied) -> idle expired removed",
+    ],
+    "retrying": [
+      "load": "cancel(retry) auction(2) -> starting(2) notLoaded",
+      "reload": "auction(2) -> starting(2) notLoaded [retry]",
+      "auctionStarted": " -> idle notLoaded [retry]",
+      "sent": "cancel(request) -> idle notLoaded [retry]",
+      "loaded": "discard diagnostic(late_load) -> idle notLoaded [retry]",
+      "loadFailed": " -> idle notLoaded [retry]",
+      "withdrawn(1)": " -> idle notLoaded [retry]",
+      "show": "releaseScreen refused(not_ready) -> idle notLoaded [retry]",
+      "showBusy": "refused(not_ready) -> idle notLoaded [retry]",
+      "displayed": " -> idle notLoaded [retry]",
+      "rewarded": " -> idle notLoaded [retry]",
+      "dismissed": " -> idle notLoaded [retry]",
+      "loadTimer": " -> idle notLoaded [retry]",
+      "expiryTimer": " -> idle notLoaded [retry]",
+      "retryTimer": "reload -> idle notLoaded",
+      "displayTimer": " -> idle notLoaded [retry]",
+      "graceTimer": " -> idle notLoaded [retry]",
+      "lingerTimer": " -> idle notLoaded [retry]",
+      "apply": "diagnostic(configuration_applied) -> idle notLoaded [retry]",
+      "remove": "diagnostic(configuration_applied) cancel(retry) -> idle notLoaded removed",
+    ],
+    "onScreen": [
+      "load": "auction(2) -> starting(2) shown show(1 awaitingDisplay) [display,showDuration]",
+      "reload": "auction(2) -> starting(2) shown show(1 awaitingDisplay) [display,showDuration]",
+      "auctionStarted": " -> idle shown show(1 awaitingDisplay) [display,showDuration]",
+      "sent": "cancel(request) -> idle shown show(1 awaitingDisplay) [display,showDuration]",
+      "loaded": "discard diagnostic(late_load) -> idle shown show(1 awaitingDisplay) [display,showDuration]",
+      "loadFailed": " -> idle shown show(1 awaitingDisplay) [display,showDuration]",
+      "withdrawn(1)": "diagnostic(ad_withdrawn) -> idle shown show(1 awaitingDisplay) [display,showDuration]",
+      "show":
+        "releaseScreen refused(already_used) -> idle shown show(1 awaitingDisplay) [display,showDuration]",
+      "showBusy": "refused(already_used) -> idle shown show(1 awaitingDisplay) [display,showDuration]",
+      "displayed": "cancel(display) shown -> idle shown show(1 displayed) [showDuration]",
+      "rewarded":
+        "cancel(display) shown diagnostic(implied_display) revenuePaid rewarded -> idle shown show(1 displayed) [showDuration]",
+      "dismissed":
+        "cancel(display) arm(grace 5.0 seconds) shown diagnostic(implied_display) -> idle shown show(1 awaitingLateReward) [showDuration,grace]",
+      "loadTimer": " -> idle shown show(1 awaitingDisplay) [display,showDuration]",
+      "expiryTimer": " -> idle shown show(1 awaitingDisplay) [display,showDuration]",
+      "retryTimer": " -> idle shown show(1 awaitingDisplay) [display,showDuration]",
+      "displayTimer":
+        "showFailed cancel(showDuration) arm(linger 30.0 seconds) releaseScreen -> idle shown lingering(1) [linger]",
+      "graceTimer": " -> idle shown show(1 awaitingDisplay) [display,showDuration]",
+      "lingerTimer": " -> idle shown show(1 awaitingDisplay) [display,showDuration]",
+      "apply":
+        "diagnostic(configuration_applied) -> idle shown show(1 awaitingDisplay) [display,showDuration]",
+      "remove":
+        "diagnostic(configuration_applied) -> idle shown show(1 awaitingDisplay) [display,showDuration] removed",
+    ],
+    "displayed": [
+      "load": "auction(2) -> starting(2) shown show(1 displayed) [showDuration]",
+      "reload": "auction(2) -> starting(2) shown show(1 displayed) [showDuration]",
+      "auctionStarted": " -> idle shown show(1 displayed) [showDuration]",
+      "sent": "cancel(request) -> idle shown show(1 displayed) [showDuration]",
+      "loaded": "discard diagnostic(late_load) -> idle shown show(1 displayed) [showDuration]",
+      "loadFailed": " -> idle shown show(1 displayed) [showDuration]",
+      "withdrawn(1)": "diagnostic(ad_withdrawn) -> idle shown show(1 displayed) [showDuration]",
+      "show": "releaseScreen refused(already_used) -> idle shown show(1 displayed) [showDuration]",
+      "showBusy": "refused(already_used) -> idle shown show(1 displayed) [showDuration]",
+      "displayed": "diagnostic(duplicate_signal) -> idle shown show(1 displayed) [showDuration]",
+      "rewarded": "revenuePaid rewarded -> idle shown show(1 displayed) [showDuration]",
+      "dismissed": "arm(grace 5.0 seconds) -> idle shown show(1 awaitingLateReward) [showDuration,grace]",
+      "loadTimer": " -> idle shown show(1 displayed) [showDuration]",
+      "expiryTimer": " -> idle shown show(1 displayed) [showDuration]",
+      "retryTimer": " -> idle shown show(1 displayed) [showDuration]",
+      "displayTimer": " -> idle shown show(1 displayed) [showDuration]",
+      "graceTimer": " -> idle shown show(1 displayed) [showDuration]",
+      "lingerTimer": " -> idle shown show(1 displayed) [showDuration]",
+      "apply": "diagnostic(configuration_applied) -> idle shown show(1 displayed) [showDuration]",
+      "remove": "diagnostic(configuration_applied) -> idle shown show(1 displayed) [showDuration] removed",
+    ],
+    "grace": [
+      "load": "auction(2) -> starting(2) shown show(1 awaitingLateReward) [showDuration,grace]",
+      "reload": "auction(2) -> starting(2) shown show(1 awaitingLateReward) [showDuration,grace]",
+      "auctionStarted": " -> idle shown show(1 awaitingLateReward) [showDuration,grace]",
+      "sent": "cancel(request) -> idle shown show(1 awaitingLateReward) [showDuration,grace]",
+      "loaded": "discard diagnostic(late_load) -> idle shown show(1 awaitingLateReward) [showDuration,grace]",
+      "loadFailed": " -> idle shown show(1 awaitingLateReward) [showDuration,grace]",
+      "withdrawn(1)":
+        "diagnostic(ad_withdrawn) -> idle shown show(1 awaitingLateReward) [showDuration,grace]",
+      "show":
+        "releaseScreen refused(already_used) -> idle shown show(1 awaitingLateReward) [showDuration,grace]",
+      "showBusy": "refused(already_used) -> idle shown show(1 awaitingLateReward) [showDuration,grace]",
+      "displayed":
+        "diagnostic(duplicate_signal) -> idle shown show(1 awaitingLateReward) [showDuration,grace]",
+      "rewarded":
+        "cancel(grace) revenuePaid rewarded closed cancel(showDuration) arm(linger 30.0 seconds) releaseScreen -> idle shown lingering(1) [linger]",
+      "dismissed":
+        "diagnostic(duplicate_signal) -> idle shown show(1 awaitingLateReward) [showDuration,grace]",
+      "loadTimer": " -> idle shown show(1 awaitingLateReward) [showDuration,grace]",
+      "expiryTimer": " -> idle shown show(1 awaitingLateReward) [showDuration,grace]",
+      "retryTimer": " -> idle shown show(1 awaitingLateReward) [showDuration,grace]",
+      "displayTimer": " -> idle shown show(1 awaitingLateReward) [showDuration,grace]",
+      "graceTimer":
+        "revenuePaid skipped cancel(showDuration) arm(linger 30.0 seconds) releaseScreen -> idle shown lingering(1) [linger]",
+      "lingerTimer": " -> idle shown show(1 awaitingLateReward) [showDuration,grace]",
+      "apply":
+        "diagnostic(configuration_applied) -> idle shown show(1 awaitingLateReward) [showDuration,grace]",
+      "remove":
+        "diagnostic(configuration_applied) -> idle shown show(1 awaitingLateReward) [showDuration,grace] removed",
+    ],
+    "lingering": [
+      "load": "auction(2) -> starting(2) shown lingering(1) [linger]",
+      "reload": "auction(2) -> starting(2) shown lingering(1) [linger]",
+      "auctionStarted": " -> idle shown lingering(1) [linger]",
+      "sent": "cancel(request) -> idle shown lingering(1) [linger]",
+      "loaded": "discard diagnostic(late_load) -> idle shown lingering(1) [linger]",
+      "loadFailed": " -> idle shown lingering(1) [linger]",
+      "withdrawn(1)": "diagnostic(ad_withdrawn) -> idle shown lingering(1) [linger]",
+      "show": "releaseScreen refused(already_used) -> idle shown lingering(1) [linger]",
+      "showBusy": "refused(already_used) -> idle shown lingering(1) [linger]",
+      "displayed": "diagnostic(signal_after_terminal) -> idle shown lingering(1) [linger]",
+      "rewarded": "diagnostic(duplicate_reward) -> idle shown lingering(1) [linger]",
+      "dismissed": "diagnostic(signal_after_terminal) -> idle shown lingering(1) [linger]",
+      "loadTimer": " -> idle shown lingering(1) [linger]",
+      "expiryTimer": " -> idle shown lingering(1) [linger]",
+      "retryTimer": " -> idle shown lingering(1) [linger]",
+      "displayTimer": " -> idle shown lingering(1) [linger]",
+      "graceTimer": " -> idle shown lingering(1) [linger]",
+      "lingerTimer": "discard -> idle shown",
+      "apply": "diagnostic(configuration_applied) -> idle shown lingering(1) [linger]",
+      "remove": "diagnostic(configuration_applied) -> idle shown lingering(1) [linger] removed",
+    ],
+    "removed": [
+      "load": "failed(unknown_zone) -> idle withdrawn removed",
+      "reload": " -> idle withdrawn removed",
+      "auctionStarted": " -> idle withdrawn removed",
+      "sent": "cancel(request) -> idle withdrawn removed",
+      "loaded": "discard diagnostic(late_load) -> idle withdrawn removed",
+      "loadFailed": " -> idle withdrawn removed",
+      "withdrawn(1)": " -> idle withdrawn removed",
+      "show": "releaseScreen refused(removed) -> idle withdrawn removed",
+      "showBusy": "refused(removed) -> idle withdrawn removed",
+      "displayed": " -> idle withdrawn removed",
+      "rewarded": " -> idle withdrawn removed",
+      "dismissed": " -> idle withdrawn removed",
+      "loadTimer": " -> idle withdrawn removed",
+      "expiryTimer": " -> idle withdrawn removed",
+      "retryTimer": " -> idle withdrawn removed",
+      "displayTimer": " -> idle withdrawn removed",
+      "graceTimer": " -> idle withdrawn removed",
+      "lingerTimer": " -> idle withdrawn removed",
+      "apply": "diagnostic(configuration_applied) -> idle withdrawn",
+      "remove": "diagnostic(configuration_applied) -> idle withdrawn removed",
+    ],
+    "queueLoading": [
+      "load": " -> loading(2) ready(1) [load,expiry]",
+      "reload": " -> loading(2) ready(1) [load,expiry]",
+      "auctionStarted": " -> loading(2) ready(1) [load,expiry]",
+      "sent": " -> loading(2) ready(1) [load,expiry]",
+      "loaded": "cancel(load) cancel(expiry) arm(expiry 60.0 seconds) ready -> idle ready(1,2) [expiry]",
+      "loadFailed": "cancel(load) cancel(request) failed -> idle ready(1) [expiry]",
+      "withdrawn(1)":
+        "cancel(expiry) discard diagnostic(ad_withdrawn) expired -> loading(2) withdrawn [load]",
+      "show":
+        "cancel(expiry) arm(display 10.0 seconds) arm(showDuration 600.0 seconds) present(1 as 1) -> loading(2) shown show(1 awaitingDisplay) [load,display,showDuration]",
+      "showBusy": "refused(another_ad_showing) -> loading(2) ready(1) [load,expiry]",
+      "displayed": " -> loading(2) ready(1) [load,expiry]",
+      "rewarded": " -> loading(2) ready(1) [load,expiry]",
+      "dismissed": " -> loading(2) ready(1) [load,expiry]",
+      "loadTimer": "cancel(request) failed -> idle ready(1) [expiry]",
+      "expiryTimer": "discard expired -> loading(2) expired [load]",
+      "retryTimer": " -> loading(2) ready(1) [load,expiry]",
+      "displayTimer": " -> loading(2) ready(1) [load,expiry]",
+      "graceTimer": " -> loading(2) ready(1) [load,expiry]",
+      "lingerTimer": " -> loading(2) ready(1) [load,expiry]",
+      "apply": "diagnostic(configuration_applied) -> loading(2) ready(1) [load,expiry]",
+      "remove":
+        "diagnostic(configuration_applied) cancel(expiry) cancel(load) cancel(request) discard diagnostic(ad_withdrawn) expired failed(unknown_zone) -> idle withdrawn removed",
+    ],
+  ]
 }

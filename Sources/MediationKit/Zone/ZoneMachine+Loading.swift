@@ -51,7 +51,8 @@ extension ZoneMachine {
 
   /// Load `id` has its auction id: `loading` is published and its first requests go out.
   mutating func auctionStarted(load id: Int, auctionID: UInt64, now: Duration, _ out: inout [ZoneEffect]) {
-    guard load?.id == id else { return }
+    guard load?.id == id, !load!.auctionStarted else { return }
+    load!.auctionStarted = true
     load!.request.auctionID = auctionID
     out.append(.publish(.loading, network: nil, arms: load!.setup.experimentArms))
     let actions = load!.planner.start(now: now)

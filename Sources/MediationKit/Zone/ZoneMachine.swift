@@ -29,6 +29,8 @@ struct ZoneMachine: Sendable {
     var planner: any LoadPlanner
     /// The request every network call of the load shares.
     var request: AdapterLoadRequest
+    /// Whether the load has its auction id and its requests went out.
+    var auctionStarted = false
     /// The setup the load started on, which it keeps to its end.
     let setup: ZoneSetup
     /// The learned eCPMs' epoch at the start: the load's outcome teaches them only if it is
