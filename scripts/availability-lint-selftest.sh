@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # Self-test of scripts/availability-lint.py: plants APIs newer than the floor in a scratch copy of
-# the package (its Package.swift and two clean folders of MediationKit, one of which keeps
-# `Synchronization.Atomic` under `#if os(Linux)`) and checks that the lint fails or passes as it
-# should. Run by .ci/run; needs python3 and swift on PATH.
+# the package (its Package.swift and two clean folders of MediationKit) and checks that the lint
+# fails or passes as it should. Run by .ci/run; needs python3 and swift on PATH.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 lint="$PWD/scripts/availability-lint.py"
