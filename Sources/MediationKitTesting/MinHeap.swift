@@ -1,12 +1,5 @@
-/// An element of a ``MinHeap``, told its position each time it is placed, so that its owner can
-/// remove it from the middle of the heap (``MinHeap/remove(at:)``).
-protocol MinHeapElement: Comparable {
-  /// The element now sits at `index` of the heap's storage.
-  func placed(at index: Int)
-}
-
-/// A binary min-heap that tells each element where it sits.
-struct MinHeap<Element: MinHeapElement> {
+/// A binary min-heap.
+struct MinHeap<Element: Comparable> {
   private var storage: [Element] = []
 
   var count: Int { storage.count }
@@ -27,7 +20,6 @@ struct MinHeap<Element: MinHeapElement> {
       if shouldRemove(element) { removed(element) } else { kept.append(element) }
     }
     storage = kept
-    for (index, element) in storage.enumerated() { element.placed(at: index) }
     var index = storage.count / 2 - 1
     while index >= 0 {
       siftDown(from: index)
@@ -37,24 +29,13 @@ struct MinHeap<Element: MinHeapElement> {
 
   @discardableResult
   mutating func removeFirst() -> Element? {
-    storage.isEmpty ? nil : remove(at: 0)
-  }
-
-  /// Removes the element at `index` (as last told by ``MinHeapElement/placed(at:)``).
-  @discardableResult
-  mutating func remove(at index: Int) -> Element {
-    let removed = storage[index]
+    guard let first = storage.first else { return nil }
     let last = storage.removeLast()
-    guard index < storage.count else { return removed }
-    // The last element takes the hole, then moves up or down to its place.
-    storage[index] = last
-    last.placed(at: index)
-    if index > 0 && last < storage[(index - 1) / 2] {
-      siftUp(last, from: index)
-    } else {
-      siftDown(from: index)
-    }
-    return removed
+    guard !storage.isEmpty else { return first }
+    // The last element takes the hole at the top, then moves down to its place.
+    storage[0] = last
+    siftDown(from: 0)
+    return first
   }
 
   /// Moves `element`, at `start`, up to its place through a hole: parents move down one step
@@ -67,11 +48,9 @@ struct MinHeap<Element: MinHeapElement> {
         let parent = (child - 1) / 2
         guard element < buffer[parent] else { break }
         buffer[child] = buffer[parent]
-        buffer[child].placed(at: child)
         child = parent
       }
       buffer[child] = element
-      element.placed(at: child)
     }
   }
 
@@ -91,11 +70,9 @@ struct MinHeap<Element: MinHeapElement> {
         if right < count, buffer[right] < buffer[left] { smallest = right }
         guard buffer[smallest] < element else { break }
         buffer[parent] = buffer[smallest]
-        buffer[parent].placed(at: parent)
         parent = smallest
       }
       buffer[parent] = element
-      element.placed(at: parent)
     }
   }
 }

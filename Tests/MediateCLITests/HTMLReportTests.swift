@@ -273,7 +273,7 @@ struct SVGNumberTests {
 
   @Test func ticksOfAMaximumTooSmallForAStepAreTheEnds() {
     #expect(SVG.ticks(upTo: 10) == [0, 2, 4, 6, 8, 10])
-    #expect(SVG.ticks(upTo: 5e-324) == [0, 5e-324])
+    #expect(SVG.ticks(upTo: .leastNonzeroMagnitude) == [0, .leastNonzeroMagnitude])
     #expect(SVG.ticks(upTo: .greatestFiniteMagnitude).count >= 2)
   }
 }

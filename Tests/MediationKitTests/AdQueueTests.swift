@@ -15,15 +15,15 @@ struct AdQueueTests {
   static let reason = AdapterWithdrawal(.expired, message: "gone")
 
   static func ad(loadID: Int = 7, expiresAt: Duration = now + .seconds(60), ecpm: Double = 10)
-    -> ZoneController.ReadyAd
+    -> ReadyAd
   {
-    ZoneController.ReadyAd(
+    ReadyAd(
       info: AdInfo(zoneID: "z", network: "n", placementID: "p", ecpm: ecpm, responses: [], latency: .zero),
       loaded: AdapterLoadedAd(ad: QueuedAd()), expiresAt: expiresAt, networkReportsRevenue: false,
       loadID: loadID)
   }
 
-  static func queue(_ ads: ZoneController.ReadyAd..., leaving why: AdQueue.Empty? = nil) -> AdQueue {
+  static func queue(_ ads: ReadyAd..., leaving why: AdQueue.Empty? = nil) -> AdQueue {
     var queue = AdQueue()
     if let why {
       let gone = ad(loadID: 1)

@@ -16,19 +16,22 @@ struct LiveSetupTests {
     let items = [item("a", "a1", ecpm: 9), item("b", "b1", ecpm: 5)]
     let first = ZoneSetup(
       zone: Self.learning(items), in: MediationConfig(zones: [Self.learning(items)]), adapters: [:], seed: 1)
-    #expect(first.learned != nil)
+    #expect(first.initialLearnedECPMs != nil)
     let same = ZoneSetup(
       zone: Self.learning(items), in: MediationConfig(zones: [Self.learning(items)], version: "v2"),
-      adapters: [:],
-      seed: 1, previous: first)
-    #expect(same.learned.map { $0.isSameBox(as: first.learned!) } == true)
+      adapters: [:], seed: 1)
+    #expect(same.keepsLearnedECPMs(of: first))
     let changedItems = [item("a", "a1", ecpm: 9), item("b", "b1", ecpm: 6)]
     let changed = ZoneSetup(
       zone: Self.learning(changedItems), in: MediationConfig(zones: [Self.learning(changedItems)]),
-      adapters: [:],
-      seed: 1, previous: first)
-    #expect(changed.learned != nil)
-    #expect(changed.learned.map { $0.isSameBox(as: first.learned!) } == false)
+      adapters: [:], seed: 1)
+    #expect(changed.initialLearnedECPMs != nil)
+    #expect(!changed.keepsLearnedECPMs(of: first))
+    var notLearning = Self.learning(items)
+    notLearning.autoECPM = false
+    let off = ZoneSetup(zone: notLearning, in: MediationConfig(zones: [notLearning]), adapters: [:], seed: 1)
+    #expect(off.initialLearnedECPMs == nil)
+    #expect(!off.keepsLearnedECPMs(of: first))
   }
 
   @Test func theKillSwitchMarksEntriesWithTheirReasons() {

@@ -2,7 +2,7 @@
 
 /// Test access to internal pure functions.
 enum ZoneControllerProbe {
-  static func retryDelay(_ failures: Int) -> Duration { ZoneController.retryDelay(afterFailures: failures) }
+  static func retryDelay(_ failures: Int) -> Duration { ZoneMachine.retryDelay(afterFailures: failures) }
 }
 
 enum CapProbe {

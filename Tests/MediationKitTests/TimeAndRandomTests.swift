@@ -67,67 +67,9 @@ struct TimeAndRandomTests {
     #expect(ran.withLock { $0 } == 11)
   }
 
-  /// A made timer armed at some moment runs exactly where an action scheduled at that moment
-  /// would: by time, then by the order of arming and scheduling.
-  @Test func armedTimersRunInTimeThenSubmissionOrder() {
-    let scheduler = VirtualScheduler()
-    let log = Locked<[String]>([])
-    let timer = scheduler.makeTimer { log.withLock { $0.append("timer@\(scheduler.now)") } }
-    scheduler.schedule(after: .seconds(2)) { log.withLock { $0.append("a@\(scheduler.now)") } }
-    timer.arm(after: .seconds(2))
-    scheduler.schedule(after: .seconds(2)) { log.withLock { $0.append("b@\(scheduler.now)") } }
-    scheduler.schedule(after: .seconds(1)) { log.withLock { $0.append("c@\(scheduler.now)") } }
-    #expect(scheduler.pendingCount == 4)
-    scheduler.run()
-    #expect(log.withLock { $0 } == ["c@1.0 seconds", "a@2.0 seconds", "timer@2.0 seconds", "b@2.0 seconds"])
-    #expect(scheduler.pendingCount == 0)
-  }
-
-  /// Arming again replaces the earlier arming (also moving it later or earlier, and taking a new
-  /// place among equal times); disarming leaves nothing queued; a fired timer can be armed again,
-  /// also from its own action.
-  @Test func rearmingReplacesAndDisarmingRemoves() {
-    let scheduler = VirtualScheduler()
-    let fired = Locked<[Duration]>([])
-    let timer = scheduler.makeTimer { fired.withLock { $0.append(scheduler.now) } }
-    timer.arm(after: .seconds(5))
-    timer.arm(after: .seconds(3))
-    #expect(scheduler.pendingCount == 1)
-    scheduler.run()
-    #expect(fired.withLock { $0 } == [.seconds(3)])
-
-    timer.arm(after: .seconds(1))
-    timer.disarm()
-    timer.disarm()
-    #expect(scheduler.pendingCount == 0)
-    scheduler.run()
-    #expect(scheduler.now == .seconds(3))
-    #expect(fired.withLock { $0 } == [.seconds(3)])
-
-    let order = Locked<[String]>([])
-    let first = scheduler.makeTimer { order.withLock { $0.append("first") } }
-    first.arm(after: .seconds(1))
-    scheduler.schedule(after: .seconds(1)) { order.withLock { $0.append("scheduled") } }
-    first.arm(after: .seconds(1))  // a new place: after the action scheduled in between
-    scheduler.run()
-    #expect(order.withLock { $0 } == ["scheduled", "first"])
-
-    let count = Locked(0)
-    let repeating = Box<any SchedulerTimer>()
-    repeating.set(
-      scheduler.makeTimer {
-        count.withLock { $0 += 1 }
-        if count.withLock({ $0 }) < 3 { repeating.value?.arm(after: .seconds(2)) }
-      })
-    repeating.value?.arm(after: .seconds(2))
-    scheduler.run()
-    #expect(count.withLock { $0 } == 3)
-    #expect(scheduler.now == .seconds(10))
-  }
-
-  /// Many timers and one-shot actions, armed, re-armed and disarmed at random: the heap keeps
-  /// every element's position right, so the run order is exactly (time, arming order).
-  @Test func manyTimersKeepTheirPlaceThroughRearmsAndDisarms() {
+  /// Many actions, scheduled, cancelled and replaced at random: the run order is exactly
+  /// (time, submission order), and a cancelled action never runs.
+  @Test func manyActionsRunInTimeThenSubmissionOrderThroughCancellations() {
     let scheduler = VirtualScheduler()
     let log = Locked<[Int]>([])
     var state: UInt64 = 0x2545_F491_4F6C_DD1D
@@ -135,28 +77,29 @@ struct TimeAndRandomTests {
       state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
       return (state >> 33) % bound
     }
-    let timers = (0..<200).map { id in scheduler.makeTimer { log.withLock { $0.append(id) } } }
-    // Each timer's last arming (its sequence number among all submissions) or nil when disarmed.
-    var armedAt: [(time: Int64, order: Int)?] = Array(repeating: nil, count: timers.count)
+    // 200 deadlines, each re-set (its earlier action cancelled) or cleared at random.
+    var handles: [Cancellable?] = Array(repeating: nil, count: 200)
+    var scheduledAt: [(time: Int64, order: Int)?] = Array(repeating: nil, count: handles.count)
     var expectedOneShots: [(time: Int64, order: Int, id: Int)] = []
     for order in 0..<3_000 {
-      let id = Int(next(UInt64(timers.count)))
+      let id = Int(next(UInt64(handles.count)))
       let millis = Int64(next(40))
       switch next(4) {
       case 0:
-        timers[id].disarm()
-        armedAt[id] = nil
+        handles[id]?.cancel()
+        handles[id] = nil
+        scheduledAt[id] = nil
       case 1:
         scheduler.schedule(after: .milliseconds(millis)) { log.withLock { $0.append(1_000 + order) } }
         expectedOneShots.append((millis, order, 1_000 + order))
       default:
-        timers[id].arm(after: .milliseconds(millis))
-        armedAt[id] = (millis, order)
+        handles[id]?.cancel()
+        handles[id] = scheduler.schedule(after: .milliseconds(millis)) { log.withLock { $0.append(id) } }
+        scheduledAt[id] = (millis, order)
       }
     }
     let expected =
-      (armedAt.enumerated().compactMap { id, armed in armed.map { ($0.time, $0.order, id) } }
-      + expectedOneShots)
+      (scheduledAt.enumerated().compactMap { id, at in at.map { ($0.time, $0.order, id) } } + expectedOneShots)
       .sorted { ($0.0, $0.1) < ($1.0, $1.1) }.map(\.2)
     #expect(scheduler.pendingCount == expected.count)
     scheduler.run()
@@ -164,24 +107,24 @@ struct TimeAndRandomTests {
     #expect(scheduler.pendingCount == 0)
   }
 
-  /// How the last reference to a timer's owner can sit in the scheduler's queue, in an action
-  /// that captured the owner: dropped there when the action is skipped as cancelled, purged with
+  /// How the last reference to an owner of a scheduled action can sit in the scheduler's queue,
+  /// in an action that captured the owner: dropped there when the action is skipped as cancelled, purged with
   /// the other cancelled ones, or released with the scheduler itself.
   enum DroppedOwner: CaseIterable { case skippedAsCancelled, purged, releasedWithTheScheduler }
 
-  /// The owner goes away inside the scheduler, and its armed timer disarms as it does (a zone
-  /// dropped with its expiry armed): that disarm must not wait on the scheduler's lock while
-  /// the scheduler itself holds it.
+  /// The owner goes away inside the scheduler, and cancels its own scheduled action as it does
+  /// (a zone dropped with its expiry armed): that cancellation must not wait on the scheduler's
+  /// lock while the scheduler itself holds it.
   @Test(arguments: DroppedOwner.allCases)
   func anArmedTimersOwnerCanBeDroppedFromInsideTheScheduler(_ path: DroppedOwner) {
     final class Owner: Sendable {
-      let timer: any SchedulerTimer
-      init(_ timer: any SchedulerTimer) { self.timer = timer }
+      let deadline: Cancellable
+      init(_ deadline: Cancellable) { self.deadline = deadline }
+      deinit { deadline.cancel() }
     }
     var scheduler: VirtualScheduler? = VirtualScheduler()
     do {
-      let owner = Owner(scheduler!.makeTimer {})
-      owner.timer.arm(after: .seconds(10))
+      let owner = Owner(scheduler!.schedule(after: .seconds(10)) {})
       let action = scheduler!.schedule(after: .seconds(1)) { withExtendedLifetime(owner) {} }
       if path != .releasedWithTheScheduler { action.cancel() }
     }
@@ -205,26 +148,8 @@ struct TimeAndRandomTests {
     #expect(finished, "the scheduler deadlocked")
   }
 
-  /// A scheduler without its own timers gets ``Scheduler/makeTimer(_:)``'s default: each arming
-  /// is one `schedule(after:)`, and re-arming or disarming cancels the earlier one.
-  @Test func defaultTimersArmThroughSchedule() {
-    let base = VirtualScheduler()
-    let scheduler = ForwardingScheduler(base: base)
-    let fired = Locked<[Duration]>([])
-    let timer = scheduler.makeTimer { fired.withLock { $0.append(base.now) } }
-    timer.arm(after: .seconds(4))
-    timer.arm(after: .seconds(2))
-    base.run()
-    #expect(fired.withLock { $0 } == [.seconds(2)])
-    timer.arm(after: .seconds(1))
-    timer.disarm()
-    base.run()
-    #expect(fired.withLock { $0 } == [.seconds(2)])
-    #expect(scheduler.scheduled.withLock { $0 } == 3)
-  }
-
-  /// `now` is read without the lock while the clock stands at a whole number of nanoseconds;
-  /// `advance(by:)` can stop it between two, and `now` must still be exact there.
+  /// `advance(by:)` can stop the clock between two whole nanoseconds, and `now` must still be
+  /// exact there.
   @Test func nowIsExactAtSubNanosecondTimes() {
     let scheduler = VirtualScheduler()
     let half = Duration(secondsComponent: 0, attosecondsComponent: 500_000_000)
@@ -364,27 +289,4 @@ struct UUIDTests {
       #expect(random.next() == draws.next())
     }
   }
-}
-
-/// A scheduler that forwards to a virtual one and counts what it schedules, relying on the
-/// protocol's defaults for everything else.
-private final class ForwardingScheduler: Scheduler {
-  let base: VirtualScheduler
-  let scheduled = Locked(0)
-
-  init(base: VirtualScheduler) { self.base = base }
-
-  var now: Duration { base.now }
-
-  func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> Cancellable {
-    scheduled.withLock { $0 += 1 }
-    return base.schedule(after: delay, action)
-  }
-}
-
-/// A thread-safe single value.
-private final class Box<Value: Sendable>: Sendable {
-  private let storage = Locked<Value?>(nil)
-  var value: Value? { storage.withLock { $0 } }
-  func set(_ value: Value) { storage.withLock { $0 = value } }
 }

@@ -188,14 +188,8 @@ private final class HookedScheduler: Scheduler {
     return inner.now
   }
 
-  var isCurrentExecutor: Bool { inner.isCurrentExecutor }
-
   func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> Cancellable {
     inner.schedule(after: delay, action)
-  }
-
-  func makeTimer(_ action: @escaping @Sendable () -> Void) -> any SchedulerTimer {
-    inner.makeTimer(action)
   }
 }
 

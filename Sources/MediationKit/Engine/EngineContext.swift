@@ -86,14 +86,6 @@ final class EngineContext: Sendable {
     starts.launch(placements: placements)
   }
 
-  /// Changes whenever an adapter's start-up changes.
-  var adapterStatusVersion: Int { starts.version }
-
-  /// The networks an auction cannot ask, with why.
-  func unavailableNetworks(for items: [LineItem]) -> [NetworkID: LoadPlan.Unavailable] {
-    starts.unavailable(for: items)
-  }
-
   /// Records `reward` in the ledger, then publishes it: the app is told only once it is durable.
   /// If the ledger cannot record it, the reward is still delivered, after a diagnostic saying so.
   ///
@@ -144,7 +136,7 @@ final class EngineContext: Sendable {
         "acknowledgement of reward \(transactionID) not written: \(error); the reward stays pending "
           + "and will be redelivered on a later start")
       let origin = rewardOrigins.withLock { $0[transactionID] }
-      scheduler.runOnExecutor { [self] in
+      scheduler.execute { [self] in
         for zoneID in origin.map({ [$0.zoneID] }) ?? zoneIDs {
           publish(zoneID, origin?.network, .diagnostic(note))
         }
@@ -242,7 +234,7 @@ final class EngineContext: Sendable {
   /// executor (a configuration may change on any thread).
   func announce(_ zoneID: String, _ change: String) {
     let note = Diagnostic(.configurationApplied, change)
-    scheduler.runOnExecutor { [self] in publish(zoneID, nil, .diagnostic(note)) }
+    scheduler.execute { [self] in publish(zoneID, nil, .diagnostic(note)) }
   }
 
   /// Publishes `event` of zone `zoneID`; `arms` are those of the load or ad it belongs to, taken

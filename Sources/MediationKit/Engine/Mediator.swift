@@ -172,21 +172,26 @@ public final class Mediator: Sendable {
 
   /// Follows the registry: makes and starts a network registered later, or drops one
   /// unregistered, then has every zone rebuild its plan (the zones that name the network say so).
+  ///
+  /// The network's adapter is made, started or dropped before the zones are reconfigured, and
+  /// outside `reconfiguring`: no adapter code runs while it is held.
   private func registryChanged(_ change: AdapterRegistry.Change) {
+    let network: NetworkID
+    let note: String
+    switch change {
+    case .registered(let registration):
+      network = registration.info.id
+      let adapter = Self.makeAdapter(registration, scheduler: context.scheduler, random: random)
+      let start = context.starts.add(network, adapter: adapter)
+      start()
+      note = "network '\(network)' registered"
+    case .unregistered(let id):
+      network = id
+      let refuseWaiting = context.starts.remove(id, reason: "network '\(id)' was unregistered")
+      refuseWaiting()
+      note = "network '\(id)' unregistered"
+    }
     reconfiguring.withLock { _ in
-      let network: NetworkID
-      let note: String
-      switch change {
-      case .registered(let registration):
-        network = registration.info.id
-        context.starts.add(
-          network, adapter: Self.makeAdapter(registration, scheduler: context.scheduler, random: random))
-        note = "network '\(network)' registered"
-      case .unregistered(let id):
-        network = id
-        context.starts.remove(id, reason: "network '\(id)' was unregistered")
-        note = "network '\(id)' unregistered"
-      }
       let (config, zones) = live.withLock { ($0.config, $0.zones) }
       for zone in config.zones {
         let namesNetwork = zone.lineItems.contains { $0.network == network }

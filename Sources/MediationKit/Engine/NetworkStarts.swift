@@ -24,8 +24,6 @@ final class NetworkStarts: Sendable {
   private let gates: Locked<[NetworkID: StartGate<Waiter>]>
   /// Each network's placements, for its `start`; set by ``launch(placements:)``.
   private let placements = Locked<[NetworkID: [String]]>([:])
-  /// Bumped whenever a start-up changes, so zones can cache which networks are unavailable.
-  private let changes = Locked(0)
 
   init(
     adapters: [NetworkID: any RewardedAdapter], modes: [NetworkID: NetworkStart], timeout: Duration,
@@ -49,7 +47,6 @@ final class NetworkStarts: Sendable {
     let launching = gates.withLock { gates in
       gates.keys.sorted().filter { gates[$0]!.mode == .atLaunch && gates[$0]!.beginStart(now: now) }
     }
-    _ = changes.increment()
     for id in launching { callStart(id) }
   }
 
@@ -62,10 +59,13 @@ final class NetworkStarts: Sendable {
     self.placements.withLock { $0 = placements }
   }
 
-  /// Adds a network registered while the mediator runs, with a fresh start gate: it starts now
-  /// when ``MediatorOptions/networkStarts`` says ``NetworkStart/atLaunch`` (the default), else as
-  /// that option says, so no request reaches it before its start has completed.
-  func add(_ network: NetworkID, adapter: any RewardedAdapter) {
+  /// Adds a network registered while the mediator runs, with a fresh start gate, so no request
+  /// reaches it before its start has completed. It starts now when
+  /// ``MediatorOptions/networkStarts`` says ``NetworkStart/atLaunch`` (the default), else as that
+  /// option says.
+  /// - Returns: What to call once the caller holds no lock: the adapter's `start`, when it
+  ///   starts now.
+  func add(_ network: NetworkID, adapter: any RewardedAdapter) -> @Sendable () -> Void {
     let now = scheduler.now
     let starts = gates.withLock { gates -> Bool in
       adapterTable.withLock { $0[network] = adapter }
@@ -74,23 +74,19 @@ final class NetworkStarts: Sendable {
       gates[network] = gate
       return begins
     }
-    _ = changes.increment()
-    if starts { callStart(network) }
+    return { [self] in if starts { callStart(network) } }
   }
 
-  /// Removes a network unregistered while the mediator runs: the requests waiting for its start
-  /// are refused with `reason`, and later requests find no adapter.
-  /// - Returns: The adapter removed, `nil` when `network` was not there.
-  @discardableResult
-  func remove(_ network: NetworkID, reason: String) -> (any RewardedAdapter)? {
-    let (adapter, waiters) = gates.withLock { gates -> ((any RewardedAdapter)?, [Waiter]) in
-      let adapter = adapterTable.withLock { $0.removeValue(forKey: network) }
-      guard var gate = gates.removeValue(forKey: network) else { return (adapter, []) }
-      return (adapter, gate.removeWaiters())
+  /// Removes a network unregistered while the mediator runs: later requests find no adapter.
+  /// - Returns: What to call once the caller holds no lock: it refuses the requests waiting for
+  ///   the network's start, with `reason`.
+  func remove(_ network: NetworkID, reason: String) -> @Sendable () -> Void {
+    let waiters = gates.withLock { gates -> [Waiter] in
+      adapterTable.withLock { _ = $0.removeValue(forKey: network) }
+      guard var gate = gates.removeValue(forKey: network) else { return [] }
+      return gate.removeWaiters()
     }
-    _ = changes.increment()
-    for waiter in waiters { waiter(reason) }
-    return adapter
+    return { for waiter in waiters { waiter(reason) } }
   }
 
   /// Admits a request to `network`: straight through once it has started, refused once its start
@@ -107,7 +103,6 @@ final class NetworkStarts: Sendable {
     case .refuse(let reason): return .refuse(reason)
     case .wait(let ticket, let callStart):
       if callStart {
-        _ = changes.increment()
         // Not from inside this call: an adapter that answers `start` synchronously would release
         // the waiter before its owner has noted that it waits.
         scheduler.execute { [self] in self.callStart(network) }
@@ -132,7 +127,7 @@ final class NetworkStarts: Sendable {
     // Weak: an SDK that keeps its completion handler must not keep the mediator alive.
     adapter.start(AdapterStartRequest(placementIDs: placements)) { [weak self] result in
       guard let self else { return }
-      scheduler.runOnExecutor { [self] in
+      scheduler.execute { [self] in
         let now = scheduler.now
         release(
           gates.withLock { gates in gate(of: adapter, network, in: &gates) { $0.completed(result, now: now) }
@@ -156,17 +151,7 @@ final class NetworkStarts: Sendable {
 
   /// Tells the released waiters, outside the lock.
   private func release(_ release: StartGate<Waiter>.Release) {
-    _ = changes.increment()
     for waiter in release.waiters { waiter(release.refusal) }
-  }
-
-  /// Whether each of `networks` has started (a start never reverts, so a `true` stays true).
-  func started(_ networks: [NetworkID]) -> [Bool] {
-    gates.withLock { gates in
-      networks.map { network in
-        if case .started = gates[network]?.phase { true } else { false }
-      }
-    }
   }
 
   /// Every network's start-up, by network id.
@@ -174,26 +159,17 @@ final class NetworkStarts: Sendable {
     gates.withLock { gates in gates.keys.sorted().map { gates[$0]!.status } }
   }
 
-  /// Changes whenever a start-up changes.
-  var version: Int { changes.get() }
-
-  /// The networks of `items` a load cannot ask now, and why: not registered, or not started
-  /// (failed, timed out, or never to be started). Networks still starting are not in it: their
+  /// The networks registered now, and why those a load cannot ask cannot: their start failed or
+  /// timed out, or they are never started. Networks still starting are not refused: their
   /// requests wait.
-  func unavailable(for items: [LineItem]) -> [NetworkID: LoadPlan.Unavailable] {
+  var availability: NetworkAvailability {
     gates.withLock { gates in
-      var unavailable: [NetworkID: LoadPlan.Unavailable] = [:]
-      for item in items {
-        guard let gate = gates[item.network] else {
-          unavailable[item.network] = LoadPlan.Unavailable(
-            fate: .skipped, reason: "no adapter registered for '\(item.network)'")
-          continue
-        }
-        if let refusal = gate.refusal {
-          unavailable[item.network] = LoadPlan.Unavailable(fate: .notStarted, reason: refusal)
-        }
+      var availability = NetworkAvailability()
+      for (network, gate) in gates {
+        availability.registered.insert(network)
+        if let refusal = gate.refusal { availability.refusals[network] = refusal }
       }
-      return unavailable
+      return availability
     }
   }
 }

@@ -37,10 +37,19 @@ public final class AdapterRegistry: Sendable {
     var handlers: [Int: @Sendable (Change) -> Void] = [:]
   }
 
-  private let registrations = Locked<[NetworkID: AdapterRegistration]>([:])
+  /// The registrations, and the changes made to them not yet delivered to the observers.
+  fileprivate struct State {
+    var registrations: [NetworkID: AdapterRegistration] = [:]
+    /// Changes in the order they were made, waiting for the thread delivering them.
+    var undelivered: [Change] = []
+    /// Whether a thread is delivering changes: a change made meanwhile (on another thread, or by
+    /// an observer) is queued behind, so every observer sees the changes in the order they were
+    /// made, and no observer runs under the lock.
+    var delivering = false
+  }
+
+  private let state = Locked(State())
   private let observers = Locked(Observers())
-  /// Serializes changes and their delivery, so every observer sees them in the same order.
-  private let changes = Locked(())
 
   /// The process-wide default registry, for apps that want one.
   public static let shared = AdapterRegistry()
@@ -66,20 +75,18 @@ public final class AdapterRegistry: Sendable {
     if let problem = AdapterCompatibility.check(info).problem(for: info) {
       throw MediationError(.incompatibleAdapter, problem)
     }
-    try changes.withLock { _ throws(MediationError) in
-      let existing = registrations.withLock { registrations -> AdapterInfo? in
-        if let existing = registrations[registration.info.id] { return existing.info }
-        registrations[registration.info.id] = registration
-        return nil
-      }
-      if let existing {
-        throw MediationError(
-          .duplicateNetwork,
-          "network '\(registration.info.id)' is already registered (\(existing.displayName) adapter \(existing.adapterVersion))"
-        )
-      }
-      notify(.registered(registration))
+    let (existing, delivers) = state.withLock { state -> (AdapterInfo?, Bool) in
+      if let existing = state.registrations[registration.info.id] { return (existing.info, false) }
+      state.registrations[registration.info.id] = registration
+      return (nil, state.queue(.registered(registration)))
     }
+    if let existing {
+      throw MediationError(
+        .duplicateNetwork,
+        "network '\(registration.info.id)' is already registered (\(existing.displayName) adapter \(existing.adapterVersion))"
+      )
+    }
+    if delivers { deliverChanges() }
   }
 
   /// Removes a network. Every running mediator made from this registry cancels its loads and
@@ -89,15 +96,16 @@ public final class AdapterRegistry: Sendable {
   /// afresh.
   /// - Throws: ``MediationError`` `unknownNetwork`, naming the registered ids.
   public func unregister(_ id: NetworkID) throws(MediationError) {
-    try changes.withLock { _ throws(MediationError) in
-      guard registrations.withLock({ $0.removeValue(forKey: id) }) != nil else {
-        throw MediationError.unknownNetwork(id, known: networkIDs)
-      }
-      notify(.unregistered(id))
+    let delivers = state.withLock { state -> Bool? in
+      guard state.registrations.removeValue(forKey: id) != nil else { return nil }
+      return state.queue(.unregistered(id))
     }
+    guard let delivers else { throw MediationError.unknownNetwork(id, known: networkIDs) }
+    if delivers { deliverChanges() }
   }
 
-  /// Calls `handler` with every later change, on the thread that makes it, in order.
+  /// Calls `handler` with every later change, in order: on the thread that makes it, or (while
+  /// another thread is delivering a change) on that thread, after the changes before it.
   package func observe(_ handler: @escaping @Sendable (Change) -> Void) -> Cancellable {
     let token = observers.withLock { observers -> Int in
       observers.next += 1
@@ -109,23 +117,27 @@ public final class AdapterRegistry: Sendable {
     }
   }
 
-  private func notify(_ change: Change) {
-    let handlers = observers.withLock { $0.handlers.sorted { $0.key < $1.key }.map(\.value) }
-    for handler in handlers { handler(change) }
+  /// Delivers the queued changes, oldest first, each to every observer, outside every lock; until
+  /// none is left.
+  private func deliverChanges() {
+    while let change = state.withLock({ $0.nextUndelivered() }) {
+      let handlers = observers.withLock { $0.handlers.sorted { $0.key < $1.key }.map(\.value) }
+      for handler in handlers { handler(change) }
+    }
   }
 
   /// The registered network ids, sorted.
-  public var networkIDs: [NetworkID] { registrations.withLock { $0.keys.sorted() } }
+  public var networkIDs: [NetworkID] { state.withLock { $0.registrations.keys.sorted() } }
 
   /// Every registration, sorted by network id.
   public var all: [Registration] {
-    registrations.withLock { $0.values.sorted { $0.info.id < $1.info.id } }
+    state.withLock { $0.registrations.values.sorted { $0.info.id < $1.info.id } }
   }
 
   /// The registration for `id`.
   /// - Throws: ``MediationError`` `unknownNetwork`, naming the registered ids.
   public func registration(for id: NetworkID) throws(MediationError) -> Registration {
-    if let registration = registrations.withLock({ $0[id] }) { return registration }
+    if let registration = state.withLock({ $0.registrations[id] }) { return registration }
     throw MediationError.unknownNetwork(id, known: networkIDs)
   }
 
@@ -137,6 +149,25 @@ public final class AdapterRegistry: Sendable {
       try subset.register(try registration(for: id))
     }
     return subset
+  }
+}
+
+extension AdapterRegistry.State {
+  /// Queues `change` for delivery; whether the caller is to deliver it (no one else is).
+  fileprivate mutating func queue(_ change: AdapterRegistry.Change) -> Bool {
+    undelivered.append(change)
+    if delivering { return false }
+    delivering = true
+    return true
+  }
+
+  /// The oldest change not delivered yet; `nil` (and the delivery over) when none is left.
+  fileprivate mutating func nextUndelivered() -> AdapterRegistry.Change? {
+    guard !undelivered.isEmpty else {
+      delivering = false
+      return nil
+    }
+    return undelivered.removeFirst()
   }
 }
 

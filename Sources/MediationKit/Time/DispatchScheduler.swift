@@ -31,7 +31,7 @@ public final class DispatchScheduler: Scheduler {
 
 /// A one-way flag, set once when work is cancelled.
 final class CancellationFlag: Sendable {
-  private let cancelled = AtomicFlag(false)
-  var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
-  func cancel() { cancelled.store(true, ordering: .releasing) }
+  private let cancelled = Locked(false)
+  var isCancelled: Bool { cancelled.get() }
+  func cancel() { cancelled.set(true) }
 }

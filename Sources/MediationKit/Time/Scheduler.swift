@@ -24,76 +24,12 @@ public protocol Scheduler: AnyObject, Sendable {
   /// - Returns: A handle that cancels the action if it has not started yet.
   @discardableResult
   func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> Cancellable
-
-  /// Whether the calling code is running on this scheduler's executor, inside one of its actions.
-  /// Schedulers that cannot tell answer `false` (the default).
-  var isCurrentExecutor: Bool { get }
-
-  /// Makes a timer that runs `action` on the executor each time it fires, for a deadline its owner
-  /// sets again and again (a load timeout per attempt, an ad's expiry per fill).
-  ///
-  /// Arming a made timer is the same as scheduling `action` with ``schedule(after:_:)`` at that
-  /// moment, and disarming it the same as cancelling that action; schedulers may implement it
-  /// without allocating per arming. The default arms through ``schedule(after:_:)``.
-  ///
-  /// - Parameter action: What the timer runs when it fires.
-  /// - Returns: A disarmed timer.
-  func makeTimer(_ action: @escaping @Sendable () -> Void) -> any SchedulerTimer
-}
-
-/// A timer made once by ``Scheduler/makeTimer(_:)`` and armed any number of times.
-public protocol SchedulerTimer: AnyObject, Sendable {
-  /// Fires the timer once, `delay` from now, after every action already due at that time; an
-  /// earlier arming that has not fired yet is cancelled.
-  func arm(after delay: Duration)
-
-  /// Cancels the arming that has not fired yet, if any; idempotent.
-  func disarm()
-}
-
-/// The default ``SchedulerTimer``: each arming is one ``Scheduler/schedule(after:_:)``.
-private final class ScheduledTimer: SchedulerTimer {
-  private let scheduler: any Scheduler
-  private let action: @Sendable () -> Void
-  private let armed = Locked<Cancellable?>(nil)
-
-  init(scheduler: any Scheduler, action: @escaping @Sendable () -> Void) {
-    self.scheduler = scheduler
-    self.action = action
-  }
-
-  func arm(after delay: Duration) {
-    let next = scheduler.schedule(after: delay, action)
-    armed.withLock { armed -> Cancellable? in
-      defer { armed = next }
-      return armed
-    }?.cancel()
-  }
-
-  func disarm() {
-    armed.withLock { $0.take() }?.cancel()
-  }
 }
 
 extension Scheduler {
   /// Runs `action` on the scheduler's executor as soon as possible, after the work already queued.
   public func execute(_ action: @escaping @Sendable () -> Void) {
     schedule(after: .zero, action)
-  }
-
-  /// Schedulers that cannot tell whether the caller is on their executor say it is not.
-  public var isCurrentExecutor: Bool { false }
-
-  /// A timer that arms through ``schedule(after:_:)``, one scheduled action per arming.
-  public func makeTimer(_ action: @escaping @Sendable () -> Void) -> any SchedulerTimer {
-    ScheduledTimer(scheduler: self, action: action)
-  }
-
-  /// Runs `action` at once when called on the executor (an SDK calling back from a scheduled
-  /// action), else enqueues it with ``execute(_:)``. Either way it runs on the executor, after
-  /// everything the caller did before.
-  public func runOnExecutor(_ action: @escaping @Sendable () -> Void) {
-    if isCurrentExecutor { action() } else { execute(action) }
   }
 }
 

@@ -1,5 +1,5 @@
 /// The zone's ready ads, up to its `queueDepth`, each with its own expiry; and, when none is
-/// left, why (the reason ``ZoneController/show(from:customData:)`` gives). A pure value: the
+/// left, why (the reason ``ZoneMachine/show(customData:screen:now:_:)`` gives). A pure value: the
 /// controller passes `now`, and arms the zone's one expiry timer at ``earliestExpiry``.
 ///
 /// An ad stays here past its expiry until the expiry timer takes it out (``expire(now:)``), so the
@@ -15,7 +15,7 @@ struct AdQueue {
   }
 
   /// The ready ads, oldest first (each load makes at most one, so a load id names one).
-  private(set) var ads: [ZoneController.ReadyAd] = []
+  private(set) var ads: [ReadyAd] = []
   /// What became of the ad that left last; `notLoaded` before any did.
   private(set) var lastGone = Empty.notLoaded
 
@@ -30,8 +30,8 @@ struct AdQueue {
 
   /// The ad a show at `now` takes: the best-priced unexpired one; on equal eCPMs the one that
   /// expires first (it has the least time left to earn), then the oldest.
-  func best(now: Duration) -> ZoneController.ReadyAd? {
-    var best: ZoneController.ReadyAd?
+  func best(now: Duration) -> ReadyAd? {
+    var best: ReadyAd?
     // Oldest first, and only a strictly better ad replaces the one found: ties keep the oldest.
     for ad in ads where ad.expiresAt > now {
       guard let current = best else {
@@ -53,8 +53,7 @@ struct AdQueue {
   /// The ad a show at `now` may use (``best(now:)``), or why there is none; `loading` tells
   /// "still loading" from "no ad loaded". The queue is unchanged: a show takes the ad with
   /// ``take(_:leaving:)``.
-  func showable(zoneID: String, now: Duration, loading: Bool) throws(MediationError) -> ZoneController.ReadyAd
-  {
+  func showable(zoneID: String, now: Duration, loading: Bool) throws(MediationError) -> ReadyAd {
     if let ad = best(now: now) { return ad }
     // Ads left past their expiry: the timer about to take them out will say `expired`.
     throw Self.refusal(ads.isEmpty ? lastGone : .expired, zoneID: zoneID, loading: loading)
@@ -76,14 +75,14 @@ struct AdQueue {
   }
 
   /// Adds a fill.
-  mutating func append(_ ad: ZoneController.ReadyAd) { ads.append(ad) }
+  mutating func append(_ ad: ReadyAd) { ads.append(ad) }
 
   /// Notes an ad that went away before it was ever queued (withdrawn before its fill was stored).
   mutating func lost(_ why: Empty) { lastGone = why }
 
   /// Takes `ad` out, leaving `why`; `false` (and the queue unchanged) when it is not here.
   @discardableResult
-  mutating func take(_ ad: ZoneController.ReadyAd, leaving why: Empty) -> Bool {
+  mutating func take(_ ad: ReadyAd, leaving why: Empty) -> Bool {
     guard let index = ads.firstIndex(where: { $0 === ad }) else { return false }
     ads.remove(at: index)
     lastGone = why
@@ -91,7 +90,7 @@ struct AdQueue {
   }
 
   /// Takes every ad out, leaving `why`; oldest first.
-  mutating func takeAll(leaving why: Empty) -> [ZoneController.ReadyAd] {
+  mutating func takeAll(leaving why: Empty) -> [ReadyAd] {
     guard !ads.isEmpty else { return [] }
     defer {
       ads.removeAll()
@@ -101,10 +100,10 @@ struct AdQueue {
   }
 
   /// Takes out the ads `reason` gives a reason for, leaving `withdrawn`; oldest first.
-  mutating func withdraw(where reason: (ZoneController.ReadyAd) -> AdapterWithdrawal?) -> [(
-    ad: ZoneController.ReadyAd, reason: AdapterWithdrawal
+  mutating func withdraw(where reason: (ReadyAd) -> AdapterWithdrawal?) -> [(
+    ad: ReadyAd, reason: AdapterWithdrawal
   )] {
-    var withdrawn: [(ad: ZoneController.ReadyAd, reason: AdapterWithdrawal)] = []
+    var withdrawn: [(ad: ReadyAd, reason: AdapterWithdrawal)] = []
     ads.removeAll { ad in
       guard let why = reason(ad) else { return false }
       withdrawn.append((ad, why))
@@ -115,7 +114,7 @@ struct AdQueue {
   }
 
   /// Takes out load `loadID`'s ad as withdrawn for `reason`; `nil` when it is not here.
-  mutating func withdraw(loadID: Int, reason: AdapterWithdrawal) -> ZoneController.ReadyAd? {
+  mutating func withdraw(loadID: Int, reason: AdapterWithdrawal) -> ReadyAd? {
     guard let ad = ads.first(where: { $0.loadID == loadID }) else { return nil }
     take(ad, leaving: .withdrawn(reason))
     return ad
@@ -124,9 +123,9 @@ struct AdQueue {
   /// The expiry timer fired: takes out the ad that expires first (the timer was armed for it, and
   /// a clock counting whole nanoseconds may stand a fraction short of its expiry) and every other
   /// one past its expiry at `now`; in expiry order.
-  mutating func expire(now: Duration) -> [ZoneController.ReadyAd] {
+  mutating func expire(now: Duration) -> [ReadyAd] {
     guard let first = earliestExpiry else { return [] }
-    var expired: [ZoneController.ReadyAd] = []
+    var expired: [ReadyAd] = []
     ads.removeAll { ad in
       guard ad.expiresAt <= max(now, first) else { return false }
       expired.append(ad)

@@ -1,159 +1,237 @@
-/// Runs one zone: its loads (one auction at a time), its queue of ready ads (up to its
-/// `queueDepth`, each with its own expiry), preload and retry, frequency caps, and its shows.
+/// Runs one zone: its ``ZoneMachine`` under one lock, and the machine's effects performed outside
+/// it. Every input is one lock round (`state.withLock { $0.handle(input, now:) }`); no adapter,
+/// observer or app code runs while the lock is held.
 ///
-/// Public methods may be called from any thread. Every event is published from a scheduler
-/// action, so a zone's events come out in order on the scheduler's executor.
+/// Public methods may be called from any thread (see the ConcurrencyModel article). Adapter
+/// answers and signals hop onto the scheduler's executor before they reach the machine, and
+/// every event is published from the executor, so a zone's events come out in order.
 final class ZoneController: Sendable {
-  /// A loaded ad waiting to be shown; shared by the zone's state and the show session made from it.
-  final class ReadyAd: Sendable {
-    let info: AdInfo
-    let loaded: AdapterLoadedAd
-    let expiresAt: Duration
-    /// How the impression's one revenue is chosen: the network's figure, else the core's
-    /// estimate from the winning price.
-    let revenue: ShowStateMachine.RevenueRule
-    /// The load that made it, which its ``AdapterWithdrawalSink`` names.
-    let loadID: Int
-
-    init(info: AdInfo, loaded: AdapterLoadedAd, expiresAt: Duration, networkReportsRevenue: Bool, loadID: Int)
-    {
-      self.info = info
-      self.loaded = loaded
-      self.expiresAt = expiresAt
-      self.revenue = ShowStateMachine.RevenueRule(
-        estimate: ImpressionRevenue(usd: info.ecpm / 1000, precision: info.precision),
-        networkReportsRevenue: networkReportsRevenue)
-      self.loadID = loadID
-    }
-  }
-
-  /// The zone's deadlines, made once and armed again for every load, fill and show; a disarmed
-  /// one leaves nothing queued.
-  struct Timers {
-    /// The load attempt's timeout (one attempt at a time: ``LoadAttempt``).
-    let load: any SchedulerTimer
-    /// The bid round's deadline of the load under way.
-    let auction: any SchedulerTimer
-    /// The expiry of the queued ad that expires first (``State/armExpiry(now:)``).
-    let expiry: any SchedulerTimer
-    /// The show's display timeout, maximum duration and reward grace window (one show at a time).
-    let display: any SchedulerTimer
-    let showDuration: any SchedulerTimer
-    let grace: any SchedulerTimer
-    /// The end of the late-signal window of the oldest ended show (``Lingering``).
-    let linger: any SchedulerTimer
-  }
-
-  /// The load attempt the load timer is armed for.
-  struct LoadAttempt {
-    let loadID: Int
-    let entry: Int
-    let request: AdapterLoadRequest
-  }
-
-  /// A load's winning answer, which the zone makes its ad from. (A struct, not a tuple: a tuple
-  /// holding references is copied through the runtime's generic witnesses.)
-  struct Fill {
-    let entry: Int
-    let loaded: AdapterLoadedAd
-    let price: Double
-    let precision: RevenuePrecision
-  }
-
-  /// An ended show kept for its late-signal window, which turns late signals into diagnostics:
-  /// when the window ends, its ad is discarded and the show forgotten.
-  struct Lingering {
-    let until: Duration
-    var session: ShowSession
-  }
-
-  /// The zone's state: its lifecycle (load, slot, retry) as one pure value, the caches loads
-  /// read, and the shows.
-  struct State {
-    var lifecycle = ZoneLifecycle()
-    /// The networks loads cannot ask, and the adapter-status version it was computed at.
-    var unavailable: (version: Int, networks: [NetworkID: LoadPlan.Unavailable]) = (-1, [:])
-    /// For each plan entry, whether its network had started at that version: a start never
-    /// reverts, so `true` lets a request skip the start gate and its lock.
-    var started: [Bool] = []
-    /// The setup `unavailable` and `started` were figured for: a configuration change makes the
-    /// next load figure them again for its plan.
-    var availabilityOf: ZoneSetup?
-    /// Times of recent shows (at most a day's worth), for frequency caps.
-    var showTimes: [Duration] = []
-    /// The show on screen; then in `lingering` for the late-signal window.
-    var session: ShowSession?
-    /// The id of the zone's latest show (``ShowSession/id``).
-    var lastShowID = 0
-    /// Ended shows in their late-signal window, oldest first.
-    var lingering: [Lingering] = []
-    /// Set once, at the end of `init`.
-    var timers: Timers?
-  }
-
   /// The zone's id, which never changes.
   let id: String
-  /// What the zone's configuration makes of it: `current` for the next load and for shows,
-  /// `load` for the load in flight (or the last one), which keeps the setup it started with.
-  struct Setups {
-    var current: ZoneSetup
-    var load: ZoneSetup
-    /// Why the zone is out of the configuration, when it is (``retire(reason:)``).
-    var removal: String?
-  }
-
-  /// A lock of its own, never held while taking `state`'s (the other way round is fine), so the
-  /// setup can be read from inside `state.withLock`.
-  let setups: Locked<Setups>
-  let context: EngineContext
-  let state = Locked(State())
-  /// Where this zone's loads' withdrawal sinks deliver (one object per zone, not a closure per load).
-  let withdrawals = ZoneWithdrawals()
-
-  /// Whether the zone's current configuration reloads on its own (read without copying it).
-  var autoReload: Bool { setups.withLock { $0.current.zone.autoReload } }
+  private let context: EngineContext
+  private let state: Locked<ZoneMachine>
 
   init(zone: ZoneConfig, in config: MediationConfig, context: EngineContext) {
     self.id = zone.id
+    self.context = context
     let setup = ZoneSetup(
       zone: zone, in: config, userID: context.userID, adapters: context.adapters, seed: context.options.seed)
-    self.setups = Locked(Setups(current: setup, load: setup))
-    self.context = context
-    let scheduler = context.scheduler
-    let timers = Timers(
-      load: scheduler.makeTimer { [weak self] in self?.loadAttemptTimedOut() },
-      auction: scheduler.makeTimer { [weak self] in self?.auctionTimedOut() },
-      expiry: scheduler.makeTimer { [weak self] in self?.expire() },
-      display: scheduler.makeTimer { [weak self] in self?.receive(.displayTimeoutEnded, show: nil) },
-      showDuration: scheduler.makeTimer { [weak self] in self?.receive(.showTimeoutEnded, show: nil) },
-      grace: scheduler.makeTimer { [weak self] in self?.receive(.graceWindowEnded, show: nil) },
-      linger: scheduler.makeTimer { [weak self] in self?.endLateSignalWindows() })
-    state.withLock { $0.timers = timers }
-    withdrawals.attach(self)
+    let options = context.options
+    let timings = ZoneMachine.Timings(
+      displayTimeout: options.displayTimeout, maxShowDuration: options.maxShowDuration,
+      lateSignalWindow: options.lateSignalWindow)
+    self.state = Locked(ZoneMachine(setup: setup, timings: timings))
   }
+
+  // MARK: Reading, from any thread
 
   var isReady: Bool { readyAd != nil }
 
   /// The details of the ad a show would take now, if one is ready.
   var readyAd: AdInfo? {
     let now = context.scheduler.now
-    return state.withLock { state in state.lifecycle.queue.best(now: now)?.info }
+    return state.withLock { $0.readyAd(now: now) }
   }
 
-  /// The most ads the zone's current configuration keeps ready.
-  var queueDepth: Int { setups.withLock { $0.current.zone.queueDepth } }
+  var isLoading: Bool { state.withLock { $0.isLoading } }
 
-  var isLoading: Bool { state.withLock { $0.lifecycle.isLoading } }
+  // MARK: Inputs
+
+  /// Starts a load on the executor; see ``RewardedAd/load()`` for the rules.
+  func load() {
+    context.scheduler.execute { [self] in handle(loadInput(requested: true)) }
+  }
+
+  /// Shows the best ready ad from `presenter`, on the calling thread; see
+  /// ``RewardedAd/show(from:customData:)`` for the rules.
+  func show(from presenter: any AdPresenting, customData: String?) throws(MediationError) {
+    let screen: Screen = context.fullScreen.acquire(id) ? .acquired : .taken(by: context.fullScreen.current)
+    let effects = transition(.show(customData: customData, screen: screen))
+    var refusal: ZoneEffect.ShowRefusal?
+    for effect in effects {
+      switch effect {
+      case .refuseShow(let reason): refusal = reason
+      case .present(let ready, let show): present(ready, show: show, from: presenter, customData: customData)
+      default: perform([effect])
+      }
+    }
+    switch refusal {
+    case nil: return
+    case .error(let error): throw error
+    case .removed(let reason):
+      var error = MediationError.unknownZone(id, known: context.zoneIDs())
+      error.message = "\(reason); " + error.message
+      throw error
+    }
+  }
+
+  /// Un-readies load `loadID`'s ad at once, on the caller's thread, so that ``isReady`` and
+  /// ``show(from:customData:)`` never see it again; publishes on the executor.
+  func withdraw(loadID: Int, entry: Int, reason: AdapterWithdrawal) {
+    handle(.withdrawn(RequestID(load: loadID, entry: entry), reason), performingOnExecutor: true)
+  }
+
+  /// Swaps in the setup `zone` and `config` make (``Mediator/apply(_:)``, a network registered or
+  /// unregistered); `change`, when given, is published as a `configurationApplied` diagnostic.
+  func reconfigure(_ zone: ZoneConfig, in config: MediationConfig, change: String?) {
+    let setup = ZoneSetup(
+      zone: zone, in: config, userID: context.userID, adapters: context.adapters, seed: context.options.seed)
+    handle(.apply(.configuration(setup, note: change)), performingOnExecutor: true)
+  }
+
+  /// Resolves the zone's arms again for the user now set (``Mediator/setUserID(_:)``), from the
+  /// configured zone of the current setup. Like an apply, the load in flight finishes on its own
+  /// plan; unlike one, nothing is withdrawn or cancelled: a ready ad from the previous arm stays
+  /// showable (``ZoneSetup/withdrawalReason(of:adapter:)`` knows every arm's line items).
+  func userChanged(in config: MediationConfig) {
+    let previous = state.withLock { $0.setup }
+    let userID = context.userID
+    guard !previous.base.experiments.isEmpty, previous.userID != userID else { return }
+    let setup = ZoneSetup(
+      zone: previous.base, in: config, userID: userID, adapters: previous.networkAdapters,
+      seed: context.options.seed)
+    handle(.apply(.user(setup)))
+  }
+
+  /// Takes the zone out of the configuration, for `reason`, until a configuration brings it back.
+  func retire(reason: String) {
+    handle(.apply(.removed(reason: reason)), performingOnExecutor: true)
+  }
+
+  /// See ``RewardedAd/acknowledge(_:)->()``.
+  func acknowledge(_ reward: Reward) {
+    context.acknowledgeReward(transactionID: reward.transactionID, zoneIDs: [id])
+  }
+
+  /// See ``RewardedAd/acknowledge(_:)->Bool``.
+  func acknowledge(_ reward: Reward) async throws(MediationError) -> Bool {
+    try await context.acknowledgeReward(transactionID: reward.transactionID)
+  }
+
+  // MARK: The one lock round, and the effects after it
+
+  /// One input, one lock round; then its effects, here or (for an input from any thread whose
+  /// effects publish) on the executor.
+  private func handle(_ input: ZoneInput, performingOnExecutor: Bool = false) {
+    let effects = transition(input)
+    guard !effects.isEmpty else { return }
+    if performingOnExecutor {
+      context.scheduler.execute { [self] in perform(effects) }
+    } else {
+      perform(effects)
+    }
+  }
+
+  private func transition(_ input: ZoneInput) -> [ZoneEffect] {
+    let now = context.scheduler.now
+    return state.withLock { $0.handle(input, now: now) }
+  }
+
+  /// What a load asks of the engine when it starts: the networks' start-up and the privacy
+  /// signals, read now.
+  private func loadInput(requested: Bool) -> ZoneInput {
+    .load(requested: requested, networks: context.starts.availability, privacy: context.privacy)
+  }
+
+  private func perform(_ effects: [ZoneEffect]) {
+    for effect in effects {
+      switch effect {
+      case .startAuction(let load):
+        handle(.auctionStarted(load: load, auctionID: context.nextAuctionID()))
+      case .send(let request):
+        send(request)
+      case .cancel(let handle):
+        handle.cancel()
+      case .arm(let timer, let delay):
+        let scheduled = context.scheduler.schedule(after: delay) { [weak self] in
+          self?.handle(.timerFired(timer))
+        }
+        handle(.timerArmed(timer, Handle(scheduled)))
+      case .publish(let event, let network, let arms):
+        context.publish(id, network, event, arms: arms)
+      case .publishShow(let event, let ready, let zone):
+        context.publish(event, of: ready, zone: zone)
+      case .recordReward(let payload, let ready, let zone):
+        context.publish(.rewarded(payload), of: ready, zone: zone)
+      case .failRemoved(let prefix):
+        var error = MediationError.unknownZone(id, known: context.zoneIDs())
+        error.message = prefix + error.message
+        context.publish(id, nil, .failed(error))
+      case .discard(let ad):
+        ad.discard()
+      case .releaseScreen:
+        context.fullScreen.release(id)
+      case .reload:
+        handle(loadInput(requested: false))
+      case .present, .refuseShow:
+        // Only a show asks for these, and ``show(from:customData:)`` performs them itself.
+        break
+      }
+    }
+  }
+
+  /// Sends a bid or load request, once its network has started: a request to a network still
+  /// starting waits for it (its timeout keeps running), one to a network that did not start is
+  /// skipped at once.
+  private func send(_ request: ZoneEffect.Request) {
+    let id = request.id
+    if request.admit {
+      let admission = context.starts.admit(request.network) {
+        { [weak self] refusal in self?.handle(.startEnded(id, refusal: refusal)) }
+      }
+      switch admission {
+      case .proceed: break
+      case .refuse(let reason): return handle(.notStarted(id, reason: reason))
+      case .wait(let wait): return handle(.awaitingStart(id, Handle(wait)))
+      }
+    }
+    let scheduler = context.scheduler
+    let sent: Cancellable
+    switch request.kind {
+    case .bid:
+      sent = request.adapter.bid(request.request) { [weak self] result in
+        guard let self else { return }
+        scheduler.execute { self.handle(.bidAnswered(id, result)) }
+      }
+    case .load:
+      var load = request.request
+      load.withdrawals = AdapterWithdrawalSink(
+        receiver: WithdrawalReceiver(self), loadID: id.load, entry: id.entry)
+      sent = request.adapter.load(load) { [weak self] result in
+        guard let self else { return }
+        scheduler.execute {
+          switch result {
+          case .success(let loaded): self.handle(.loaded(id, LoadedAd(loaded)))
+          case .failure(let error): self.handle(.loadFailed(id, error))
+          }
+        }
+      }
+    }
+    handle(.sent(id, Handle(sent)))
+  }
+
+  /// Puts `ready` on screen as show `show`; its signals hop onto the executor.
+  private func present(_ ready: ReadyAd, show: Int, from presenter: any AdPresenting, customData: String?) {
+    let scheduler = context.scheduler
+    // Weak: the SDK may keep the sink after the ad is discarded.
+    let signals = AdapterSignalSink(show: AdapterShowID(zoneID: id, number: show)) { [weak self] signal in
+      guard let self else { return }
+      scheduler.execute { self.handle(.signal(show: show, signal)) }
+    }
+    ready.loaded.ad.show(
+      AdapterShowRequest(zoneID: id, customData: customData, userID: context.userID), from: presenter,
+      signals: signals)
+  }
 }
 
-extension ZoneController.State {
-  /// Arms the expiry timer at the earliest expiry in the queue, or disarms it when the queue is
-  /// empty; after every change to the queue, in the same lock round.
-  mutating func armExpiry(now: Duration) {
-    if let earliest = lifecycle.queue.earliestExpiry {
-      timers?.expiry.arm(after: max(.zero, earliest - now))
-    } else {
-      timers?.expiry.disarm()
-    }
+/// Hands a load's withdrawals to its zone, held weakly: an SDK may keep a sink after the zone is
+/// gone.
+private final class WithdrawalReceiver: AdapterWithdrawalReceiver {
+  weak let zone: ZoneController?
+
+  init(_ zone: ZoneController) { self.zone = zone }
+
+  func withdrawn(_ reason: AdapterWithdrawal, loadID: Int, entry: Int) {
+    zone?.withdraw(loadID: loadID, entry: entry, reason: reason)
   }
 }

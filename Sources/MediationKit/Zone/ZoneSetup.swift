@@ -29,10 +29,11 @@ final class ZoneSetup: Sendable {
   let rewardGrace: Duration
   /// The configuration's version, for the reasons given when a change withdraws an ad.
   let version: String?
-  /// The learned eCPMs, when the zone learns them (``ZoneConfig/autoECPM``): carried over from
-  /// the previous setup while the zone's plan and its learning settings stay the same, so an
-  /// apply that leaves a zone's waterfall alone keeps what it learned.
-  let learned: Locked<LearnedECPMs>?
+  /// The learned eCPMs a zone starts from on this setup, when it learns them
+  /// (``ZoneConfig/autoECPM``; bidding has no waterfall to order). Its exploration draws from the
+  /// engine's seed, keyed by the zone. The zone keeps what it learned instead while
+  /// ``keepsLearnedECPMs(of:)``.
+  let initialLearnedECPMs: LearnedECPMs?
   /// Every registered adapter when the setup was made, by network id.
   let networkAdapters: [NetworkID: any RewardedAdapter]
   /// The networks the configuration switched off everywhere.
@@ -48,7 +49,7 @@ final class ZoneSetup: Sendable {
   ///     as configured and reports no arm.
   init(
     zone base: ZoneConfig, in config: MediationConfig, userID: String? = nil,
-    adapters: [NetworkID: any RewardedAdapter], seed: UInt64, previous: ZoneSetup? = nil
+    adapters: [NetworkID: any RewardedAdapter], seed: UInt64
   ) {
     let zone: ZoneConfig
     if let userID, !base.experiments.isEmpty {
@@ -83,13 +84,22 @@ final class ZoneSetup: Sendable {
     }
     self.adapters = plan.entries.map { adapters[$0.item.network] }
     reportsRevenue = self.adapters.map { $0?.info.capabilities.contains(.impressionRevenue) ?? false }
-    if let previous, previous.zone.autoECPM == zone.autoECPM, previous.zone.strategy == zone.strategy,
-      previous.plan.entries.map(\.item) == plan.entries.map(\.item), previous.plan.waterfall == plan.waterfall
-    {
-      learned = previous.learned
+    if zone.autoECPM, zone.strategy != .bidding {
+      let random = SeededRandom(seed: seed).derived("autoECPM").derived(zone.id)
+      initialLearnedECPMs = LearnedECPMs(plan: plan, random: random)
     } else {
-      learned = ZoneController.learnedECPMs(zone: zone, plan: plan, seed: seed)
+      initialLearnedECPMs = nil
     }
+  }
+
+  /// Whether a zone swapping this setup in for `previous` keeps the eCPMs it learned: while its
+  /// plan and its learning settings stay the same, so an apply that leaves a zone's waterfall
+  /// alone keeps what it learned.
+  func keepsLearnedECPMs(of previous: ZoneSetup) -> Bool {
+    previous === self
+      || (previous.zone.autoECPM == zone.autoECPM && previous.zone.strategy == zone.strategy
+        && previous.plan.entries.map(\.item) == plan.entries.map(\.item)
+        && previous.plan.waterfall == plan.waterfall)
   }
 
   /// Why `network` is switched off everywhere, if it is.

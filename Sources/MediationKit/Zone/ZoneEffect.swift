@@ -1,0 +1,72 @@
+/// What ``ZoneMachine/handle(_:now:)`` asks its owner to do once the zone's lock is released, in
+/// order: network requests, cancellations, timers, events, the screen. Performing an effect may
+/// produce a new input (an adapter's handle, an answer, a timer firing), which goes through the
+/// machine again.
+enum ZoneEffect: Sendable {
+  /// Give load `load` its auction id (mediator-wide, 1, 2, 3… in the order loads start) and
+  /// hand it back with ``ZoneInput/auctionStarted(load:auctionID:)``.
+  case startAuction(load: Int)
+  /// Send a bid or load request to `adapter`; with `admit`, only once its network has started
+  /// (else ``ZoneInput/awaitingStart(_:_:)`` or ``ZoneInput/notStarted(_:reason:)``).
+  case send(Request)
+  case cancel(Cancellable)
+  /// Schedule the timer `id`; its firing is ``ZoneInput/timerFired(_:)``.
+  case arm(TimerID, after: Duration)
+  case publish(RewardedAdEvent, network: NetworkID?, arms: [String: String]?)
+  /// Publish an event of show `ad`, made on `zone`.
+  case publishShow(ShowStateMachine.Event, ReadyAd, zone: ZoneConfig)
+  /// Record the reward of show `ad` (in the ledger, when there is one), then publish it.
+  case recordReward(NetworkReward?, ReadyAd, zone: ZoneConfig)
+  /// Publish `failed(unknownZone)`, its message starting with `prefix` (the zone was removed).
+  case failRemoved(prefix: String)
+  /// Release an ad the zone will never show.
+  case discard(any AdapterAd)
+  /// Put `ad` on screen as show `show`.
+  case present(ReadyAd, show: Int)
+  /// Refuse the show the app asked for.
+  case refuseShow(ShowRefusal)
+  /// Free the full-screen gate.
+  case releaseScreen
+  /// Start the zone's own next load (``ZoneInput/load(requested:networks:privacy:)``).
+  case reload
+
+  /// A bid or load request of one load.
+  struct Request: Sendable {
+    enum Kind: Sendable, Equatable { case bid, load }
+    let id: RequestID
+    let kind: Kind
+    let network: NetworkID
+    let adapter: any RewardedAdapter
+    let request: AdapterLoadRequest
+    /// Whether the network's start must be checked first (not yet known to have started).
+    let admit: Bool
+  }
+
+  enum ShowRefusal: Sendable {
+    case error(MediationError)
+    /// The zone is out of the configuration, for this reason.
+    case removed(String)
+  }
+}
+
+/// A loaded ad waiting to be shown; shared by the zone's queue and the show session made from it.
+final class ReadyAd: Sendable {
+  let info: AdInfo
+  let loaded: AdapterLoadedAd
+  let expiresAt: Duration
+  /// How the impression's one revenue is chosen: the network's figure, else the core's estimate
+  /// from the winning price.
+  let revenue: ShowStateMachine.RevenueRule
+  /// The load that made it, which its ``AdapterWithdrawal/Sink`` names.
+  let loadID: Int
+
+  init(info: AdInfo, loaded: AdapterLoadedAd, expiresAt: Duration, networkReportsRevenue: Bool, loadID: Int) {
+    self.info = info
+    self.loaded = loaded
+    self.expiresAt = expiresAt
+    self.revenue = ShowStateMachine.RevenueRule(
+      estimate: ImpressionRevenue(usd: info.ecpm / 1000, precision: info.precision),
+      networkReportsRevenue: networkReportsRevenue)
+    self.loadID = loadID
+  }
+}
