@@ -7,7 +7,7 @@ import Testing
 @Suite("ZoneLifecycle")
 struct ZoneLifecycleTests {
   private final class TestAd: AdapterAd {
-    func show(_ request: AdapterShowRequest, from presenter: any AdPresenting, signals: AdapterSignalSink) {}
+    func show(_ request: AdapterShowRequest, from presenter: any AdPresenting, signals: AdapterSignal.Sink) {}
     func discard() {}
   }
 
@@ -503,5 +503,5 @@ struct ZoneLifecycleTests {
   }
 
   static let request = AdapterLoadRequest(
-    zoneID: "z", placementID: "p", ecpm: 1, reward: NetworkReward(type: "coins", amount: 1))
+    zoneID: "z", placementID: "p", ecpm: 1, reward: AdapterSignal.NetworkReward(type: "coins", amount: 1))
 }

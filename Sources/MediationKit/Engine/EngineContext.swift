@@ -79,7 +79,7 @@ final class EngineContext: Sendable {
 
   // MARK: Adapter start-up
 
-  var adapterStatuses: [AdapterStatus] { starts.statuses }
+  var adapterStatuses: [Mediator.AdapterStatus] { starts.statuses }
 
   /// Starts every adapter that starts at launch, at once, each with the start timeout.
   func startAdapters(placements: [NetworkID: [String]]) {
@@ -90,7 +90,7 @@ final class EngineContext: Sendable {
   var adapterStatusVersion: Int { starts.version }
 
   /// The networks an auction cannot ask, with why.
-  func unavailableNetworks(for items: [LineItem]) -> [NetworkID: LoadPlan.Unavailable] {
+  func unavailableNetworks(for items: [ZoneConfig.LineItem]) -> [NetworkID: LoadPlan.Unavailable] {
     starts.unavailable(for: items)
   }
 
@@ -116,13 +116,15 @@ final class EngineContext: Sendable {
         return error
       }
     } then: { [self] failure in
-      var events: [ZoneEvent] = []
+      var events: [Mediator.ZoneEvent] = []
       if let failure {
-        let note = Diagnostic(.ledgerWriteFailed, "reward \(reward.transactionID) not recorded: \(failure)")
+        let note = RewardedAdEvent.Diagnostic(
+          .ledgerWriteFailed, "reward \(reward.transactionID) not recorded: \(failure)")
         events.append(
-          ZoneEvent(time: time, zoneID: zoneID, network: reward.network, event: .diagnostic(note)))
+          Mediator.ZoneEvent(time: time, zoneID: zoneID, network: reward.network, event: .diagnostic(note)))
       }
-      events.append(ZoneEvent(time: time, zoneID: zoneID, network: reward.network, event: .rewarded(reward)))
+      events.append(
+        Mediator.ZoneEvent(time: time, zoneID: zoneID, network: reward.network, event: .rewarded(reward)))
       rememberOrigin(of: entry)
       hold.recorded(ticket, zoneID: zoneID, events: events)
       while let event = hold.nextReady(zoneID: zoneID) { hub.deliver(event) }
@@ -139,7 +141,7 @@ final class EngineContext: Sendable {
       writeAcknowledgement(transactionID, to: ledger)
     } then: { [self] result in
       guard case .failure(let error) = result else { return }
-      let note = Diagnostic(
+      let note = RewardedAdEvent.Diagnostic(
         .ledgerWriteFailed,
         "acknowledgement of reward \(transactionID) not written: \(error); the reward stays pending "
           + "and will be redelivered on a later start")
@@ -217,7 +219,7 @@ final class EngineContext: Sendable {
     } then: { [self] result in
       switch result {
       case .failure(let error):
-        let note = Diagnostic(
+        let note = RewardedAdEvent.Diagnostic(
           .ledgerReadFailed,
           "the pending rewards of earlier runs were not redelivered: \(error); "
             + "Mediator.pendingRewards() reads them again")
@@ -228,7 +230,7 @@ final class EngineContext: Sendable {
           reward.isRedelivery = true
           rememberOrigin(of: entry)
           if let uncounted {
-            let note = Diagnostic(
+            let note = RewardedAdEvent.Diagnostic(
               .ledgerWriteFailed, "redelivery of \(reward.transactionID) not counted: \(uncounted)")
             publish(entry.zoneID, reward.network, .diagnostic(note))
           }
@@ -241,7 +243,7 @@ final class EngineContext: Sendable {
   /// Publishes a ``RewardedAdEvent/Diagnostic/Kind/configurationApplied`` diagnostic for `zoneID`, on the
   /// executor (a configuration may change on any thread).
   func announce(_ zoneID: String, _ change: String) {
-    let note = Diagnostic(.configurationApplied, change)
+    let note = RewardedAdEvent.Diagnostic(.configurationApplied, change)
     scheduler.runOnExecutor { [self] in publish(zoneID, nil, .diagnostic(note)) }
   }
 
@@ -252,7 +254,8 @@ final class EngineContext: Sendable {
   ) {
     let arms = arms ?? Self.experimentArms(of: event)
     hub.publish(
-      ZoneEvent(time: scheduler.now, zoneID: zoneID, network: network, event: event, experimentArms: arms))
+      Mediator.ZoneEvent(
+        time: scheduler.now, zoneID: zoneID, network: network, event: event, experimentArms: arms))
   }
 
   private static func experimentArms(of event: borrowing RewardedAdEvent) -> [String: String] {

@@ -19,7 +19,7 @@ final class NetworkStarts: Sendable {
   /// The adapters, by network id: those the mediator was made with, then those registered and
   /// unregistered while it runs.
   private let adapterTable: Locked<[NetworkID: any RewardedAdapter]>
-  private let modes: [NetworkID: NetworkStart]
+  private let modes: [NetworkID: MediatorOptions.NetworkStart]
   private let timeout: Duration
   private let gates: Locked<[NetworkID: StartGate<Waiter>]>
   /// Each network's placements, for its `start`; set by ``launch(placements:)``.
@@ -28,7 +28,8 @@ final class NetworkStarts: Sendable {
   private let changes = Locked(0)
 
   init(
-    adapters: [NetworkID: any RewardedAdapter], modes: [NetworkID: NetworkStart], timeout: Duration,
+    adapters: [NetworkID: any RewardedAdapter], modes: [NetworkID: MediatorOptions.NetworkStart],
+    timeout: Duration,
     scheduler: any Scheduler
   ) {
     self.scheduler = scheduler
@@ -63,7 +64,7 @@ final class NetworkStarts: Sendable {
   }
 
   /// Adds a network registered while the mediator runs, with a fresh start gate: it starts now
-  /// when ``MediatorOptions/networkStarts`` says ``NetworkStart/atLaunch`` (the default), else as
+  /// when ``MediatorOptions/networkStarts`` says ``MediatorOptions/NetworkStart/atLaunch`` (the default), else as
   /// that option says, so no request reaches it before its start has completed.
   func add(_ network: NetworkID, adapter: any RewardedAdapter) {
     let now = scheduler.now
@@ -170,7 +171,7 @@ final class NetworkStarts: Sendable {
   }
 
   /// Every network's start-up, by network id.
-  var statuses: [AdapterStatus] {
+  var statuses: [Mediator.AdapterStatus] {
     gates.withLock { gates in gates.keys.sorted().map { gates[$0]!.status } }
   }
 
@@ -180,7 +181,7 @@ final class NetworkStarts: Sendable {
   /// The networks of `items` a load cannot ask now, and why: not registered, or not started
   /// (failed, timed out, or never to be started). Networks still starting are not in it: their
   /// requests wait.
-  func unavailable(for items: [LineItem]) -> [NetworkID: LoadPlan.Unavailable] {
+  func unavailable(for items: [ZoneConfig.LineItem]) -> [NetworkID: LoadPlan.Unavailable] {
     gates.withLock { gates in
       var unavailable: [NetworkID: LoadPlan.Unavailable] = [:]
       for item in items {

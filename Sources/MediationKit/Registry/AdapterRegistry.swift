@@ -28,7 +28,7 @@ extension AdapterRegistry {
 public final class AdapterRegistry: Sendable {
   /// A change the registry's observers (the mediators made from it) are told about.
   package enum Change: Sendable {
-    case registered(AdapterRegistration)
+    case registered(AdapterRegistry.Registration)
     case unregistered(NetworkID)
   }
 
@@ -37,7 +37,7 @@ public final class AdapterRegistry: Sendable {
     var handlers: [Int: @Sendable (Change) -> Void] = [:]
   }
 
-  private let registrations = Locked<[NetworkID: AdapterRegistration]>([:])
+  private let registrations = Locked<[NetworkID: AdapterRegistry.Registration]>([:])
   private let observers = Locked(Observers())
   /// Serializes changes and their delivery, so every observer sees them in the same order.
   private let changes = Locked(())
@@ -139,6 +139,3 @@ public final class AdapterRegistry: Sendable {
     return subset
   }
 }
-
-/// ``AdapterRegistry/Registration`` by its package-internal name (public only nested).
-package typealias AdapterRegistration = AdapterRegistry.Registration
