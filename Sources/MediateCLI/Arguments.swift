@@ -156,7 +156,8 @@ struct OptionSpec {
   static let keysNetwork = OptionSpec(
     name: "--network", valueName: "NET", help: "The network whose simulated server's keys to print: google.")
   static let cycles = OptionSpec(
-    name: "--cycles", valueName: "N", help: "Cycles to time (default: 100000 for bench, 20000 for bench-app, 200 applies for bench-apply).")
+    name: "--cycles", valueName: "N",
+    help: "Cycles to time (default: 100000 for bench, 20000 for bench-app, 200 applies for bench-apply).")
   static let noConsent = OptionSpec(
     name: "--no-consent", valueName: nil,
     help: "Privacy: the user declined GDPR consent (non-personalized ads).")

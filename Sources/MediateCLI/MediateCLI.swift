@@ -195,12 +195,12 @@ struct CommandContext {
 
   /// Decodes and validates a configuration: MediationKit's rules, then the built-in networks'
   /// server callback formats (``ServerCallbackChecks``).
-  static func load(_ data: Data, source: String, knownNetworks: [NetworkID]) throws(ConfigError)
+  static func load(_ data: Data, source: String, knownNetworks: [NetworkID]) throws(MediationConfig.LoadError)
     -> MediationConfig
   {
-    let config = try ConfigLoader.load(data, source: source, knownNetworks: knownNetworks)
+    let config = try MediationConfig.load(data, source: source, knownNetworks: knownNetworks)
     let issues = ServerCallbackChecks.issues(config)
-    if !issues.isEmpty { throw ConfigError(source: source, issues: issues) }
+    if !issues.isEmpty { throw MediationConfig.LoadError(source: source, issues: issues) }
     return config
   }
 

@@ -25,7 +25,7 @@ public final class MadeAdapters: Sendable {
     let recording = AdapterRegistry()
     for registration in registry.all {
       let id = registration.info.id
-      let wrapped = AdapterRegistration(info: registration.info) { [adapters] environment in
+      let wrapped = AdapterRegistry.Registration(info: registration.info) { [adapters] environment in
         let adapter = registration.makeAdapter(environment)
         adapters.withLock { $0[id] = adapter }
         return adapter

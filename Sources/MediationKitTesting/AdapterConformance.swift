@@ -125,8 +125,11 @@ public enum AdapterConformance {
     let second = secondPlacementID ?? placementID + "-b"
     let zones = [placementID, second].enumerated().map { index, placement in
       ZoneConfig(
-        id: index == 0 ? "conformance" : "conformance-b", reward: RewardConfig(type: "coins", amount: 10),
-        lineItems: [LineItem(network: registration.info.id, placementId: placement, priority: 0, ecpm: ecpm)],
+        id: index == 0 ? "conformance" : "conformance-b",
+        reward: ZoneConfig.RewardConfig(type: "coins", amount: 10),
+        lineItems: [
+          ZoneConfig.LineItem(network: registration.info.id, placementId: placement, priority: 0, ecpm: ecpm)
+        ],
         rewardGraceSeconds: rewardGraceSeconds, autoReload: false)
     }
     for seed in seeds {
@@ -160,13 +163,13 @@ enum ConsentSnapshots {
 
 /// One scenario's mediator on virtual time, recording violations into a report.
 struct ScenarioRun {
-  let registration: AdapterRegistration
+  let registration: AdapterRegistry.Registration
   let zones: [ZoneConfig]
   let seed: UInt64
   var report: AdapterConformance.Report
 
   func makeMediator(
-    zones: [ZoneConfig]? = nil, registration: AdapterRegistration? = nil, seed: UInt64? = nil
+    zones: [ZoneConfig]? = nil, registration: AdapterRegistry.Registration? = nil, seed: UInt64? = nil
   ) -> (VirtualScheduler, Mediator, EventRecorder)? {
     let scheduler = VirtualScheduler()
     guard let registry = try? AdapterRegistry([registration ?? self.registration]),
@@ -547,11 +550,12 @@ extension ScenarioRun {
   }
 
   /// An ad the SDK no longer has must be withdrawn (the zone then expires it and refuses to
-  /// show), not left ready to fail at show time. Tried twice: a ready ad kept for hours, as long as
-  /// a zone may keep one; and, for two zones on one placement, the second zone's ad after the
-  /// first zone's show used the SDK's ad.
+  /// show), not left ready to fail at show time. Tried on a ready ad kept for hours, as long as a
+  /// zone may keep one; and, for an adapter that declares ``AdapterInfo/Capability/availabilityFlag``
+  /// or ``AdapterInfo/Capability/globalListener`` (whose loads share the SDK's ads by design), on
+  /// the second of two zones on one placement after the first zone's show used the SDK's ad.
   mutating func adGoneBeforeShow(seeds: ClosedRange<UInt64>) {
-    adConsumedByAnotherZone(seeds: seeds)
+    if lateCallbacksApply { adConsumedByAnotherZone(seeds: seeds) }
     adKeptForHours(seeds: seeds)
   }
 
@@ -596,7 +600,7 @@ extension ScenarioRun {
   private mutating func adKeptForHours(seeds: ClosedRange<UInt64>) {
     let name = "ad withdrawn before show"
     var kept = zones[0]
-    kept.adExpirySeconds = ConfigLimits.maxAdExpiry
+    kept.adExpirySeconds = MediationConfig.Limits.maxAdExpiry
     guard let (scheduler, mediator, recorder) = makeMediator(zones: [kept]),
       let ad = try? mediator.rewardedAd(zone: kept.id)
     else {
@@ -608,7 +612,7 @@ extension ScenarioRun {
       return
     }
     let readyAt = scheduler.now
-    let hold = Duration.seconds(ConfigLimits.maxAdExpiry - 60)
+    let hold = Duration.seconds(MediationConfig.Limits.maxAdExpiry - 60)
     if advance(scheduler, for: hold, step: .seconds(1), until: { !ad.isReady }) {
       let after = scheduler.now - readyAt
       if !recorder.names(zone: kept.id).contains("expired") {
@@ -651,7 +655,7 @@ extension ScenarioRun {
 /// Records which show each signal reached, through the shows' ``AdapterSignal/Sink/show``.
 private final class SignalProbe: Sendable {
   struct Entry: Sendable {
-    let show: AdapterShowID
+    let show: AdapterSignal.Sink.ShowID
     let signal: AdapterSignal
   }
 
@@ -691,13 +695,13 @@ private final class SignalProbe: Sendable {
 
   func signals(since index: Int) -> [Entry] { entries.withLock { Array($0.dropFirst(index)) } }
 
-  func record(_ signal: AdapterSignal, show: AdapterShowID) {
+  func record(_ signal: AdapterSignal, show: AdapterSignal.Sink.ShowID) {
     entries.withLock { $0.append(Entry(show: show, signal: signal)) }
   }
 
   /// `registration`, with every show's sink recorded on its way to the core.
-  func wrapping(_ registration: AdapterRegistration) -> AdapterRegistration {
-    AdapterRegistration(info: registration.info) { [self] environment in
+  func wrapping(_ registration: AdapterRegistry.Registration) -> AdapterRegistry.Registration {
+    AdapterRegistry.Registration(info: registration.info) { [self] environment in
       ProbedAdapter(wrapped: registration.makeAdapter(environment), probe: self)
     }
   }
@@ -752,8 +756,8 @@ private final class ProbedAd: AdapterAd {
     self.probe = probe
   }
 
-  func show(_ request: AdapterShowRequest, from presenter: any AdPresenting, signals: AdapterSignalSink) {
-    let recorded = AdapterSignalSink(show: signals.show) { [probe] signal in
+  func show(_ request: AdapterShowRequest, from presenter: any AdPresenting, signals: AdapterSignal.Sink) {
+    let recorded = AdapterSignal.Sink(show: signals.show) { [probe] signal in
       probe.record(signal, show: signals.show)
       signals.send(signal)
     }

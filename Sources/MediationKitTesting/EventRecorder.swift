@@ -2,7 +2,7 @@ import MediationKit
 
 /// Records a mediator's events for assertions. Safe from any thread.
 public final class EventRecorder: Sendable {
-  private let recorded = Locked<[ZoneEvent]>([])
+  private let recorded = Locked<[Mediator.ZoneEvent]>([])
   private let subscription = Locked<Cancellable?>(nil)
 
   /// Creates a recorder attached to `mediator`.

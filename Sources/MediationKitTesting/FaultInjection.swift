@@ -81,7 +81,7 @@ public enum FaultInjection {
   public static func registration(wrapping registration: AdapterRegistry.Registration, fault: Fault)
     -> AdapterRegistry.Registration
   {
-    AdapterRegistration(info: registration.info) { environment in
+    AdapterRegistry.Registration(info: registration.info) { environment in
       FaultInjectingAdapter(
         wrapping: registration.makeAdapter(environment), fault: fault, scheduler: environment.scheduler)
     }
@@ -237,7 +237,7 @@ public final class FaultInjectingAdapter: RewardedAdapter {
   fileprivate func noteDropped() { state.withLock { $0.droppedCallbacks += 1 } }
 
   /// Hands `signal` to the core through `sink`, as `fault` says.
-  fileprivate func send(_ signal: AdapterSignal, to sink: AdapterSignalSink, fault: Fault) {
+  fileprivate func send(_ signal: AdapterSignal, to sink: AdapterSignal.Sink, fault: Fault) {
     forward(fault) { [self] in
       state.withLock { $0.delivered.append(TimedSignal(time: scheduler.now, signal: signal)) }
       sink.send(signal)
@@ -245,7 +245,7 @@ public final class FaultInjectingAdapter: RewardedAdapter {
   }
 
   /// Sends `signal` after `delay` on the scheduler.
-  fileprivate func send(_ signal: AdapterSignal, to sink: AdapterSignalSink, after delay: Duration) {
+  fileprivate func send(_ signal: AdapterSignal, to sink: AdapterSignal.Sink, after delay: Duration) {
     scheduler.schedule(after: delay) { [self] in send(signal, to: sink, fault: .none) }
   }
 
@@ -269,7 +269,7 @@ private final class FaultInjectingAd: AdapterAd {
     self.adapter = adapter
   }
 
-  func show(_ request: AdapterShowRequest, from presenter: any AdPresenting, signals: AdapterSignalSink) {
+  func show(_ request: AdapterShowRequest, from presenter: any AdPresenting, signals: AdapterSignal.Sink) {
     let fault = adapter.fault
     if case .displayFails(let error) = fault {
       adapter.send(.showFailed(error), to: signals, fault: fault)
@@ -277,7 +277,7 @@ private final class FaultInjectingAd: AdapterAd {
     }
     inner.show(
       request, from: presenter,
-      signals: AdapterSignalSink { [self] signal in
+      signals: AdapterSignal.Sink { [self] signal in
         adapter.noteReceived(signal)
         perturb(signal, fault: fault, sink: signals)
       })
@@ -285,7 +285,7 @@ private final class FaultInjectingAd: AdapterAd {
 
   func discard() { inner.discard() }
 
-  private func perturb(_ signal: AdapterSignal, fault: Fault, sink: AdapterSignalSink) {
+  private func perturb(_ signal: AdapterSignal, fault: Fault, sink: AdapterSignal.Sink) {
     switch (fault, signal) {
     case (.showNeverAnswers, _), (.dismissalWithoutDisplay, .displayed):
       adapter.noteDropped()
@@ -297,7 +297,7 @@ private final class FaultInjectingAd: AdapterAd {
   }
 
   /// Holds rewards until the first dismissal, then delivers them `delay` after it.
-  private func reorderReward(_ signal: AdapterSignal, delay: Duration, sink: AdapterSignalSink) {
+  private func reorderReward(_ signal: AdapterSignal, delay: Duration, sink: AdapterSignal.Sink) {
     let now = adapter.now
     enum Step {
       case hold

@@ -1,28 +1,54 @@
 import MediationKit
 
-/// Collects the signals an adapter sends for one show, with the time each arrived. Safe from any
-/// thread; hand its ``sink`` to `AdapterAd.show(_:from:signals:)`.
+/// Collects the signals an adapter sends, with the time each arrived and the show it was sent to.
+/// Safe from any thread; hand a ``sink`` to `AdapterAd.show(_:from:signals:)` for each show.
 public final class SignalRecorder: Sendable {
-  private let storage = Locked<[(time: Duration, signal: AdapterSignal)]>([])
+  private struct Entry {
+    var time: Duration
+    var show: AdapterSignal.Sink.ShowID
+    var signal: AdapterSignal
+  }
+
+  private let storage = Locked<(entries: [Entry], shows: Int)>(([], 0))
   private let clock: (any Scheduler)?
+  private let zoneID: String
 
   /// Creates a recorder; with a `clock`, each signal is stamped with its time.
-  public init(clock: (any Scheduler)? = nil) { self.clock = clock }
+  ///
+  /// - Parameters:
+  ///   - clock: Stamps each signal with its time; `nil`: every time is zero.
+  ///   - zoneID: The zone the sinks' show ids name.
+  public init(clock: (any Scheduler)? = nil, zoneID: String = "recorded") {
+    self.clock = clock
+    self.zoneID = zoneID
+  }
 
-  /// The sink to pass to the adapter.
+  /// A new show's sink to pass to the adapter: each one read names the next show of ``init(clock:zoneID:)``'s
+  /// zone (`recorded#1`, `recorded#2`, …), as the core's sinks do, so an adapter that routes
+  /// callbacks by ``AdapterSignal/Sink/show`` can be tested with it.
   public var sink: AdapterSignal.Sink {
-    AdapterSignalSink { [self] signal in
+    let number = storage.withLock { state in
+      state.shows += 1
+      return state.shows
+    }
+    let show = AdapterSignal.Sink.ShowID(zoneID: zoneID, number: number)
+    return AdapterSignal.Sink(show: show) { [self] signal in
       let now = clock?.now ?? .zero
-      storage.withLock { $0.append((now, signal)) }
+      storage.withLock { $0.entries.append(Entry(time: now, show: show, signal: signal)) }
     }
   }
 
-  /// Every signal so far, in arrival order.
-  public var signals: [AdapterSignal] { storage.withLock { $0.map(\.signal) } }
+  /// Every signal so far, in arrival order, whichever show's sink it was sent to.
+  public var signals: [AdapterSignal] { storage.withLock { $0.entries.map(\.signal) } }
+
+  /// The signals sent to `show`'s sink, in arrival order.
+  public func signals(show: AdapterSignal.Sink.ShowID) -> [AdapterSignal] {
+    storage.withLock { $0.entries.filter { $0.show == show }.map(\.signal) }
+  }
 
   /// When the first signal matching `predicate` arrived.
   public func time(of predicate: (AdapterSignal) -> Bool) -> Duration? {
-    storage.withLock { $0.first { predicate($0.signal) }?.time }
+    storage.withLock { $0.entries.first { predicate($0.signal) }?.time }
   }
 }
 

@@ -62,11 +62,11 @@ public final class ScriptedAdapter: RewardedAdapter, ConsentReadBack {
     var discardedAds = 0
     var shows = 0
     var showRequests: [AdapterShowRequest] = []
-    var shownTo: [AdapterShowID] = []
+    var shownTo: [AdapterSignal.Sink.ShowID] = []
     var ignoresCancellation = false
     var privacyChanges: [PrivacySettings] = []
     /// The withdrawal sinks of the ads loaded and not yet discarded.
-    var liveAds: [ObjectIdentifier: AdapterWithdrawalSink] = [:]
+    var liveAds: [ObjectIdentifier: AdapterWithdrawal.Sink] = [:]
   }
 
   public let info: AdapterInfo
@@ -96,7 +96,7 @@ public final class ScriptedAdapter: RewardedAdapter, ConsentReadBack {
     let capabilities = bids.isEmpty ? capabilities : capabilities.union([.bidding])
     self.info = AdapterInfo(
       id: id, displayName: "Scripted \(id)", adapterVersion: "1.0.0", sdkVersion: "1.0.0-scripted",
-      adapterAPIVersion: AdapterAPI.version,
+      adapterAPIVersion: AdapterCompatibility.coreAPIVersion,
       supportedSDKVersions: SemanticVersion(1, 0)..<SemanticVersion(2, 0),
       capabilities: capabilities)
     self.scheduler = scheduler
@@ -107,7 +107,7 @@ public final class ScriptedAdapter: RewardedAdapter, ConsentReadBack {
 
   /// A registration whose factory returns this very instance.
   public var registration: AdapterRegistry.Registration {
-    AdapterRegistration(info: info) { [self] _ in self }
+    AdapterRegistry.Registration(info: info) { [self] _ in self }
   }
 
   /// Every load request received, in order.
@@ -245,7 +245,7 @@ public final class ScriptedAdapter: RewardedAdapter, ConsentReadBack {
     return ad
   }
 
-  fileprivate func play(_ request: AdapterShowRequest, signals: AdapterSignalSink) {
+  fileprivate func play(_ request: AdapterShowRequest, signals: AdapterSignal.Sink) {
     let script = state.withLock { state in
       state.showRequests.append(request)
       state.shownTo.append(signals.show)
@@ -276,7 +276,7 @@ private final class ScriptedAd: AdapterAd {
 
   init(adapter: ScriptedAdapter) { self.adapter = adapter }
 
-  func show(_ request: AdapterShowRequest, from presenter: any AdPresenting, signals: AdapterSignalSink) {
+  func show(_ request: AdapterShowRequest, from presenter: any AdPresenting, signals: AdapterSignal.Sink) {
     adapter.play(request, signals: signals)
   }
 

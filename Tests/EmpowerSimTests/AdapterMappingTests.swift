@@ -21,7 +21,8 @@ import Testing
   }
 
   func request(
-    _ placement: String = "zone-1", ecpm: Double = 12, reward: NetworkReward = .init(type: "gems", amount: 5)
+    _ placement: String = "zone-1", ecpm: Double = 12,
+    reward: AdapterSignal.NetworkReward = .init(type: "gems", amount: 5)
   )
     -> AdapterLoadRequest
   {
@@ -42,7 +43,7 @@ import Testing
     let signals = Recorded<AdapterSignal>()
     ad.show(
       AdapterShowRequest(zoneID: "app-zone"), from: presenter,
-      signals: AdapterSignalSink { signals.append($0) })
+      signals: AdapterSignal.Sink { signals.append($0) })
     scheduler.run()
     return signals.all
   }
@@ -146,7 +147,9 @@ import Testing
     let (adapter, scheduler) = try makeAdapter()
     let ad = try #require(try load(adapter, scheduler).first?.get().ad)
     #expect(
-      show(ad, scheduler) == [.displayed, .rewarded(NetworkReward(type: "gems", amount: 5)), .dismissed])
+      show(ad, scheduler) == [
+        .displayed, .rewarded(AdapterSignal.NetworkReward(type: "gems", amount: 5)), .dismissed,
+      ])
   }
 
   @Test func skippedShowMapsToDisplayedDismissed() throws {
@@ -171,7 +174,8 @@ import Testing
     let second = try #require(try load(adapter, scheduler, "b").first?.get().ad)
     let firstSignals = Recorded<AdapterSignal>()
     first.show(
-      AdapterShowRequest(zoneID: "x"), from: presenter, signals: AdapterSignalSink { firstSignals.append($0) }
+      AdapterShowRequest(zoneID: "x"), from: presenter,
+      signals: AdapterSignal.Sink { firstSignals.append($0) }
     )
     scheduler.advance(by: .seconds(1))
     let secondSignals = show(second, scheduler)
@@ -226,7 +230,8 @@ import Testing
     let (adapter, scheduler) = try makeAdapter()
     for _ in 0..<3 {
       let loaded = try #require(try load(adapter, scheduler).first?.get())
-      #expect(show(loaded.ad, scheduler).contains(.rewarded(NetworkReward(type: "gems", amount: 5))))
+      #expect(
+        show(loaded.ad, scheduler).contains(.rewarded(AdapterSignal.NetworkReward(type: "gems", amount: 5))))
       loaded.ad.discard()
     }
   }
@@ -276,7 +281,7 @@ import Testing
     let second = try #require(try load(adapter, scheduler).first?.get().ad)
     first.discard()
     #expect(adapter.manager.isRewardedReady(zoneId: "zone-1"), "the second ad still needs the zone")
-    #expect(show(second, scheduler).contains(.rewarded(NetworkReward(type: "gems", amount: 5))))
+    #expect(show(second, scheduler).contains(.rewarded(AdapterSignal.NetworkReward(type: "gems", amount: 5))))
     second.discard()
     #expect(adapter.manager.bookkeeping.zones == 0)
   }
@@ -287,7 +292,7 @@ import Testing
     let signals = Recorded<AdapterSignal>()
     ad.show(
       AdapterShowRequest(zoneID: "app-zone"), from: presenter,
-      signals: AdapterSignalSink { signals.append($0) })
+      signals: AdapterSignal.Sink { signals.append($0) })
     scheduler.advance(by: .seconds(1))
     ad.discard()
     #expect(adapter.manager.isRewardedShowing(zoneId: "zone-1"))

@@ -39,7 +39,7 @@ import Testing
       let signals = Recorded<AdapterSignal>()
       loaded.ad.show(
         AdapterShowRequest(zoneID: "app-zone"), from: presenter,
-        signals: AdapterSignalSink { signals.append($0) })
+        signals: AdapterSignal.Sink { signals.append($0) })
       scheduler.run()
       loaded.ad.discard()
       counts[signals.all.contains(.dismissed) ? "shown" : "showFailed", default: 0] += 1

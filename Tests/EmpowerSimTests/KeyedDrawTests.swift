@@ -23,7 +23,7 @@ import Testing
       if case .success(let loaded)? = results.all.first {
         loaded.ad.show(
           AdapterShowRequest(zoneID: "app-zone"), from: HeadlessPresenter(),
-          signals: AdapterSignalSink { _ in })
+          signals: AdapterSignal.Sink { _ in })
         scheduler.run()
         loaded.ad.discard()
       }

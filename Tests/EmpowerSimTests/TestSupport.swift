@@ -74,7 +74,8 @@ func loadRequest(
   bid: AdapterBid? = nil, ecpm: Double = 12
 ) -> AdapterLoadRequest {
   AdapterLoadRequest(
-    zoneID: "app-zone", placementID: placement, ecpm: ecpm, reward: NetworkReward(type: "coins", amount: 10),
+    zoneID: "app-zone", placementID: placement, ecpm: ecpm,
+    reward: AdapterSignal.NetworkReward(type: "coins", amount: 10),
     auctionID: auction, privacy: privacy, bid: bid)
 }
 

@@ -7,7 +7,7 @@ import Testing
 /// a zone idle (to be destroyed), and which ads a show may use.
 @Suite struct ZoneDemandTests {
   let router: ZoneRouter
-  let sink = AdapterSignalSink { _ in }
+  let sink = AdapterSignal.Sink { _ in }
 
   init() {
     let (manager, _) = makeManager()

@@ -64,7 +64,7 @@ struct GoogleAdapterTests {
     let result = Box<Result<AdapterLoadedAd, AdapterError>>()
     _ = GoogleAdapter(mobileAds: mobileAds).load(
       AdapterLoadRequest(
-        zoneID: "z", placementID: "unit", ecpm: 1, reward: NetworkReward(type: "c", amount: 1))
+        zoneID: "z", placementID: "unit", ecpm: 1, reward: AdapterSignal.NetworkReward(type: "c", amount: 1))
     ) { result.set($0) }
     scheduler.run()
     guard case .failure(let error) = result.value else {
@@ -89,7 +89,8 @@ struct GoogleAdapterTests {
     for auction in 1...8 {
       _ = adapter.load(
         AdapterLoadRequest(
-          zoneID: "z", placementID: "unit-\(auction)", ecpm: 1, reward: NetworkReward(type: "c", amount: 1),
+          zoneID: "z", placementID: "unit-\(auction)", ecpm: 1,
+          reward: AdapterSignal.NetworkReward(type: "c", amount: 1),
           auctionID: UInt64(auction))
       ) { result.set($0) }
     }
@@ -101,7 +102,8 @@ struct GoogleAdapterTests {
     let (scheduler, mobileAds) = makeMobileAds()
     let result = Box<Result<AdapterLoadedAd, AdapterError>>()
     _ = GoogleAdapter(mobileAds: mobileAds).load(
-      AdapterLoadRequest(zoneID: "z", placementID: "", ecpm: 1, reward: NetworkReward(type: "c", amount: 1))
+      AdapterLoadRequest(
+        zoneID: "z", placementID: "", ecpm: 1, reward: AdapterSignal.NetworkReward(type: "c", amount: 1))
     ) { result.set($0) }
     scheduler.run()
     guard case .failure(let error) = result.value else {
@@ -134,7 +136,7 @@ struct GoogleAdapterTests {
     let calls = Box<Int>()
     let handle = GoogleAdapter(mobileAds: mobileAds).load(
       AdapterLoadRequest(
-        zoneID: "z", placementID: "unit", ecpm: 1, reward: NetworkReward(type: "c", amount: 1))
+        zoneID: "z", placementID: "unit", ecpm: 1, reward: AdapterSignal.NetworkReward(type: "c", amount: 1))
     ) { _ in calls.set((calls.value ?? 0) + 1) }
     handle.cancel()
     handle.cancel()
@@ -157,7 +159,7 @@ struct GoogleAdapterTests {
     #expect(recorder.signals[0] == .displayed)
     #expect(revenue.precision == .exact)
     #expect(revenue.usd > 0)
-    #expect(recorder.signals[2] == .rewarded(NetworkReward(type: "gems", amount: 5)))
+    #expect(recorder.signals[2] == .rewarded(AdapterSignal.NetworkReward(type: "gems", amount: 5)))
     #expect(recorder.signals[3] == .dismissed)
   }
 
@@ -254,7 +256,7 @@ struct GoogleAdapterTests {
       AdapterShowRequest(zoneID: "zone"), from: HeadlessPresenter(), signals: recorder.sink)
     loaded.scheduler.run()
     #expect(recorder.signals.map(\.name) == ["displayed", "revenuePaid", "dismissed", "rewarded"])
-    #expect(recorder.signals.last == .rewarded(NetworkReward(type: "gems", amount: 5)))
+    #expect(recorder.signals.last == .rewarded(AdapterSignal.NetworkReward(type: "gems", amount: 5)))
   }
 
   @Test func duplicateRewardIsForwardedTwice() throws {

@@ -186,8 +186,8 @@ struct SSVCallbackTests {
     let adapter = registration.makeAdapter(environment) as! GoogleAdapter
     var request = AdapterLoadRequest(
       zoneID: "zone", placementID: "ca-app-pub-test/1", ecpm: 12,
-      reward: NetworkReward(type: "gems", amount: 5))
-    request.serverCallback = ServerCallbackConfig(url: Self.ssvURL)
+      reward: AdapterSignal.NetworkReward(type: "gems", amount: 5))
+    request.serverCallback = ZoneConfig.ServerCallbackConfig(url: Self.ssvURL)
     let loaded = Box<Result<AdapterLoadedAd, AdapterError>>()
     _ = adapter.load(request) { loaded.set($0) }
     scheduler.run()

@@ -29,7 +29,8 @@ private func request(
   privacy: PrivacySettings = PrivacySettings(), bid: AdapterBid? = nil
 ) -> AdapterLoadRequest {
   AdapterLoadRequest(
-    zoneID: "zone", placementID: placement, ecpm: ecpm, reward: NetworkReward(type: "gems", amount: 5),
+    zoneID: "zone", placementID: placement, ecpm: ecpm,
+    reward: AdapterSignal.NetworkReward(type: "gems", amount: 5),
     auctionID: auction, privacy: privacy, bid: bid)
 }
 
@@ -210,7 +211,8 @@ struct GoogleSimulationTests {
     loaded?.ad.show(AdapterShowRequest(zoneID: "zone"), from: HeadlessPresenter(), signals: recorder.sink)
     scheduler.run()
     #expect(
-      recorder.signals.contains(.revenuePaid(ImpressionRevenue(usd: winning.price / 1000, precision: .exact)))
+      recorder.signals.contains(
+        .revenuePaid(AdapterSignal.ImpressionRevenue(usd: winning.price / 1000, precision: .exact)))
     )
 
     // The token is spent.

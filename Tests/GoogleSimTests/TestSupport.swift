@@ -116,7 +116,8 @@ struct LoadedAdapterAd {
 func loadAdapterAd(
   _ profile: GoogleBehaviorProfile = .wellBehaved, seed: UInt64 = 42,
   request: AdapterLoadRequest = AdapterLoadRequest(
-    zoneID: "zone", placementID: "ca-app-pub-test/1", ecpm: 12, reward: NetworkReward(type: "gems", amount: 5)
+    zoneID: "zone", placementID: "ca-app-pub-test/1", ecpm: 12,
+    reward: AdapterSignal.NetworkReward(type: "gems", amount: 5)
   )
 ) throws -> LoadedAdapterAd {
   let (scheduler, mobileAds) = makeMobileAds(profile, seed: seed)

@@ -122,8 +122,8 @@ import Testing
     let usd = try #require(loaded.ecpm) / 1000
     #expect(
       recorder.signals == [
-        .displayed, .revenuePaid(ImpressionRevenue(usd: usd, precision: .exact)),
-        .rewarded(NetworkReward(type: "coins", amount: 10)), .dismissed,
+        .displayed, .revenuePaid(AdapterSignal.ImpressionRevenue(usd: usd, precision: .exact)),
+        .rewarded(AdapterSignal.NetworkReward(type: "coins", amount: 10)), .dismissed,
       ])
   }
 

@@ -201,7 +201,7 @@ struct MaxServerCallbackTests {
       profile: .wellBehaved, wallClockMilliseconds: { 1_234 }, serverCallbacks: sender)
     let adapter = registration.makeAdapter(environment) as! MaxAdapter
     var request = loadRequest(Self.adUnitID, auctionID: 1)
-    request.serverCallback = ServerCallbackConfig(url: Self.template, eventKey: Self.eventKey)
+    request.serverCallback = ZoneConfig.ServerCallbackConfig(url: Self.template, eventKey: Self.eventKey)
     let loaded = Locked<AdapterLoadedAd?>(nil)
     _ = adapter.load(request) { result in loaded.set(try? result.get()) }
     scheduler.run()
@@ -209,7 +209,7 @@ struct MaxServerCallbackTests {
     let signals = Locked<[String]>([])
     ad.ad.show(
       AdapterShowRequest(zoneID: "zone-1", customData: "cd", userID: "u-9"), from: HeadlessPresenter(),
-      signals: AdapterSignalSink { signal in signals.withLock { $0.append(signal.name) } })
+      signals: AdapterSignal.Sink { signal in signals.withLock { $0.append(signal.name) } })
     scheduler.run()
     #expect(adapter.sdk.userIdentifier == "u-9")
     let url = try #require(sender.requests.first?.url)

@@ -94,7 +94,8 @@ func loadRequest(
   privacy: PrivacySettings = PrivacySettings(), bid: AdapterBid? = nil
 ) -> AdapterLoadRequest {
   AdapterLoadRequest(
-    zoneID: "zone-1", placementID: placementID, ecpm: ecpm, reward: NetworkReward(type: "coins", amount: 10),
+    zoneID: "zone-1", placementID: placementID, ecpm: ecpm,
+    reward: AdapterSignal.NetworkReward(type: "coins", amount: 10),
     auctionID: auctionID, privacy: privacy, bid: bid)
 }
 

@@ -101,7 +101,7 @@ struct ArmSimulationTests {
   /// Requests are split by each simulated user's arm: in proportion to the weights, within the
   /// sampling noise of 10,000 users, and every request counted once.
   @Test func requestsAreSplitInProportionToTheWeights() throws {
-    var zone = try ConfigLoader.load(Data(Self.config().utf8), source: "t").zone("level_complete")
+    var zone = try MediationConfig.load(Data(Self.config().utf8), source: "t").zone("level_complete")
     zone.experiments[0].arms[1].weight = 3
     let split = ArmSimulation.split(zone: zone, requests: 100_000, seed: 9)
     #expect(split.map(\.requests).reduce(0, +) == 100_000)
@@ -137,7 +137,7 @@ struct ArmSimulationTests {
   @Test func theEventOutputShowsTheUsersArms() throws {
     let path = try Self.configFile()
     defer { try? FileManager.default.removeItem(atPath: path) }
-    let experiment = try ConfigLoader.load(Data(Self.config().utf8), source: "t").zone("level_complete")
+    let experiment = try MediationConfig.load(Data(Self.config().utf8), source: "t").zone("level_complete")
       .experiments[0]
     let user = try #require(
       (0..<1000).map { "user-\($0)" }.first { experiment.arm(forUser: $0)?.id == "floor_only" })

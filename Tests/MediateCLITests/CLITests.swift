@@ -45,7 +45,7 @@ func scriptedRegistry(fill: Bool = true) -> AdapterRegistry {
     let loads: [String: [ScriptedAdapter.LoadScript]] = [:]
     let adapter = ScriptedAdapter(id: NetworkID(id), scheduler: VirtualScheduler(), loads: loads)
     try! registry.register(
-      AdapterRegistration(info: adapter.info) { environment in
+      AdapterRegistry.Registration(info: adapter.info) { environment in
         ScriptedNetwork.make(id: NetworkID(id), scheduler: environment.scheduler, fill: fill)
       })
   }
@@ -224,7 +224,7 @@ struct CLITests {
     }
     let json = mediate(["networks", "--json"], registry: registry)
     let object = try #require(JSONSerialization.jsonObject(with: Data(json.out[0].utf8)) as? [String: Any])
-    #expect(object["adapter_api_version"] as? String == AdapterAPI.version.description)
+    #expect(object["adapter_api_version"] as? String == AdapterCompatibility.coreAPIVersion.description)
     let max = try #require((object["networks"] as? [[String: Any]])?.first { $0["id"] as? String == "max" })
     #expect(max["adapter_api_version"] as? String == "2.0.0")
     #expect(max["supported_sdk_versions"] as? [String: String] == ["min": "13.0.0", "below": "14.0.0"])
@@ -232,7 +232,8 @@ struct CLITests {
     #expect(text.contains { $0.hasPrefix("max ") && $0.contains("13.3.1-sim   13.0.0..<14.0.0  2.0.0") })
     #expect(
       text.contains {
-        $0.hasPrefix("Compatibility: this MediationKit provides adapter API \(AdapterAPI.version).")
+        $0.hasPrefix(
+          "Compatibility: this MediationKit provides adapter API \(AdapterCompatibility.coreAPIVersion).")
       })
   }
 

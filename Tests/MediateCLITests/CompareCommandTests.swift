@@ -101,7 +101,7 @@ struct CompareCommandTests {
 
   /// Replication r of A and of B run on the same seed, N + r.
   @Test func bothSidesOfAReplicationShareItsSeed() throws {
-    let zones = try ConfigLoader.load(Data(DefaultConfig.json.utf8), source: "t")
+    let zones = try MediationConfig.load(Data(DefaultConfig.json.utf8), source: "t")
     let a = try zones.zone("level_complete")
     var b = a
     b.lineItems[0].priority = 1
@@ -123,7 +123,7 @@ struct CompareCommandTests {
   /// share seeds than when B runs on other seeds. (Reordering a waterfall gains less: the networks
   /// are then asked in other orders, and some of their draws no longer line up.)
   @Test func pairedSeedsReduceTheVarianceOfTheDifference() throws {
-    let zones = try ConfigLoader.load(Data(DefaultConfig.json.utf8), source: "t")
+    let zones = try MediationConfig.load(Data(DefaultConfig.json.utf8), source: "t")
     var a = try zones.zone("level_complete")
     a.strategy = .hybrid
     var b = a

@@ -9,14 +9,14 @@ import Testing
 @Suite("mediate config")
 struct ConfigCommandTests {
   static func load(_ text: String) throws -> MediationConfig {
-    try ConfigLoader.load(Data(text.utf8), source: "printed", knownNetworks: ["empower", "max", "google"])
+    try MediationConfig.load(Data(text.utf8), source: "printed", knownNetworks: ["empower", "max", "google"])
   }
 
   @Test func builtInDefaultRoundTripsAndValidates() throws {
     let printed = mediate(["config"])
     #expect(printed.code == 0, "\(printed.err)")
     let text = printed.out.joined(separator: "\n")
-    let builtIn = try ConfigLoader.load(Data(DefaultConfig.json.utf8), source: "built-in")
+    let builtIn = try MediationConfig.load(Data(DefaultConfig.json.utf8), source: "built-in")
     #expect(try Self.load(text) == builtIn)
     #expect(builtIn.zones.count == 4)
     // Defaults the built-in file leaves out are spelled out.
@@ -59,7 +59,7 @@ struct ConfigCommandTests {
     let printed = mediate(["config", "--zone", "daily_bonus"])
     #expect(printed.code == 0)
     let config = try Self.load(printed.out.joined(separator: "\n"))
-    let builtIn = try ConfigLoader.load(Data(DefaultConfig.json.utf8), source: "built-in")
+    let builtIn = try MediationConfig.load(Data(DefaultConfig.json.utf8), source: "built-in")
     #expect(config == MediationConfig(zones: [try builtIn.zone("daily_bonus")]))
   }
 

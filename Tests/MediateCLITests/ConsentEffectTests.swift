@@ -34,7 +34,7 @@ struct ConsentEffectTests {
     for auction in 1...UInt64(loads) {
       let request = AdapterLoadRequest(
         zoneID: "z", placementID: placements[network]!, ecpm: 10,
-        reward: NetworkReward(type: "coins", amount: 1),
+        reward: AdapterSignal.NetworkReward(type: "coins", amount: 1),
         auctionID: auction, privacy: privacy)
       let recorder = LoadRecorder()
       let quote = adapter.quote(request)

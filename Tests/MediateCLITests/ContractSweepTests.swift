@@ -8,9 +8,9 @@ import Testing
 /// The real simulated networks, many seeds: the reward contract holds on every cycle.
 @Suite("Reward contract over seeds (built-in networks)")
 struct ContractSweepTests {
-  static func cycle(zone: String, networks: [NetworkID], seed: UInt64) throws -> [ZoneEvent] {
+  static func cycle(zone: String, networks: [NetworkID], seed: UInt64) throws -> [Mediator.ZoneEvent] {
     let registry = BuiltInNetworks.registry()
-    let config = try ConfigLoader.load(
+    let config = try MediationConfig.load(
       Data(DefaultConfig.json.utf8), source: "built-in", knownNetworks: registry.networkIDs)
     var zoneConfig = try config.zone(zone)
     zoneConfig.autoReload = false

@@ -106,7 +106,7 @@ struct FaultInjectionTests {
     _ fault: Fault, run: Harness, cycle: Harness.Cycle, received: [AdapterSignal], _ context: String
   ) throws {
     let names = cycle.showEvents.map(\.name)
-    let diagnostics = cycle.showEvents.compactMap { event -> Diagnostic.Kind? in
+    let diagnostics = cycle.showEvents.compactMap { event -> RewardedAdEvent.Diagnostic.Kind? in
       if case .diagnostic(let diagnostic) = event { return diagnostic.kind }
       return nil
     }
@@ -232,9 +232,10 @@ struct Harness {
     let registration = try BuiltInNetworks.registry().registration(for: network)
     let registry = try AdapterRegistry([FaultInjection.registration(wrapping: registration, fault: fault)])
     zone = ZoneConfig(
-      id: Self.zoneID, reward: RewardConfig(type: "coins", amount: 10),
+      id: Self.zoneID, reward: ZoneConfig.RewardConfig(type: "coins", amount: 10),
       lineItems: [
-        LineItem(network: network, placementId: Self.placements[network] ?? "p", priority: 0, ecpm: 10)
+        ZoneConfig.LineItem(
+          network: network, placementId: Self.placements[network] ?? "p", priority: 0, ecpm: 10)
       ],
       loadTimeoutSeconds: FaultInjectionTests.loadBudget.seconds, adExpirySeconds: adExpirySeconds,
       rewardGraceSeconds: FaultInjectionTests.grace.seconds, autoReload: false)
@@ -385,7 +386,7 @@ struct Harness {
 
 /// What an app holds: the zone's facade, a delegate and an event subscription.
 final class ObservingApp {
-  final class Delegate: RewardedAdDelegate {
+  final class Delegate: RewardedAd.Delegate {
     var count = 0
     func rewardedAd(_ ad: RewardedAd, didReceive event: RewardedAdEvent) { count += 1 }
   }
@@ -410,8 +411,9 @@ final class ObservingApp {
 @Suite("Fault injection (scripted network)")
 struct FaultInjectionScriptedTests {
   static let zone = ZoneConfig(
-    id: "z", reward: RewardConfig(type: "coins", amount: 1),
-    lineItems: [LineItem(network: "scripted", placementId: "p", priority: 0, ecpm: 1)], autoReload: false)
+    id: "z", reward: ZoneConfig.RewardConfig(type: "coins", amount: 1),
+    lineItems: [ZoneConfig.LineItem(network: "scripted", placementId: "p", priority: 0, ecpm: 1)],
+    autoReload: false)
 
   static func mediator(_ scripted: ScriptedAdapter, fault: Fault, scheduler: VirtualScheduler) throws -> (
     Mediator, EventRecorder, RewardedAd
@@ -432,7 +434,7 @@ struct FaultInjectionScriptedTests {
       wrapping: scripted, fault: .callbacksFromAnotherThread, scheduler: scheduler)
     let threads = Locked<[UInt]>([])
     let request = AdapterLoadRequest(
-      zoneID: "z", placementID: "p", ecpm: 1, reward: NetworkReward(type: "coins", amount: 1))
+      zoneID: "z", placementID: "p", ecpm: 1, reward: AdapterSignal.NetworkReward(type: "coins", amount: 1))
     _ = adapter.load(request) { _ in threads.withLock { $0.append(Self.currentThread) } }
     scheduler.run()
     // The hop hands the callback over before its caller returns, so one run sees it.
@@ -489,7 +491,7 @@ struct FaultInjectionScriptedTests {
     scheduler.run(until: .seconds(5))
     #expect(ad.isReady)
     #expect(scripted.discardedAds == 0, "the ready ad was discarded before its show")
-    let diagnostics = recorder.events(zone: "z").compactMap { event -> Diagnostic.Kind? in
+    let diagnostics = recorder.events(zone: "z").compactMap { event -> RewardedAdEvent.Diagnostic.Kind? in
       if case .diagnostic(let diagnostic) = event { diagnostic.kind } else { nil }
     }
     #expect(diagnostics == [.duplicateSignal], "\(recorder.names(zone: "z"))")

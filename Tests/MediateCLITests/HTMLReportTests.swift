@@ -68,7 +68,7 @@ struct HTMLReportTests {
   static func run(requests: Int = 3000, keepsFunnel: Bool = true) throws -> (
     SimulationStats, RunCommand.Settings
   ) {
-    let zone = try ConfigLoader.load(Data(DefaultConfig.json.utf8), source: "t").zone("level_complete")
+    let zone = try MediationConfig.load(Data(DefaultConfig.json.utf8), source: "t").zone("level_complete")
     let networks: [NetworkID] = ["empower", "max", "google"]
     let stats = try Simulator(
       settings: Simulator.Settings(
@@ -189,7 +189,7 @@ struct HTMLReportTests {
   }
 
   @Test func comparisonReportDrawsEveryDeltaWithItsInterval() throws {
-    let zones = try ConfigLoader.load(Data(DefaultConfig.json.utf8), source: "t")
+    let zones = try MediationConfig.load(Data(DefaultConfig.json.utf8), source: "t")
     let a = try zones.zone("level_complete")
     var b = a
     b.lineItems[0].priority = 1

@@ -8,7 +8,7 @@ import Testing
 /// the built-in (right) ones with `--market`.
 @Suite("Learned eCPMs on the simulator")
 struct LearnedECPMsSimulationTests {
-  static let builtIn = try! ConfigLoader.load(Data(DefaultConfig.json.utf8), source: "built-in")
+  static let builtIn = try! MediationConfig.load(Data(DefaultConfig.json.utf8), source: "built-in")
 
   /// `level_complete` with its eCPMs reversed and every line item in one tier.
   static func wrongConfig(autoECPM: Bool) throws -> String {

@@ -23,7 +23,7 @@ struct OptimizeCommandTests {
 
   static func loadZone(_ path: String, _ id: String) throws -> ZoneConfig {
     let data = try #require(FileManager.default.contents(atPath: path))
-    return try ConfigLoader.load(data, source: path, knownNetworks: BuiltInNetworks.allIDs).zone(id)
+    return try MediationConfig.load(data, source: path, knownNetworks: BuiltInNetworks.allIDs).zone(id)
   }
 
   @Test func outputValidatesAndReadsBackTheSame() throws {
@@ -35,8 +35,8 @@ struct OptimizeCommandTests {
     let printed = mediate(["config", "--config", out], registry: BuiltInNetworks.registry())
     #expect(printed.out.joined(separator: "\n") + "\n" == written)
     // The other zones are written unchanged.
-    let original = try ConfigLoader.load(Data(DefaultConfig.json.utf8), source: "built-in")
-    let proposed = try ConfigLoader.load(Data(written.utf8), source: out)
+    let original = try MediationConfig.load(Data(DefaultConfig.json.utf8), source: "built-in")
+    let proposed = try MediationConfig.load(Data(written.utf8), source: out)
     #expect(proposed.zones.map(\.id) == original.zones.map(\.id))
     #expect(Array(proposed.zones.dropFirst()) == Array(original.zones.dropFirst()))
     // Every printed change is a real difference between the two zones, and nothing else differs.
@@ -168,7 +168,7 @@ struct OptimizeCommandTests {
 
   /// Keeping the line items' earnings changes no figure of the run, and they add up to the run's.
   @Test func keepingEarningsChangesNoFigure() throws {
-    let zone = try ConfigLoader.load(Data(DefaultConfig.json.utf8), source: "t").zone("level_complete")
+    let zone = try MediationConfig.load(Data(DefaultConfig.json.utf8), source: "t").zone("level_complete")
     func run(_ keeps: Bool) throws -> SimulationStats {
       try Simulator(
         settings: Simulator.Settings(
@@ -209,8 +209,8 @@ struct OptimizeCommandTests {
     #expect(zone.loadTimeoutSeconds == original.loadTimeoutSeconds)
     for item in zone.lineItems {
       #expect(item.timeoutSeconds > 0 && item.timeoutSeconds <= zone.loadTimeoutSeconds, "\(item)")
-      #expect(item.bidFloor >= 0 && item.bidFloor <= ConfigLimits.maxECPM)
-      #expect(item.ecpm >= 0 && item.ecpm <= ConfigLimits.maxECPM)
+      #expect(item.bidFloor >= 0 && item.bidFloor <= MediationConfig.Limits.maxECPM)
+      #expect(item.ecpm >= 0 && item.ecpm <= MediationConfig.Limits.maxECPM)
       #expect((0...1000).contains(item.priority))
     }
     #expect(zone.lineItems.map(\.placementId) == original.lineItems.map(\.placementId))
@@ -230,7 +230,7 @@ struct OptimizeCommandTests {
   /// Every candidate, not only the chosen one, is safe — whatever was learned, absurd values included.
   @Test func everyCandidateIsSafeWhateverWasLearned() throws {
     for odd in Self.oddZones {
-      let zone = try ConfigLoader.load(Data(#"{ "zones": [ \#(odd.json) ] }"#.utf8), source: "t").zone("z")
+      let zone = try MediationConfig.load(Data(#"{ "zones": [ \#(odd.json) ] }"#.utf8), source: "t").zone("z")
       for (ecpm, milliseconds) in [(1e12, 500_000), (-5.0, 0), (Double.nan, 1), (0.001, 50)] {
         let learned = LearnedZone(
           lineItems: zone.lineItems.map {
@@ -239,7 +239,7 @@ struct OptimizeCommandTests {
               loadQuantileMilliseconds: milliseconds)
           })
         let candidates = OptimizationCandidates(
-          zone: zone, learned: learned, strategies: AuctionStrategy.allCases,
+          zone: zone, learned: learned, strategies: ZoneConfig.AuctionStrategy.allCases,
           biddingNetworks: ["empower", "max", "google"]
         ).all
         #expect(!candidates.isEmpty)

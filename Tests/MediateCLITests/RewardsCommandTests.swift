@@ -23,7 +23,7 @@ private struct LedgerFixture {
 
 private func reward(
   _ id: String, at time: Int64, zone: String = "level_complete", network: String = "max", deliveries: Int = 1,
-  networkReward: NetworkReward? = nil
+  networkReward: AdapterSignal.NetworkReward? = nil
 ) -> LedgerEntry {
   LedgerEntry(
     reward: Reward(
@@ -91,7 +91,7 @@ struct RewardsCommandTests {
   @Test func jsonIsAnArrayOfSnakeCaseObjects() throws {
     let fixture = try LedgerFixture(
       [
-        reward("tx-a", at: 1_000, networkReward: NetworkReward(type: "Coin", amount: 2.5)),
+        reward("tx-a", at: 1_000, networkReward: AdapterSignal.NetworkReward(type: "Coin", amount: 2.5)),
         reward("tx-b", at: 2_000, network: "google"),
       ], acknowledged: ["tx-a"], clock: 9_000)
     defer { fixture.remove() }

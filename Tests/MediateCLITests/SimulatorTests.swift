@@ -70,7 +70,7 @@ struct SimulatorTests {
   }
 
   @Test func sameSeedSameFiguresWhateverTheCores() throws {
-    let zone = try ConfigLoader.load(Data(DefaultConfig.json.utf8), source: "t").zone("daily_bonus")
+    let zone = try MediationConfig.load(Data(DefaultConfig.json.utf8), source: "t").zone("daily_bonus")
     let settings = Simulator.Settings(
       zone: zone, networks: ["empower", "max", "google"], seed: 7, requests: 11_000)
     let simulator = Simulator(settings: settings, registry: BuiltInNetworks.registry())

@@ -49,46 +49,52 @@ struct ValidConfigPropertyTests {
     return (0..<count).map { index in
       ZoneConfig.LineItem(
         network: NetworkID(network), placementId: ids[index],
-        priority: integer(&random, 0, ConfigLimits.maxPriority), ecpm: draw(&random, 0, ConfigLimits.maxECPM),
-        timeoutSeconds: draw(&random, 0, ConfigLimits.maxLineItemTimeout, lowOpen: true),
+        priority: integer(&random, 0, MediationConfig.Limits.maxPriority),
+        ecpm: draw(&random, 0, MediationConfig.Limits.maxECPM),
+        timeoutSeconds: draw(&random, 0, MediationConfig.Limits.maxLineItemTimeout, lowOpen: true),
         bidding: (bidder && index == 0) || random.chance(0.3),
-        bidFloor: draw(&random, 0, ConfigLimits.maxECPM))
+        bidFloor: draw(&random, 0, MediationConfig.Limits.maxECPM))
     }
   }
 
   static func config(seed: UInt64, network: String) -> MediationConfig {
     var random = SeededRandom(seed: seed).derived(network)
-    let strategy = AuctionStrategy.allCases[Int(random.next() % 3)]
+    let strategy = ZoneConfig.AuctionStrategy.allCases[Int(random.next() % 3)]
     let experiments: [ZoneConfig.Experiment] =
       random.chance(0.5)
       ? [
         ZoneConfig.Experiment(
           id: "e",
           arms: [
-            .init(id: "control", weight: integer(&random, 1, ConfigLimits.maxArmWeight)),
+            .init(id: "control", weight: integer(&random, 1, MediationConfig.Limits.maxArmWeight)),
             .init(
-              id: "other", weight: integer(&random, 1, ConfigLimits.maxArmWeight),
+              id: "other", weight: integer(&random, 1, MediationConfig.Limits.maxArmWeight),
               lineItems: random.chance(0.5) ? lineItems(&random, network: network, bidder: true) : nil,
-              strategy: random.chance(0.5) ? AuctionStrategy.allCases[Int(random.next() % 3)] : nil,
+              strategy: random.chance(0.5)
+                ? ZoneConfig.AuctionStrategy.allCases[Int(random.next() % 3)] : nil,
               auctionTimeoutSeconds: random.chance(0.5)
-                ? draw(&random, 0, ConfigLimits.maxAuctionTimeout, lowOpen: true) : nil),
+                ? draw(&random, 0, MediationConfig.Limits.maxAuctionTimeout, lowOpen: true) : nil),
           ])
       ] : []
     let caps =
       random.chance(0.5)
       ? ZoneConfig.FrequencyCaps(
-        maxPerHour: random.chance(0.7) ? integer(&random, 1, ConfigLimits.maxShowsPerCap) : nil,
-        maxPerDay: random.chance(0.7) ? integer(&random, 1, ConfigLimits.maxShowsPerCap) : nil,
-        minIntervalSeconds: random.chance(0.7) ? draw(&random, 0, ConfigLimits.maxAdExpiry) : nil) : nil
+        maxPerHour: random.chance(0.7) ? integer(&random, 1, MediationConfig.Limits.maxShowsPerCap) : nil,
+        maxPerDay: random.chance(0.7) ? integer(&random, 1, MediationConfig.Limits.maxShowsPerCap) : nil,
+        minIntervalSeconds: random.chance(0.7) ? draw(&random, 0, MediationConfig.Limits.maxAdExpiry) : nil)
+      : nil
     let zone = ZoneConfig(
-      id: "z\(seed)", reward: .init(type: "coins", amount: integer(&random, 1, ConfigLimits.maxRewardAmount)),
+      id: "z\(seed)",
+      reward: .init(type: "coins", amount: integer(&random, 1, MediationConfig.Limits.maxRewardAmount)),
       lineItems: lineItems(&random, network: network, bidder: true),
-      loadTimeoutSeconds: draw(&random, 0, ConfigLimits.maxLoadTimeout, lowOpen: true),
-      adExpirySeconds: draw(&random, 0, ConfigLimits.maxAdExpiry, lowOpen: true),
-      rewardGraceSeconds: draw(&random, 0, ConfigLimits.maxRewardGrace), autoReload: random.chance(0.5),
+      loadTimeoutSeconds: draw(&random, 0, MediationConfig.Limits.maxLoadTimeout, lowOpen: true),
+      adExpirySeconds: draw(&random, 0, MediationConfig.Limits.maxAdExpiry, lowOpen: true),
+      rewardGraceSeconds: draw(&random, 0, MediationConfig.Limits.maxRewardGrace),
+      autoReload: random.chance(0.5),
       strategy: strategy,
-      auctionTimeoutSeconds: draw(&random, 0, ConfigLimits.maxAuctionTimeout, lowOpen: true),
-      caps: caps, queueDepth: integer(&random, 1, ConfigLimits.maxQueueDepth), experiments: experiments,
+      auctionTimeoutSeconds: draw(&random, 0, MediationConfig.Limits.maxAuctionTimeout, lowOpen: true),
+      caps: caps, queueDepth: integer(&random, 1, MediationConfig.Limits.maxQueueDepth),
+      experiments: experiments,
       autoECPM: strategy != .bidding && random.chance(0.5))
     return MediationConfig(zones: [zone], version: "property-\(seed)")
   }

@@ -109,10 +109,12 @@ struct RefreshTests {
     #expect(fromFile.origin == .file(path: file.path))
     #expect(fromFile.config == (try config(ecpm: 4)))
     try Data(configJSON(ecpm: -1).utf8).write(to: file)
-    await #expect(throws: ConfigError.self) {
+    await #expect(throws: MediationConfig.LoadError.self) {
       try await FileConfigSource(url: file, validator: validator).load()
     }
-    #expect(throws: ConfigError.self) { try BundledConfigSource(data: Data("{}".utf8), validator: validator) }
+    #expect(throws: MediationConfig.LoadError.self) {
+      try BundledConfigSource(data: Data("{}".utf8), validator: validator)
+    }
     #expect(await (try bundled()).load().origin == .bundled(name: "built-in"))
   }
 }

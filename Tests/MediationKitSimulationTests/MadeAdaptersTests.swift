@@ -6,10 +6,10 @@ import Testing
 @Suite("MadeAdapters: the adapters a mediator made, kept by whoever built its registry")
 struct MadeAdaptersTests {
   static let zone = ZoneConfig(
-    id: "z", reward: RewardConfig(type: "coins", amount: 1),
+    id: "z", reward: ZoneConfig.RewardConfig(type: "coins", amount: 1),
     lineItems: [
-      LineItem(network: "a", placementId: "a1", priority: 0, ecpm: 2),
-      LineItem(network: "b", placementId: "b1", priority: 1, ecpm: 1),
+      ZoneConfig.LineItem(network: "a", placementId: "a1", priority: 0, ecpm: 2),
+      ZoneConfig.LineItem(network: "b", placementId: "b1", priority: 1, ecpm: 1),
     ], autoReload: false)
 
   @Test func keepsTheInstanceEachRegistrationMadeByNetwork() throws {
@@ -48,7 +48,7 @@ struct MadeAdaptersTests {
       let scheduler = VirtualScheduler()
       let registrations = ["a", "b"].map { id in
         let adapter = ScriptedAdapter(id: NetworkID(id), scheduler: scheduler, loads: [:])
-        return AdapterRegistration(info: adapter.info) { environment in
+        return AdapterRegistry.Registration(info: adapter.info) { environment in
           var random = environment.random
           let draw = random.next()
           draws.withLock { $0[NetworkID(id)] = draw }

@@ -7,7 +7,7 @@ import Testing
 @Suite("AdQueue")
 struct AdQueueTests {
   private final class QueuedAd: AdapterAd {
-    func show(_ request: AdapterShowRequest, from presenter: any AdPresenting, signals: AdapterSignalSink) {}
+    func show(_ request: AdapterShowRequest, from presenter: any AdPresenting, signals: AdapterSignal.Sink) {}
     func discard() {}
   }
 

@@ -115,10 +115,10 @@ struct ArmAssignmentTests {
 
   /// The zone a user sees: every experiment's arm applied, the chosen arms reported.
   @Test func variantAppliesTheUsersArms() throws {
-    let base = LineItem(network: "empower", placementId: "e", priority: 0, ecpm: 3)
-    let bidder = LineItem(network: "max", placementId: "m", priority: 0, ecpm: 5, bidding: true)
+    let base = ZoneConfig.LineItem(network: "empower", placementId: "e", priority: 0, ecpm: 3)
+    let bidder = ZoneConfig.LineItem(network: "max", placementId: "m", priority: 0, ecpm: 5, bidding: true)
     let zone = ZoneConfig(
-      id: "z", reward: RewardConfig(type: "coins", amount: 1), lineItems: [base],
+      id: "z", reward: ZoneConfig.RewardConfig(type: "coins", amount: 1), lineItems: [base],
       experiments: [
         ZoneConfig.Experiment(
           id: "items",

@@ -36,7 +36,7 @@ struct AsyncFacadeTests {
   /// A loaded ad, and `try await ad.show(from:)` started on it (accepted: the screen is taken).
   static func startShow(
     show: ScriptedAdapter.ShowScript = .completes, ledger: (any RewardLedger)? = nil
-  ) async throws -> (Harness, RewardedAd, Task<ShowOutcome, any Error>) {
+  ) async throws -> (Harness, RewardedAd, Task<RewardedAd.ShowOutcome, any Error>) {
     let (harness, ad) = try idle(show: show, ledger: ledger)
     let loading = await startLoad(harness, ad)
     harness.settle()

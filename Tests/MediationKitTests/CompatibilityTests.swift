@@ -4,13 +4,13 @@ import Testing
 
 @Suite("Adapter compatibility")
 struct CompatibilityTests {
-  static let core = AdapterAPI.version
+  static let core = AdapterCompatibility.coreAPIVersion
 
   /// A scripted adapter's registration with its versions replaced.
   static func registration(
     api: SemanticVersion, sdk: String = "5.3.0",
     supported: Range<SemanticVersion> = SemanticVersion(5, 2)..<SemanticVersion(6, 0)
-  ) -> AdapterRegistration {
+  ) -> AdapterRegistry.Registration {
     var registration = ScriptedAdapter(id: "acme", scheduler: VirtualScheduler(), loads: [:]).registration
     registration.info = AdapterInfo(
       id: "acme", displayName: "Acme", adapterVersion: "2.4.0", sdkVersion: sdk, adapterAPIVersion: api,
@@ -20,7 +20,7 @@ struct CompatibilityTests {
 
   /// Registers `registration` in a new registry and returns the error, checking the registry
   /// stayed empty.
-  static func refusal(_ registration: AdapterRegistration) -> MediationError? {
+  static func refusal(_ registration: AdapterRegistry.Registration) -> MediationError? {
     let registry = AdapterRegistry()
     let error = #expect(throws: MediationError.self) { try registry.register(registration) }
     #expect(registry.networkIDs.isEmpty)

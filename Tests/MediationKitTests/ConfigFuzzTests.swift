@@ -277,13 +277,15 @@ struct ConfigFuzzTests {
 
   /// Loads one document: what is wrong with the outcome (nil when the property holds), and the
   /// rejection, if it was rejected.
-  static func check(_ data: Data, mutatedZone: Int?) -> (failure: String?, rejection: ConfigError?) {
+  static func check(_ data: Data, mutatedZone: Int?) -> (
+    failure: String?, rejection: MediationConfig.LoadError?
+  ) {
     do {
-      let config = try ConfigLoader.load(data, source: "fuzz.json", knownNetworks: known)
+      let config = try MediationConfig.load(data, source: "fuzz.json", knownNetworks: known)
       let issues = config.validate(knownNetworks: known) + config.validate()
       return (issues.isEmpty ? nil : "accepted, but validate() reports \(issues)", nil)
     } catch {
-      if error.issues.isEmpty { return ("ConfigError without issues", error) }
+      if error.issues.isEmpty { return ("MediationConfig.LoadError without issues", error) }
       for issue in error.issues {
         if issue.message.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
           return ("issue at '\(issue.path)' has an empty message", error)
@@ -304,7 +306,7 @@ struct ConfigFuzzTests {
     for _ in 0..<200 {
       let json = Self.validConfig(&random).serialized
       #expect(throws: Never.self, "\(json)") {
-        try ConfigLoader.load(Data(json.utf8), source: "valid.json", knownNetworks: Self.known)
+        try MediationConfig.load(Data(json.utf8), source: "valid.json", knownNetworks: Self.known)
       }
     }
   }
@@ -355,7 +357,7 @@ struct ConfigFuzzTests {
           "adExpirySeconds": 3600, "rewardGraceSeconds": 5, "autoReload": false, "auctionTimeoutSeconds": \#(value),
           "lineItems": [{"network": "max", "placementId": "a", "priority": 0, "ecpm": 3, "timeoutSeconds": 5}]}]}
         """#
-      let config = try? ConfigLoader.load(Data(json.utf8), source: "t.json", knownNetworks: Self.known)
+      let config = try? MediationConfig.load(Data(json.utf8), source: "t.json", knownNetworks: Self.known)
       #expect(config == nil, "accepted auctionTimeoutSeconds \(value)")
     }
   }

@@ -8,7 +8,7 @@ struct ConfigTests {
 
   static func issues(_ json: String) -> [String] {
     do {
-      _ = try ConfigLoader.load(Data(json.utf8), source: "test.json", knownNetworks: known)
+      _ = try MediationConfig.load(Data(json.utf8), source: "test.json", knownNetworks: known)
       return []
     } catch {
       return error.issues.map(\.description)
@@ -26,7 +26,7 @@ struct ConfigTests {
   static let item = #"{"network": "max", "placementId": "a", "priority": 0, "ecpm": 3, "timeoutSeconds": 5}"#
 
   @Test func validConfigLoads() throws {
-    let config = try ConfigLoader.load(
+    let config = try MediationConfig.load(
       Data(Self.zone(Self.item).utf8), source: "t", knownNetworks: Self.known)
     #expect(config.zones[0].lineItems[0].network == "max")
   }
@@ -113,14 +113,15 @@ struct ConfigTests {
   }
 
   @Test func errorDescriptionPrefixesTheSource() {
-    let error = ConfigError(
-      source: "zones.json", issues: [ConfigIssue(path: "zones[1].lineItems[0].ecpm", message: "bad")])
+    let error = MediationConfig.LoadError(
+      source: "zones.json",
+      issues: [MediationConfig.Issue(path: "zones[1].lineItems[0].ecpm", message: "bad")])
     #expect(error.description == "zones.json: zones[1].lineItems[0].ecpm: bad")
   }
 
   @Test func missingFileIsNamed() {
-    #expect(throws: ConfigError.self) {
-      try ConfigLoader.load(contentsOf: URL(fileURLWithPath: "/nonexistent/zones.json"))
+    #expect(throws: MediationConfig.LoadError.self) {
+      try MediationConfig.load(contentsOf: URL(fileURLWithPath: "/nonexistent/zones.json"))
     }
   }
 }
@@ -130,7 +131,7 @@ struct StrategyConfigTests {
   static func issues(_ json: String) -> [String] { ConfigTests.issues(json) }
 
   @Test func optionalFieldsDefault() throws {
-    let config = try ConfigLoader.load(Data(ConfigTests.zone(ConfigTests.item).utf8), source: "t")
+    let config = try MediationConfig.load(Data(ConfigTests.zone(ConfigTests.item).utf8), source: "t")
     #expect(config.zones[0].strategy == .waterfall)
     #expect(config.zones[0].auctionTimeoutSeconds == 5)
     #expect(config.zones[0].caps == nil)

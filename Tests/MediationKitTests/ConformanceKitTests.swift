@@ -12,7 +12,7 @@ struct ConformanceKitTests {
   ) -> AdapterConformance.Report {
     var info = AdapterInfo.testNetwork(id, displayName: "Probe")
     info.capabilities = capabilities
-    let registration = AdapterRegistration(info: info) { make($0.scheduler) }
+    let registration = AdapterRegistry.Registration(info: info) { make($0.scheduler) }
     return AdapterConformance.check(
       registration, placementID: "p", seeds: 1...3, lateCallbacks: lateCallbacks)
   }
@@ -37,7 +37,9 @@ struct ConformanceKitTests {
   @Test func aLoadDuringAStartThatNeverAnswersEndsOnceAsFailed() {
     let info = AdapterInfo.testNetwork("probe", displayName: "Probe")
     let registration = FaultInjection.registration(
-      wrapping: AdapterRegistration(info: info) { slowStarter($0.scheduler, start: .succeed(after: .zero)) },
+      wrapping: AdapterRegistry.Registration(info: info) {
+        slowStarter($0.scheduler, start: .succeed(after: .zero))
+      },
       fault: .startNeverAnswers)
     let report = AdapterConformance.check(registration, placementID: "p", seeds: 1...3)
     #expect(!report.violations.contains { $0.invariant == .noLoadBeforeStart }, "\(report)")
@@ -102,13 +104,16 @@ struct ConformanceKitTests {
   @Test func anAdLeftReadyAfterAnotherZoneUsedTheSDKAdFailsTheKit() {
     // One SDK ad per placement, as availability SDKs keep: every load's object stands for it; a
     // show uses it, and a later show of another object finds none and fails `not_ready`.
-    let report = check { scheduler in
-      let sdk = OneSDKAd()
-      return InstantAdapter { SharedSDKAd(scheduler: scheduler, sdk: sdk) }
-    }
-    #expect(report.violations.map(\.invariant) == [.goneAdsWithdrawn], "\(report)")
-    #expect(report.violations.first?.scenario == "ad withdrawn before show")
-    #expect(report.violations.first?.detail.contains("another zone's show used the SDK's ad") == true)
+    // An availability adapter: it declares so (and, without a late-callback hook, fails that too).
+    let report = check(
+      { scheduler in
+        let sdk = OneSDKAd()
+        return InstantAdapter { SharedSDKAd(scheduler: scheduler, sdk: sdk) }
+      }, capabilities: [.rewarded, .availabilityFlag])
+    #expect(report.violations.map(\.invariant) == [.lateCallbacksChecked, .goneAdsWithdrawn], "\(report)")
+    let gone = report.violations.first { $0.invariant == .goneAdsWithdrawn }
+    #expect(gone?.scenario == "ad withdrawn before show")
+    #expect(gone?.detail.contains("another zone's show used the SDK's ad") == true)
   }
 
   @Test func aLateRewardHandedToTheNextShowFailsTheKit() {
@@ -193,6 +198,24 @@ struct ConformanceKitTests {
   }
 }
 
+@Suite("SignalRecorder")
+struct SignalRecorderTests {
+  @Test func eachSinkNamesAShowOfItsOwnAndKeepsItsSignals() {
+    let recorder = SignalRecorder(zoneID: "z")
+    let first = recorder.sink
+    let second = recorder.sink
+    #expect(first.show == AdapterSignal.Sink.ShowID(zoneID: "z", number: 1))
+    #expect(second.show == AdapterSignal.Sink.ShowID(zoneID: "z", number: 2))
+    first.send(.displayed)
+    second.send(.displayed)
+    first.send(.rewarded(nil))
+    #expect(recorder.signals == [.displayed, .displayed, .rewarded(nil)])
+    #expect(recorder.signals(show: first.show) == [.displayed, .rewarded(nil)])
+    #expect(recorder.signals(show: second.show) == [.displayed])
+    #expect(SignalRecorder().sink.show.description == "recorded#1")
+  }
+}
+
 /// Answers every load at once with `makeAd()`.
 private final class InstantAdapter: RewardedAdapter {
   let info = AdapterInfo.testNetwork("probe", displayName: "Probe")
@@ -225,14 +248,14 @@ private final class InstantAdapter: RewardedAdapter {
 private final class ShowLog: Sendable {
   private let misroutes: Bool
   private let rewardOnly: Bool
-  private let sinks = Locked<[AdapterSignalSink]>([])
+  private let sinks = Locked<[AdapterSignal.Sink]>([])
 
   init(misroutes: Bool, rewardOnly: Bool = false) {
     self.misroutes = misroutes
     self.rewardOnly = rewardOnly
   }
 
-  func showStarted(_ sink: AdapterSignalSink) { sinks.withLock { $0.append(sink) } }
+  func showStarted(_ sink: AdapterSignal.Sink) { sinks.withLock { $0.append(sink) } }
 
   func deliverLateCallbacksOfPreviousShow() {
     let target = sinks.withLock { sinks in misroutes ? sinks.last : sinks.dropLast().last }
@@ -268,7 +291,7 @@ private final class SharedSDKAd: AdapterAd {
     sdk.load()
   }
 
-  func show(_ request: AdapterShowRequest, from presenter: any AdPresenting, signals: AdapterSignalSink) {
+  func show(_ request: AdapterShowRequest, from presenter: any AdPresenting, signals: AdapterSignal.Sink) {
     guard sdk.use() else {
       signals.send(.showFailed(AdapterError(.notReady, vendorCode: 509, message: "no ads to show")))
       return
@@ -290,7 +313,7 @@ private final class PlayedAd: AdapterAd {
     self.log = log
   }
 
-  func show(_ request: AdapterShowRequest, from presenter: any AdPresenting, signals: AdapterSignalSink) {
+  func show(_ request: AdapterShowRequest, from presenter: any AdPresenting, signals: AdapterSignal.Sink) {
     log.showStarted(signals)
     signals.send(.displayed)
     scheduler.schedule(after: .seconds(5)) { signals.send(.dismissed) }
@@ -310,7 +333,7 @@ private final class CompletingAd: AdapterAd {
     self.forgottenAt = forgottenAfter.map { scheduler.now + $0 }
   }
 
-  func show(_ request: AdapterShowRequest, from presenter: any AdPresenting, signals: AdapterSignalSink) {
+  func show(_ request: AdapterShowRequest, from presenter: any AdPresenting, signals: AdapterSignal.Sink) {
     if let forgottenAt, scheduler.now >= forgottenAt {
       signals.send(
         .showFailed(AdapterError(.expired, vendorCode: 4, message: "the ad is no longer available")))

@@ -107,7 +107,7 @@ struct IABConsentTests {
   }
 }
 
-@Suite("IABConsentReader")
+@Suite("IABConsent.Reader")
 struct IABConsentReaderTests {
   /// A `UserDefaults` suite of the test's own, emptied when the test ends.
   final class Suite {
@@ -133,7 +133,7 @@ struct IABConsentReaderTests {
         "IABTCF_TCString": TCStrings.purposes23, "IABTCF_gdprApplies": 1, "IABGPP_HDR_GppString": Self.gpp,
         "IABGPP_GppSID": "2_7", "IABUSPrivacy_String": "1YNN",
       ], to: suite.defaults)
-    let reading = IABConsentReader.read(from: suite.defaults)
+    let reading = IABConsent.Reader.read(from: suite.defaults)
     #expect(reading.issues.isEmpty, "\(reading.issues)")
     #expect(
       reading.consent
@@ -146,10 +146,10 @@ struct IABConsentReaderTests {
   @Test func acceptsTheValueShapesCMPsWrite() {
     let suite = Suite()
     Self.write(["IABTCF_gdprApplies": "0", "IABGPP_GppSID": 2], to: suite.defaults)
-    let reading = IABConsentReader.read(from: suite.defaults)
+    let reading = IABConsent.Reader.read(from: suite.defaults)
     #expect(reading.issues.isEmpty)
     #expect(reading.consent.gdprApplies == false && reading.consent.gppSectionIDs == [2])
-    #expect(IABConsentReader.read(from: Suite().defaults) == IABConsentReader.Reading())
+    #expect(IABConsent.Reader.read(from: Suite().defaults) == IABConsent.Reader.Reading())
   }
 
   @Test(arguments: [
@@ -174,7 +174,7 @@ struct IABConsentReaderTests {
     case .text(let text): suite.defaults.set(text, forKey: key)
     case .number(let number): suite.defaults.set(number, forKey: key)
     }
-    let reading = IABConsentReader.read(from: suite.defaults)
+    let reading = IABConsent.Reader.read(from: suite.defaults)
     #expect(reading.issues.count == 1)
     let issue = reading.issues.first
     #expect(issue?.kind == .malformedConsent)
@@ -194,7 +194,7 @@ struct IABConsentReaderTests {
       "IABTCF_gdprApplies": String(repeating: "A", count: 50_000),
       "IABUSPrivacy_String": Dictionary(uniqueKeysWithValues: (0..<5_000).map { ("key\($0)", $0) }),
     ]
-    let reading = IABConsentReader.read { huge[$0] }
+    let reading = IABConsent.Reader.read { huge[$0] }
     #expect(reading.issues.count == 3)
     for issue in reading.issues {
       #expect(issue.kind == .malformedConsent)
@@ -211,7 +211,7 @@ struct IABConsentReaderTests {
     let center = NotificationCenter()
     let readings = Readings()
     suite.defaults.set("1YNN", forKey: "IABUSPrivacy_String")
-    let reader = IABConsentReader(defaults: suite.defaults, notificationCenter: center) {
+    let reader = IABConsent.Reader(defaults: suite.defaults, notificationCenter: center) {
       readings.append($0)
     }
     #expect(readings.values.map(\.consent.usPrivacyString) == ["1YNN"])
@@ -237,9 +237,9 @@ struct IABConsentReaderTests {
 
 /// The readings a reader reported, in order.
 final class Readings: Sendable {
-  private let storage = Locked<[IABConsentReader.Reading]>([])
-  func append(_ reading: IABConsentReader.Reading) { storage.withLock { $0.append(reading) } }
-  var values: [IABConsentReader.Reading] { storage.withLock { $0 } }
+  private let storage = Locked<[IABConsent.Reader.Reading]>([])
+  func append(_ reading: IABConsent.Reader.Reading) { storage.withLock { $0.append(reading) } }
+  var values: [IABConsent.Reader.Reading] { storage.withLock { $0 } }
 }
 
 @Suite("Privacy changes reach adapters at once")
@@ -342,10 +342,10 @@ final class UnreadableConsentAdapter: ScriptedWrapper {
 @Suite("AdapterConformance checks consent forwarding")
 struct ConsentConformanceTests {
   static func registration(_ wrap: @escaping @Sendable (ScriptedAdapter) -> any RewardedAdapter)
-    -> AdapterRegistration
+    -> AdapterRegistry.Registration
   {
     let info = ScriptedAdapter(id: "net", scheduler: VirtualScheduler(), loads: [:]).info
-    return AdapterRegistration(info: info) { environment in
+    return AdapterRegistry.Registration(info: info) { environment in
       let fills = Array(repeating: ScriptedAdapter.LoadScript.fill(after: .seconds(1)), count: 20)
       return wrap(
         ScriptedAdapter(id: "net", scheduler: environment.scheduler, loads: ["p": fills, "p-b": fills]))

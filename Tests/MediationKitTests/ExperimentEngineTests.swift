@@ -215,7 +215,7 @@ struct ExperimentEngineTests {
     bad.experiments[0].arms[1].lineItems = [item("unity", "u1", ecpm: 9)]
     let json = try JSONEncoder().encode(liveConfig(bad))
     #expect {
-      try ConfigLoader.load(json, source: "t", knownNetworks: ["a", "b"])
+      try MediationConfig.load(json, source: "t", knownNetworks: ["a", "b"])
     } throws: { error in
       "\(error)".contains("zones[0].experiments[0].arms[1].lineItems[0].network: unknown network 'unity'")
     }

@@ -45,12 +45,13 @@ struct Harness {
 }
 
 func zone(
-  _ items: [LineItem], id: String = "z", loadTimeout: Double = 30, expiry: Double = 3600, grace: Double = 5,
-  autoReload: Bool = false, strategy: AuctionStrategy = .waterfall, auctionTimeout: Double = 5,
-  caps: FrequencyCaps? = nil
+  _ items: [ZoneConfig.LineItem], id: String = "z", loadTimeout: Double = 30, expiry: Double = 3600,
+  grace: Double = 5,
+  autoReload: Bool = false, strategy: ZoneConfig.AuctionStrategy = .waterfall, auctionTimeout: Double = 5,
+  caps: ZoneConfig.FrequencyCaps? = nil
 ) -> ZoneConfig {
   ZoneConfig(
-    id: id, reward: RewardConfig(type: "coins", amount: 100), lineItems: items,
+    id: id, reward: ZoneConfig.RewardConfig(type: "coins", amount: 100), lineItems: items,
     loadTimeoutSeconds: loadTimeout,
     adExpirySeconds: expiry, rewardGraceSeconds: grace, autoReload: autoReload, strategy: strategy,
     auctionTimeoutSeconds: auctionTimeout, caps: caps)
@@ -59,18 +60,19 @@ func zone(
 func bidder(
   _ network: NetworkID, _ placement: String, priority: Int = 0, ecpm: Double = 10, floor: Double = 0
 )
-  -> LineItem
+  -> ZoneConfig.LineItem
 {
-  LineItem(
+  ZoneConfig.LineItem(
     network: network, placementId: placement, priority: priority, ecpm: ecpm, timeoutSeconds: 10,
     bidding: true,
     bidFloor: floor)
 }
 
 func item(_ network: NetworkID, _ placement: String, priority: Int = 0, ecpm: Double, timeout: Double = 10)
-  -> LineItem
+  -> ZoneConfig.LineItem
 {
-  LineItem(network: network, placementId: placement, priority: priority, ecpm: ecpm, timeoutSeconds: timeout)
+  ZoneConfig.LineItem(
+    network: network, placementId: placement, priority: priority, ecpm: ecpm, timeoutSeconds: timeout)
 }
 
 let noFill = AdapterError(.noFill, vendorCode: 204, message: "no fill")
@@ -107,7 +109,7 @@ extension AdapterInfo {
   static func testNetwork(_ id: NetworkID, displayName: String? = nil) -> AdapterInfo {
     AdapterInfo(
       id: id, displayName: displayName ?? "\(id)", adapterVersion: "1", sdkVersion: "1.0.0",
-      adapterAPIVersion: AdapterAPI.version,
+      adapterAPIVersion: AdapterCompatibility.coreAPIVersion,
       supportedSDKVersions: SemanticVersion(1, 0)..<SemanticVersion(2, 0))
   }
 }

@@ -212,7 +212,8 @@ struct GlobalListenerRouterTests {
     made.started()
     let result = Locked<Result<UInt64, AdapterError>?>(nil)
     _ = made.load(
-      AdapterLoadRequest(zoneID: "z", placementID: "p", ecpm: 1, reward: NetworkReward(type: "c", amount: 1))
+      AdapterLoadRequest(
+        zoneID: "z", placementID: "p", ecpm: 1, reward: AdapterSignal.NetworkReward(type: "c", amount: 1))
     ) {
       result.set($0)
     }
@@ -224,8 +225,8 @@ struct GlobalListenerRouterTests {
     router.started()
     let withdrawn = Locked<[AdapterWithdrawal]>([])
     var request = AdapterLoadRequest(
-      zoneID: "z", placementID: "p", ecpm: 1, reward: NetworkReward(type: "c", amount: 1))
-    request.withdrawals = AdapterWithdrawalSink { reason in withdrawn.withLock { $0.append(reason) } }
+      zoneID: "z", placementID: "p", ecpm: 1, reward: AdapterSignal.NetworkReward(type: "c", amount: 1))
+    request.withdrawals = AdapterWithdrawal.Sink { reason in withdrawn.withLock { $0.append(reason) } }
     let tickets = Locked<[UInt64]>([])
     for _ in 1...3 {
       _ = router.load(request) { result in tickets.withLock { $0.append(try! result.get()) } }
@@ -234,8 +235,8 @@ struct GlobalListenerRouterTests {
     #expect(tickets.get().count == 3)
 
     let received = Locked<[String]>([])
-    func sink(_ number: Int) -> AdapterSignalSink {
-      AdapterSignalSink(show: AdapterShowID(zoneID: "z", number: number)) { signal in
+    func sink(_ number: Int) -> AdapterSignal.Sink {
+      AdapterSignal.Sink(show: AdapterSignal.Sink.ShowID(zoneID: "z", number: number)) { signal in
         received.withLock { $0.append("\(number):\(signal)") }
       }
     }
@@ -246,14 +247,15 @@ struct GlobalListenerRouterTests {
     #expect(withdrawn.get().map(\.kind) == [.availabilityLost])
 
     #expect(
-      router.send(.displayed, placementID: "p", impressionID: "i1") == AdapterShowID(zoneID: "z", number: 1))
+      router.send(.displayed, placementID: "p", impressionID: "i1")
+        == AdapterSignal.Sink.ShowID(zoneID: "z", number: 1))
     router.send(.dismissed, placementID: "p", impressionID: "i1")
     router.showStarted(tickets.get()[2], placementID: "p", signals: sink(2))
     router.send(.displayed, placementID: "p", impressionID: "i2")
     // Show 1's reward arrives after show 2 opened: it still goes to show 1.
     #expect(
       router.send(.rewarded(nil), placementID: "p", impressionID: "i1")
-        == AdapterShowID(zoneID: "z", number: 1))
+        == AdapterSignal.Sink.ShowID(zoneID: "z", number: 1))
     #expect(received.get() == ["1:displayed", "1:dismissed", "2:displayed", "1:rewarded(nil)"])
     #expect(router.send(.clicked, placementID: "elsewhere") == nil)
   }
@@ -304,8 +306,8 @@ struct ShowIdentityTests {
     }
     #expect(
       harness.adapters["a"]?.showIDs == [
-        AdapterShowID(zoneID: "z", number: 1), AdapterShowID(zoneID: "z", number: 2),
-        AdapterShowID(zoneID: "y", number: 1),
+        AdapterSignal.Sink.ShowID(zoneID: "z", number: 1), AdapterSignal.Sink.ShowID(zoneID: "z", number: 2),
+        AdapterSignal.Sink.ShowID(zoneID: "y", number: 1),
       ])
     #expect(harness.adapters["a"]?.showIDs.map(\.description) == ["z#1", "z#2", "y#1"])
   }

@@ -42,13 +42,13 @@ struct LearnedECPMsTests {
     _ learned: inout LearnedECPMs, truth: [String: Truth], random: inout SeededRandom, plan: LoadPlan = plan
   ) -> (order: [String], tried: [String]) {
     let order = learned.nextOrder()
-    var responses: [NetworkResponse] = []
+    var responses: [AdInfo.NetworkResponse] = []
     var tried: [String] = []
     var winner: (NetworkID, String, Double)?
     for entry in order {
       let item = plan.entries[entry].item
-      func response(_ state: NetworkResponse.State, ecpm: Double? = nil) -> NetworkResponse {
-        NetworkResponse(
+      func response(_ state: AdInfo.NetworkResponse.State, ecpm: Double? = nil) -> AdInfo.NetworkResponse {
+        AdInfo.NetworkResponse(
           network: item.network, placementID: item.placementId, priority: item.priority,
           ecpm: ecpm ?? item.ecpm, state: state, latency: state == .notAttempted ? nil : .milliseconds(500))
       }
@@ -70,7 +70,7 @@ struct LearnedECPMsTests {
     if let (network, placement, price) = winner {
       learned.paid(
         network: network, placementID: placement,
-        revenue: ImpressionRevenue(usd: price / 1000, precision: .exact))
+        revenue: AdapterSignal.ImpressionRevenue(usd: price / 1000, precision: .exact))
     }
     return (placements(order, plan), tried)
   }
@@ -176,23 +176,28 @@ struct LearnedECPMsTests {
     let zone = zone([item("a", "a1", ecpm: 10)])
     let plan = WaterfallPlanner.plan(for: zone)
     let filled = [
-      NetworkResponse(
+      AdInfo.NetworkResponse(
         network: "a", placementID: "a1", priority: 0, ecpm: 10, state: .loaded, latency: .milliseconds(100))
     ]
     var learned = LearnedECPMs(plan: plan, random: SeededRandom(seed: 1))
     learned.record(filled, fillPrecision: .estimated)
     #expect(learned.prices(in: plan) == [10])
-    learned.paid(network: "a", placementID: "a1", revenue: ImpressionRevenue(usd: 0.004, precision: .exact))
+    learned.paid(
+      network: "a", placementID: "a1", revenue: AdapterSignal.ImpressionRevenue(usd: 0.004, precision: .exact)
+    )
     // The prior (10, weight 0.98) and the paid 4 (weight 1).
     #expect(abs(learned.prices(in: plan)[0] - (0.98 * 10 + 4) / 1.98) < 1e-9)
     // Paid once: a second report for the same fill changes nothing.
     let once = learned.prices(in: plan)
-    learned.paid(network: "a", placementID: "a1", revenue: ImpressionRevenue(usd: 0.001, precision: .exact))
+    learned.paid(
+      network: "a", placementID: "a1", revenue: AdapterSignal.ImpressionRevenue(usd: 0.001, precision: .exact)
+    )
     #expect(learned.prices(in: plan) == once)
     // A fill at the configured eCPM and the core's estimate from it say nothing about the price.
     learned.record(filled, fillPrecision: .publisherDefined)
     learned.paid(
-      network: "a", placementID: "a1", revenue: ImpressionRevenue(usd: 0.01, precision: .publisherDefined))
+      network: "a", placementID: "a1",
+      revenue: AdapterSignal.ImpressionRevenue(usd: 0.01, precision: .publisherDefined))
     #expect(learned.prices(in: plan) == once)
   }
 
@@ -200,7 +205,8 @@ struct LearnedECPMsTests {
 
   /// A zone over three scripted networks whose configured eCPMs (10, 8, 2) order them exactly
   /// wrong: they fill 80% of loads at 3, 6 and 12.
-  static func scriptedHarness(autoECPM: Bool, strategy: AuctionStrategy = .waterfall, loads: Int) throws
+  static func scriptedHarness(autoECPM: Bool, strategy: ZoneConfig.AuctionStrategy = .waterfall, loads: Int)
+    throws
     -> Harness
   {
     var zone = wrongZone
@@ -232,7 +238,7 @@ struct LearnedECPMsTests {
       ad.load()
       harness.settle(.seconds(5))
       let responses = try #require(
-        harness.recorder.events(zone: "z").lazy.compactMap { event -> [NetworkResponse]? in
+        harness.recorder.events(zone: "z").lazy.compactMap { event -> [AdInfo.NetworkResponse]? in
           switch event {
           case .ready(let info): info.responses
           case .failed(let error): error.waterfall
@@ -283,13 +289,13 @@ struct LearnedECPMsTests {
     let item = ConfigTests.item
     let bidder =
       #"{"network": "google", "placementId": "g", "priority": 0, "ecpm": 3, "timeoutSeconds": 5, "bidding": true}"#
-    let off = try ConfigLoader.load(
+    let off = try MediationConfig.load(
       Data(ConfigTests.zone(item).utf8), source: "t", knownNetworks: ConfigTests.known)
     #expect(off.zones[0].autoECPM == false)
     for strategy in ["waterfall", "hybrid"] {
       let json = ConfigTests.zone(
         item + ", " + bidder, extra: #", "strategy": "\#(strategy)", "autoECPM": true"#)
-      let on = try ConfigLoader.load(Data(json.utf8), source: "t", knownNetworks: ConfigTests.known)
+      let on = try MediationConfig.load(Data(json.utf8), source: "t", knownNetworks: ConfigTests.known)
       #expect(on.zones[0].autoECPM == true)
     }
   }

@@ -143,7 +143,7 @@ struct RetryTests {
 
 @Suite("Frequency caps and pacing")
 struct CapsTests {
-  static func harness(_ caps: FrequencyCaps) throws -> (Harness, RewardedAd) {
+  static func harness(_ caps: ZoneConfig.FrequencyCaps) throws -> (Harness, RewardedAd) {
     let harness = try Harness(
       zones: [zone([item("a", "a1", ecpm: 1)], autoReload: true, caps: caps)],
       scripts: ["a": ["a1": [.fill(after: .zero)]]],
@@ -157,7 +157,7 @@ struct CapsTests {
   }
 
   @Test func hourlyCapSaysWhenTheNextShowIsAllowed() throws {
-    let (harness, ad) = try Self.harness(FrequencyCaps(maxPerHour: 2))
+    let (harness, ad) = try Self.harness(ZoneConfig.FrequencyCaps(maxPerHour: 2))
     try ad.show(from: HeadlessPresenter())  // t = 1 s
     harness.settle(.seconds(600))
     try ad.show(from: HeadlessPresenter())  // t = 601 s
@@ -172,7 +172,7 @@ struct CapsTests {
   }
 
   @Test func pacingEnforcesTheMinimumInterval() throws {
-    let (harness, ad) = try Self.harness(FrequencyCaps(minIntervalSeconds: 90))
+    let (harness, ad) = try Self.harness(ZoneConfig.FrequencyCaps(minIntervalSeconds: 90))
     try ad.show(from: HeadlessPresenter())
     harness.settle(.seconds(30))
     let error = #expect(throws: MediationError.self) { try ad.show(from: HeadlessPresenter()) }
@@ -182,7 +182,7 @@ struct CapsTests {
   }
 
   @Test func dailyCapAndTheLongestWaitWins() {
-    let caps = FrequencyCaps(maxPerHour: 10, maxPerDay: 3, minIntervalSeconds: 10)
+    let caps = ZoneConfig.FrequencyCaps(maxPerHour: 10, maxPerDay: 3, minIntervalSeconds: 10)
     let shows: [Duration] = [.seconds(0), .seconds(100), .seconds(200)]
     let wait = CapProbe.wait(caps: caps, showTimes: shows, now: .seconds(205))
     #expect(wait?.duration == .seconds(86_400 - 205))
@@ -200,18 +200,20 @@ struct RevenueTests {
     harness.settle()
     try ad.show(from: HeadlessPresenter())
     harness.settle()
-    let revenue = harness.recorder.events(zone: "z").compactMap { event -> AdRevenue? in
+    let revenue = harness.recorder.events(zone: "z").compactMap { event -> RewardedAdEvent.Revenue? in
       if case .revenuePaid(let revenue) = event { revenue } else { nil }
     }
     #expect(
       revenue == [
-        AdRevenue(network: "a", zoneID: "z", placementID: "a1", usd: 0.012, precision: .publisherDefined)
+        RewardedAdEvent.Revenue(
+          network: "a", zoneID: "z", placementID: "a1", usd: 0.012, precision: .publisherDefined)
       ])
   }
 
   @Test func networksThatReportRevenueAreNotEstimated() throws {
     let script = ScriptedAdapter.ShowScript([
-      (.zero, .displayed), (.zero, .revenuePaid(ImpressionRevenue(usd: 0.02, precision: .exact))),
+      (.zero, .displayed),
+      (.zero, .revenuePaid(AdapterSignal.ImpressionRevenue(usd: 0.02, precision: .exact))),
       (.seconds(1), .rewarded(nil)), (.seconds(1), .dismissed),
     ])
     let harness = try Harness(zones: [zone([item("a", "a1", ecpm: 12)])]) { s in
@@ -226,7 +228,7 @@ struct RevenueTests {
     harness.settle()
     try ad.show(from: HeadlessPresenter())
     harness.settle()
-    let revenue = harness.recorder.events(zone: "z").compactMap { event -> AdRevenue? in
+    let revenue = harness.recorder.events(zone: "z").compactMap { event -> RewardedAdEvent.Revenue? in
       if case .revenuePaid(let revenue) = event { revenue } else { nil }
     }
     #expect(revenue.map(\.usd) == [0.02])
@@ -236,8 +238,8 @@ struct RevenueTests {
   /// Plays `steps` on a network declaring `capabilities` and returns the show's events (names,
   /// diagnostics left out) and its revenue.
   static func show(
-    _ steps: [(Duration, AdapterSignal)], capabilities: Set<AdapterCapability>
-  ) throws -> (names: [String], revenue: [AdRevenue]) {
+    _ steps: [(Duration, AdapterSignal)], capabilities: Set<AdapterInfo.Capability>
+  ) throws -> (names: [String], revenue: [RewardedAdEvent.Revenue]) {
     let script = ScriptedAdapter.ShowScript(steps.map { (offset: $0.0, signal: $0.1) })
     let harness = try Harness(zones: [zone([item("a", "a1", ecpm: 12)], grace: 5)]) { s in
       [
@@ -254,15 +256,15 @@ struct RevenueTests {
     harness.scheduler.advance(by: .seconds(200))
     let events = Array(harness.recorder.events(zone: "z")[before...])
     try RewardContract.verify(events)
-    let revenue = events.compactMap { event -> AdRevenue? in
+    let revenue = events.compactMap { event -> RewardedAdEvent.Revenue? in
       if case .revenuePaid(let revenue) = event { revenue } else { nil }
     }
     let names = events.map(\.name).filter { $0 != "diagnostic" && $0 != "loading" && $0 != "ready" }
     return (names, revenue)
   }
 
-  static let networkFigure = ImpressionRevenue(usd: 0.02, precision: .exact)
-  static let estimate = AdRevenue(
+  static let networkFigure = AdapterSignal.ImpressionRevenue(usd: 0.02, precision: .exact)
+  static let estimate = RewardedAdEvent.Revenue(
     network: "a", zoneID: "z", placementID: "a1", usd: 0.012, precision: .publisherDefined)
 
   /// Issue 13: a network that reports revenue without declaring `.impressionRevenue` got the

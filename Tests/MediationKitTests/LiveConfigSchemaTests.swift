@@ -17,7 +17,7 @@ struct LiveConfigSchemaTests {
   }
 
   static func load(_ json: String) throws -> MediationConfig {
-    try ConfigLoader.load(Data(json.utf8), source: "t", knownNetworks: ConfigTests.known)
+    try MediationConfig.load(Data(json.utf8), source: "t", knownNetworks: ConfigTests.known)
   }
 
   @Test func aConfigWithoutTheFieldsGetsTheDefaults() throws {
@@ -60,9 +60,10 @@ struct LiveConfigSchemaTests {
   /// The kill switch: a switched-off line item, or any line item of a switched-off network, is
   /// not to be used.
   @Test func killSwitchDecidesWhichLineItemsAreEnabled() {
-    let max = LineItem(network: "max", placementId: "m", priority: 0, ecpm: 1)
-    let google = LineItem(network: "google", placementId: "g", priority: 0, ecpm: 1)
-    let zone = ZoneConfig(id: "z", reward: RewardConfig(type: "c", amount: 1), lineItems: [max, google])
+    let max = ZoneConfig.LineItem(network: "max", placementId: "m", priority: 0, ecpm: 1)
+    let google = ZoneConfig.LineItem(network: "google", placementId: "g", priority: 0, ecpm: 1)
+    let zone = ZoneConfig(
+      id: "z", reward: ZoneConfig.RewardConfig(type: "c", amount: 1), lineItems: [max, google])
     var off = max
     off.disabled = true
     let config = MediationConfig(zones: [zone], disabledNetworks: ["google"])

@@ -31,12 +31,12 @@ struct LiveHarness {
   /// The zone's events' names, diagnostics left out.
   func names(_ zone: String = "z") -> [String] { recorder.names(zone: zone).filter { $0 != "diagnostic" } }
 
-  func diagnostics(_ zone: String = "z") -> [Diagnostic] {
+  func diagnostics(_ zone: String = "z") -> [RewardedAdEvent.Diagnostic] {
     recorder.events(zone: zone).compactMap { if case .diagnostic(let note) = $0 { note } else { nil } }
   }
 
   /// The line items' fates of the zone's last `ready` or `failed`.
-  func lastFates(_ zone: String = "z") -> [NetworkResponse] {
+  func lastFates(_ zone: String = "z") -> [AdInfo.NetworkResponse] {
     for event in recorder.events(zone: zone).reversed() {
       switch event {
       case .ready(let info): return info.responses
@@ -68,7 +68,7 @@ func fillingInOneSecond(_ ids: NetworkID..., scheduler: VirtualScheduler) -> [Sc
   }
 }
 
-func switchedOff(_ item: LineItem) -> LineItem {
+func switchedOff(_ item: ZoneConfig.LineItem) -> ZoneConfig.LineItem {
   var item = item
   item.disabled = true
   return item

@@ -20,7 +20,7 @@ struct LivePropertyTests {
       var items = networks.filter { _ in random.chance(0.7) }
       if items.isEmpty { items = [networks[Int(random.next() % 3)]] }
       let lineItems = items.map { network in
-        var item = LineItem(
+        var item = ZoneConfig.LineItem(
           network: network, placementId: "\(network)-\(id)", priority: 0,
           ecpm: Double(1 + random.next() % 20), timeoutSeconds: 4)
         item.disabled = random.chance(0.15)

@@ -6,7 +6,7 @@ import Testing
 /// switch marks.
 @Suite("Live configuration: zone setups")
 struct LiveSetupTests {
-  static func learning(_ items: [LineItem]) -> ZoneConfig {
+  static func learning(_ items: [ZoneConfig.LineItem]) -> ZoneConfig {
     var zone = zone(items)
     zone.autoECPM = true
     return zone

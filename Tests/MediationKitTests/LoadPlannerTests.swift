@@ -7,7 +7,7 @@ import Testing
 @Suite("Load planners")
 struct LoadPlannerTests {
   private final class PlannedAd: AdapterAd {
-    func show(_ request: AdapterShowRequest, from presenter: any AdPresenting, signals: AdapterSignalSink) {}
+    func show(_ request: AdapterShowRequest, from presenter: any AdPresenting, signals: AdapterSignal.Sink) {}
     func discard() {}
   }
 
@@ -33,7 +33,7 @@ struct LoadPlannerTests {
   /// Fails every load in turn and returns the placements in the order they were loaded, and the
   /// load's responses.
   static func failEveryLoad(_ planner: inout any LoadPlanner, after actions: [LoadAction], zone: ZoneConfig)
-    -> (order: [String], responses: [NetworkResponse])
+    -> (order: [String], responses: [AdInfo.NetworkResponse])
   {
     let plan = LoadPlanners.planner(for: zone).plan(for: zone)
     var actions = actions

@@ -3,7 +3,7 @@ import MediationKit
 import MediationKitTesting
 import XCTest
 
-/// A `RewardedAdDelegate` on real time and the real main queue: the facade's main-actor promise.
+/// A `RewardedAd.Delegate` on real time and the real main queue: the facade's main-actor promise.
 ///
 /// XCTest, not Swift Testing: XCTest runs each test on the main thread, which lets the test pump
 /// the main run loop itself (`RunLoop.main.run(until:)`) until the events arrive — bounded by a
@@ -11,7 +11,7 @@ import XCTest
 /// `MainActor.assumeIsolated`/`dispatchPrecondition` and fail the run.
 final class MainActorDelegateTests: XCTestCase {
   /// The plain style: a class that just conforms (the conformance makes it main-actor isolated).
-  final class PlainDelegate: RewardedAdDelegate {
+  final class PlainDelegate: RewardedAd.Delegate {
     var names: [String] = []
     var onMainThread = true
     func rewardedAd(_ ad: RewardedAd, didReceive event: RewardedAdEvent) {
@@ -39,8 +39,9 @@ final class MainActorDelegateTests: XCTestCase {
         (.zero, .displayed), (.milliseconds(5), .rewarded(nil)), (.milliseconds(10), .dismissed),
       ]))
     let zone = ZoneConfig(
-      id: "z", reward: RewardConfig(type: "coins", amount: 5),
-      lineItems: [LineItem(network: "a", placementId: "a1", priority: 0, ecpm: 1)], autoReload: false)
+      id: "z", reward: ZoneConfig.RewardConfig(type: "coins", amount: 5),
+      lineItems: [ZoneConfig.LineItem(network: "a", placementId: "a1", priority: 0, ecpm: 1)],
+      autoReload: false)
     return try Mediator(
       config: MediationConfig(zones: [zone]), registry: AdapterRegistry([adapter.registration]),
       scheduler: scheduler)
@@ -59,7 +60,7 @@ final class MainActorDelegateTests: XCTestCase {
   /// Loads and shows through a mediator on `scheduler` with `delegate` set, pumping the main run
   /// loop until the show closes (or the deadline passes).
   @MainActor static func loadAndShow(
-    on scheduler: any Scheduler, to delegate: any RewardedAdDelegate, names: () -> [String]
+    on scheduler: any Scheduler, to delegate: any RewardedAd.Delegate, names: () -> [String]
   ) throws {
     let mediator = try Self.mediator(on: scheduler)
     let ad = try mediator.rewardedAd(zone: "z")
@@ -87,7 +88,7 @@ final class MainActorDelegateTests: XCTestCase {
   }
 }
 
-extension MainActorDelegateTests.RewardScreen: RewardedAdDelegate {
+extension MainActorDelegateTests.RewardScreen: RewardedAd.Delegate {
   func rewardedAd(_ ad: RewardedAd, didReceive event: RewardedAdEvent) {
     dispatchPrecondition(condition: .onQueue(.main))
     MainActor.assertIsolated()

@@ -163,7 +163,7 @@ struct MediatorTests {
 
   @MainActor
   @Test func delegateAndAsyncStreamSeeTheSameEvents() async throws {
-    final class Delegate: RewardedAdDelegate {
+    final class Delegate: RewardedAd.Delegate {
       var names: [String] = []
       func rewardedAd(_ ad: RewardedAd, didReceive event: RewardedAdEvent) { names.append(event.name) }
     }
@@ -294,7 +294,7 @@ struct ReentrantDeliveryTests {
 
     /// A mediator with one zone `z` over this network alone.
     func mediator() throws -> Mediator {
-      let registry = try AdapterRegistry([AdapterRegistration(info: info) { [self] _ in self }])
+      let registry = try AdapterRegistry([AdapterRegistry.Registration(info: info) { [self] _ in self }])
       return try Mediator(
         config: MediationConfig(zones: [zone([item(info.id, "p", ecpm: 1)])]), registry: registry,
         scheduler: scheduler)
@@ -303,7 +303,7 @@ struct ReentrantDeliveryTests {
 
   /// An ad whose SDK reports the whole show synchronously from inside `show`.
   final class SynchronousAd: AdapterAd {
-    func show(_ request: AdapterShowRequest, from presenter: any AdPresenting, signals: AdapterSignalSink) {
+    func show(_ request: AdapterShowRequest, from presenter: any AdPresenting, signals: AdapterSignal.Sink) {
       signals.send(.displayed)
       signals.send(.rewarded(nil))
       signals.send(.dismissed)
@@ -329,7 +329,7 @@ struct ReentrantDeliveryTests {
   /// What a ``KeptSinkAd``'s SDK keeps: every show's sink, so a test can send signals from
   /// inside event delivery, and how many ads were discarded.
   final class SinkLog: Sendable {
-    let sinks = Locked<[AdapterSignalSink]>([])
+    let sinks = Locked<[AdapterSignal.Sink]>([])
     let discards = Locked(0)
   }
 
@@ -341,7 +341,7 @@ struct ReentrantDeliveryTests {
       self.log = log
       self.scheduler = scheduler
     }
-    func show(_ request: AdapterShowRequest, from presenter: any AdPresenting, signals: AdapterSignalSink) {
+    func show(_ request: AdapterShowRequest, from presenter: any AdPresenting, signals: AdapterSignal.Sink) {
       log.sinks.withLock { $0.append(signals) }
       scheduler.schedule(after: .seconds(1)) { signals.send(.displayed) }
       scheduler.schedule(after: .seconds(2)) { signals.send(.rewarded(nil)) }
@@ -383,7 +383,7 @@ struct ReentrantDeliveryTests {
       "loading", "ready", "shown", "revenue_paid", "rewarded", "closed", "diagnostic", "diagnostic",
     ]
     #expect(recorder.names(zone: "z") == oneShow + oneShow + ["loading", "ready"])
-    let diagnostics = recorder.events(zone: "z").compactMap { event -> Diagnostic.Kind? in
+    let diagnostics = recorder.events(zone: "z").compactMap { event -> RewardedAdEvent.Diagnostic.Kind? in
       if case .diagnostic(let diagnostic) = event { return diagnostic.kind } else { return nil }
     }
     #expect(diagnostics == [.signalAfterTerminal, .duplicateReward, .signalAfterTerminal, .duplicateReward])

@@ -6,7 +6,7 @@ enum ZoneControllerProbe {
 }
 
 enum CapProbe {
-  static func wait(caps: FrequencyCaps, showTimes: [Duration], now: Duration) -> (
+  static func wait(caps: ZoneConfig.FrequencyCaps, showTimes: [Duration], now: Duration) -> (
     duration: Duration, reason: String
   )? {
     FrequencyCapCheck.wait(caps: caps, showTimes: showTimes, now: now).map { ($0.duration, $0.reason) }

@@ -29,10 +29,10 @@ enum SignalSequences {
   static let displayTimeout = Duration.milliseconds(10_005)
   /// Grace windows in seconds, as a zone configures them (0: a reward-less dismissal is final at once).
   static let graceWindows: [Double] = [0, 1.005, 5.005, 30.005]
-  static let revenue = ImpressionRevenue(usd: 0.02, precision: .exact)
+  static let revenue = AdapterSignal.ImpressionRevenue(usd: 0.02, precision: .exact)
   /// The core's estimate in these tests: a 10 USD eCPM line item.
-  static let estimate = ImpressionRevenue(usd: 0.01, precision: .publisherDefined)
-  static let payload = NetworkReward(type: "gems", amount: 3)
+  static let estimate = AdapterSignal.ImpressionRevenue(usd: 0.01, precision: .publisherDefined)
+  static let payload = AdapterSignal.NetworkReward(type: "gems", amount: 3)
   static let failures: [AdapterError] = [
     AdapterError(.internalError, message: "boom"),
     AdapterError(.anotherAdShowing, vendorCode: -23, message: "busy"),
@@ -264,7 +264,9 @@ struct PropertyTests {
       .shown(AdInfo(zoneID: "z", network: "n", placementID: "p", ecpm: 1, responses: [], latency: .zero))
     case .clicked: .clicked
     case .revenuePaid(let r):
-      .revenuePaid(AdRevenue(network: "n", zoneID: "z", placementID: "p", usd: r.usd, precision: r.precision))
+      .revenuePaid(
+        RewardedAdEvent.Revenue(
+          network: "n", zoneID: "z", placementID: "p", usd: r.usd, precision: r.precision))
     case .rewarded: .rewarded(Reward(type: "coins", amount: 1, transactionID: "t", network: "n"))
     case .closed: .closed
     case .skipped: .skipped

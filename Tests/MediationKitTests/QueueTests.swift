@@ -8,7 +8,9 @@ import Testing
 struct QueueTests {
   let lost = AdapterWithdrawal(.availabilityLost, message: "availability turned false")
 
-  func queued(_ items: [LineItem], depth: Int, autoReload: Bool = true, expiry: Double = 3600) -> ZoneConfig {
+  func queued(_ items: [ZoneConfig.LineItem], depth: Int, autoReload: Bool = true, expiry: Double = 3600)
+    -> ZoneConfig
+  {
     var zone = zone(items, expiry: expiry, autoReload: autoReload)
     zone.queueDepth = depth
     return zone
@@ -16,7 +18,7 @@ struct QueueTests {
 
   /// Line items `a1`…`aN` of network `a`, one placement each (a network keeps one ad per
   /// placement, so a queue of N needs N placements), in that waterfall order.
-  func placements(_ count: Int, ecpm: Double = 4) -> [LineItem] {
+  func placements(_ count: Int, ecpm: Double = 4) -> [ZoneConfig.LineItem] {
     (1...count).map { item("a", "a\($0)", priority: $0, ecpm: ecpm) }
   }
 

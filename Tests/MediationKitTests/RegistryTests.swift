@@ -5,7 +5,7 @@ import Testing
 
 @Suite("AdapterRegistry")
 struct RegistryTests {
-  static func registration(_ id: NetworkID) -> AdapterRegistration {
+  static func registration(_ id: NetworkID) -> AdapterRegistry.Registration {
     ScriptedAdapter(id: id, scheduler: VirtualScheduler(), loads: [:]).registration
   }
 

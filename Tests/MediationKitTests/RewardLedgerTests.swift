@@ -113,7 +113,7 @@ struct RewardLedgerTests {
   }
 
   @Test func transactionIDsAreUniqueAcrossRunsWithOneSeedUnlessSeededIDsAreAsked() throws {
-    func id(_ source: TransactionIDSource) throws -> String {
+    func id(_ source: MediatorOptions.TransactionIDSource) throws -> String {
       let harness = try Harness(
         zones: [zone([item("a", "a1", ecpm: 10)])],
         scripts: ["a": ["a1": [.fill(after: .milliseconds(200))]]],

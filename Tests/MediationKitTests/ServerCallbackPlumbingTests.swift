@@ -23,15 +23,15 @@ struct ServerCallbackConfigTests {
             #"{"url": "https://rewards.example.com/max?u={USER_ID}&e={EVENT_ID}&t={EVENT_TOKEN}", "eventKey": "k3y"}"#
         ) + ", "
         + Self.json("google", "g", callback: #"{"url": "http://127.0.0.1:8080/ssv"}"#))
-    let config = try ConfigLoader.load(Data(json.utf8), source: "t", knownNetworks: ConfigTests.known)
+    let config = try MediationConfig.load(Data(json.utf8), source: "t", knownNetworks: ConfigTests.known)
     let items = config.zones[0].lineItems
     #expect(items[0].serverCallback == nil)
     #expect(
       items[1].serverCallback
-        == ServerCallbackConfig(
+        == ZoneConfig.ServerCallbackConfig(
           url: "https://rewards.example.com/max?u={USER_ID}&e={EVENT_ID}&t={EVENT_TOKEN}", eventKey: "k3y"))
-    #expect(items[2].serverCallback == ServerCallbackConfig(url: "http://127.0.0.1:8080/ssv"))
-    let reloaded = try ConfigLoader.load(JSONEncoder().encode(config), source: "round trip")
+    #expect(items[2].serverCallback == ZoneConfig.ServerCallbackConfig(url: "http://127.0.0.1:8080/ssv"))
+    let reloaded = try MediationConfig.load(JSONEncoder().encode(config), source: "round trip")
     #expect(reloaded == config)
   }
 
@@ -74,7 +74,7 @@ struct ServerCallbackConfigTests {
   @Test(arguments: ["https://a.example/cb?x=é", "https://a.example/cb?x=<y>", "https://a.example/cb?x=\\\\"])
   func charactersToPercentEncodeAreNamed(url: String) {
     let json = #"{"url": "\#(url)"}"#
-    let decoded = try? JSONDecoder().decode(ServerCallbackConfig.self, from: Data(json.utf8))
+    let decoded = try? JSONDecoder().decode(ZoneConfig.ServerCallbackConfig.self, from: Data(json.utf8))
     #expect(
       Self.issues(Self.json("google", "g", callback: json)) == [
         "zones[0].lineItems[0].serverCallback.url: must be an absolute http or https URL (percent-encode other characters), found \"\(decoded?.url ?? "?")\""
@@ -127,16 +127,16 @@ struct ServerCallbackConfigTests {
   }
 
   @Test func theMediatorRefusesAnInvalidCallback() {
-    let bad = LineItem(
+    let bad = ZoneConfig.LineItem(
       network: "max", placementId: "m", priority: 0, ecpm: 1,
-      serverCallback: ServerCallbackConfig(url: "https://a.example/cb"))
+      serverCallback: ZoneConfig.ServerCallbackConfig(url: "https://a.example/cb"))
     #expect(throws: MediationError.self) {
       _ = try Harness(zones: [zone([bad])], scripts: [:])
     }
   }
 
   @Test func eachLoadCarriesItsLineItemsCallback() throws {
-    let callback = ServerCallbackConfig(url: "https://a.example/{USER_ID}", eventKey: "k")
+    let callback = ZoneConfig.ServerCallbackConfig(url: "https://a.example/{USER_ID}", eventKey: "k")
     var withCallback = item("a", "a1", ecpm: 5)
     withCallback.serverCallback = callback
     let harness = try Harness(

@@ -8,8 +8,8 @@ struct ShowStateMachineTests {
   typealias Input = ShowStateMachine.Input
   typealias Event = ShowStateMachine.Event
 
-  static let reward = NetworkReward(type: "coins", amount: 10)
-  static let revenue = ImpressionRevenue(usd: 0.01, precision: .exact)
+  static let reward = AdapterSignal.NetworkReward(type: "coins", amount: 10)
+  static let revenue = AdapterSignal.ImpressionRevenue(usd: 0.01, precision: .exact)
   static let failure = AdapterError(.internalError, message: "boom")
 
   /// Runs `inputs` and returns the emitted events (timers are inputs here, not actions).
@@ -145,7 +145,7 @@ struct ShowStateMachineTests {
 
   // MARK: One revenue per impression
 
-  static let estimate = ImpressionRevenue(usd: 0.012, precision: .publisherDefined)
+  static let estimate = AdapterSignal.ImpressionRevenue(usd: 0.012, precision: .publisherDefined)
 
   /// Runs `inputs` on a machine holding the core's estimate and returns the emitted events.
   static func events(_ inputs: [Input], networkReportsRevenue: Bool) -> [Event] {
@@ -274,7 +274,8 @@ struct ShowStateMachineTests {
     case .clicked: return .clicked
     case .revenuePaid(let r):
       return .revenuePaid(
-        AdRevenue(network: "n", zoneID: "z", placementID: "p", usd: r.usd, precision: r.precision))
+        RewardedAdEvent.Revenue(
+          network: "n", zoneID: "z", placementID: "p", usd: r.usd, precision: r.precision))
     case .rewarded: return .rewarded(Reward(type: "coins", amount: 1, transactionID: "t", network: "n"))
     case .closed: return .closed
     case .skipped: return .skipped
@@ -291,7 +292,7 @@ struct RewardContractTests {
   static let reward = RewardedAdEvent.rewarded(
     Reward(type: "coins", amount: 1, transactionID: "t", network: "n"))
   static let revenue = RewardedAdEvent.revenuePaid(
-    AdRevenue(network: "n", zoneID: "z", placementID: "p", usd: 0.01, precision: .exact))
+    RewardedAdEvent.Revenue(network: "n", zoneID: "z", placementID: "p", usd: 0.01, precision: .exact))
 
   @Test(arguments: [
     ([RewardedAdEvent.shown(info), reward, reward, .closed], Invariant.atMostOneReward),
@@ -312,7 +313,7 @@ struct RewardContractTests {
   @Test func aGoodSequencePasses() throws {
     try RewardContract.verify([
       .loading, .ready(Self.info), .shown(Self.info), .clicked, Self.revenue, Self.reward, .closed,
-      .diagnostic(Diagnostic(.lateReward, "x")),
+      .diagnostic(RewardedAdEvent.Diagnostic(.lateReward, "x")),
     ])
   }
 }

@@ -10,7 +10,7 @@ struct StartBeforeLoadTests {
   static let badKey = AdapterError(.notInitialized, message: "bad app key")
 
   /// The line items' fates of the zone's first `ready` or `failed`.
-  static func fates(_ harness: Harness, zone: String = "z") -> [NetworkResponse] {
+  static func fates(_ harness: Harness, zone: String = "z") -> [AdInfo.NetworkResponse] {
     for event in harness.recorder.events(zone: zone) {
       switch event {
       case .ready(let info): return info.responses

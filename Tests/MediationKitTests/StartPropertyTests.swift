@@ -26,7 +26,7 @@ struct StartPropertyTests {
     }
   }
 
-  static func startMode(_ random: inout SeededRandom) -> NetworkStart {
+  static func startMode(_ random: inout SeededRandom) -> MediatorOptions.NetworkStart {
     switch random.next() % 6 {
     case 0: .onFirstUse
     case 1: .never
@@ -38,9 +38,9 @@ struct StartPropertyTests {
   static func violation(seed: UInt64) throws -> String? {
     var random = SeededRandom(seed: seed)
     let networks: [NetworkID] = ["a", "b", "c"]
-    let strategy: AuctionStrategy = [.waterfall, .bidding, .hybrid][Int(random.next() % 3)]
+    let strategy: ZoneConfig.AuctionStrategy = [.waterfall, .bidding, .hybrid][Int(random.next() % 3)]
     let items = networks.enumerated().map { index, id in
-      LineItem(
+      ZoneConfig.LineItem(
         network: id, placementId: "\(id)1", priority: 0, ecpm: Double(10 - index),
         timeoutSeconds: Double(1 + random.next() % 4),
         bidding: strategy != .waterfall && random.chance(0.5))
@@ -49,7 +49,7 @@ struct StartPropertyTests {
       items, loadTimeout: Double(2 + random.next() % 8), autoReload: true,
       strategy: items.contains(where: \.bidding) ? strategy : .waterfall,
       auctionTimeout: Double(1 + random.next() % 3))
-    var starts: [NetworkID: NetworkStart] = [:]
+    var starts: [NetworkID: MediatorOptions.NetworkStart] = [:]
     for id in networks { starts[id] = startMode(&random) }
     let options = MediatorOptions(
       seed: seed, startTimeout: .milliseconds(500 + Int64(random.next() % 40) * 100), networkStarts: starts)
@@ -86,7 +86,7 @@ struct StartPropertyTests {
         }
       }
     }
-    let outcomes = harness.recorder.events(zone: "z").compactMap { event -> [NetworkResponse]? in
+    let outcomes = harness.recorder.events(zone: "z").compactMap { event -> [AdInfo.NetworkResponse]? in
       switch event {
       case .ready(let info): info.responses
       case .failed(let error): error.waterfall

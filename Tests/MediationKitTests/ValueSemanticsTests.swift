@@ -1,7 +1,7 @@
 import MediationKit
 import Testing
 
-/// `ZoneEvent` and `AdapterLoadRequest` keep their fields in one shared box; they must still
+/// `Mediator.ZoneEvent` and `AdapterLoadRequest` keep their fields in one shared box; they must still
 /// behave as plain structs: a changed copy leaves the original alone, and equality is by fields.
 @Suite("Value semantics of boxed values")
 struct ValueSemanticsTests {

@@ -6,7 +6,7 @@ import Testing
 struct WithdrawalTests {
   let lost = AdapterWithdrawal(.availabilityLost, message: "availability turned false")
 
-  private func diagnostics(_ harness: Harness) -> [Diagnostic] {
+  private func diagnostics(_ harness: Harness) -> [RewardedAdEvent.Diagnostic] {
     harness.recorder.events(zone: "z").compactMap {
       if case .diagnostic(let note) = $0 { note } else { nil }
     }
@@ -201,7 +201,9 @@ private final class HeldLoadsAdapter: RewardedAdapter {
 
   let info = AdapterInfo.testNetwork("held", displayName: "Held")
 
-  var registration: AdapterRegistration { AdapterRegistration(info: info) { [self] _ in self } }
+  var registration: AdapterRegistry.Registration {
+    AdapterRegistry.Registration(info: info) { [self] _ in self }
+  }
   var requests: [AdapterLoadRequest] { held.withLock { $0.map(\.0) } }
 
   func complete(_ index: Int, with result: Result<AdapterLoadedAd, AdapterError>) {
@@ -222,6 +224,6 @@ private final class HeldLoadsAdapter: RewardedAdapter {
 }
 
 private final class HeldAd: AdapterAd {
-  func show(_ request: AdapterShowRequest, from presenter: any AdPresenting, signals: AdapterSignalSink) {}
+  func show(_ request: AdapterShowRequest, from presenter: any AdPresenting, signals: AdapterSignal.Sink) {}
   func discard() {}
 }

@@ -8,7 +8,7 @@ import Testing
 @Suite("ZoneMachine")
 struct ZoneMachineTests {
   final class TestAd: AdapterAd {
-    func show(_ request: AdapterShowRequest, from presenter: any AdPresenting, signals: AdapterSignalSink) {}
+    func show(_ request: AdapterShowRequest, from presenter: any AdPresenting, signals: AdapterSignal.Sink) {}
     func discard() {}
   }
 

@@ -100,7 +100,8 @@ struct BadInputTests {
   @Test func aNonFiniteNetworkAmountIsRefused() throws {
     let ledger = try SQLiteRewardLedger.inMemory()
     let error = try #require(throws: LedgerError.self) {
-      try ledger.record(entry("tx-nan", networkReward: NetworkReward(type: "coins", amount: .nan)))
+      try ledger.record(
+        entry("tx-nan", networkReward: AdapterSignal.NetworkReward(type: "coins", amount: .nan)))
     }
     #expect(error.message.contains("tx-nan"))
     #expect(error.message.contains("expected a finite number"))

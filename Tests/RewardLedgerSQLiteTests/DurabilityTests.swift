@@ -14,7 +14,7 @@ struct DurabilityTests {
     let clock = ManualClock(1_800_000_000_000)
     let kept = entry(
       "tx-kept", at: 1_700_000_000_123, zone: "daily_bonus", network: "google", type: "gems", amount: 7,
-      networkReward: NetworkReward(type: "Gem", amount: 7.5))
+      networkReward: AdapterSignal.NetworkReward(type: "Gem", amount: 7.5))
     let credited = entry("tx-credited", at: 1_700_000_000_456)
     do {
       let ledger = try SQLiteRewardLedger(path: path, wallClockMilliseconds: clock.read)

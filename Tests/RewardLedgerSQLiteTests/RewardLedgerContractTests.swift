@@ -35,7 +35,7 @@ struct RewardLedgerContractTests {
     #expect(try ledger.pending() == [])
     let first = entry(
       "tx-1", at: 1_000, zone: "daily_bonus", network: "google", type: "gems", amount: 5,
-      networkReward: NetworkReward(type: "Gem", amount: 2.5), deliveries: 1)
+      networkReward: AdapterSignal.NetworkReward(type: "Gem", amount: 2.5), deliveries: 1)
     let second = entry("tx-2", at: 2_000)
     try ledger.record(first)
     try ledger.record(second)
@@ -108,7 +108,9 @@ struct RewardLedgerContractTests {
     let tricky = [
       entry("x'); DROP TABLE rewards; --", at: 1), entry("", at: 2), entry("nul\u{0}inside", at: 3),
       entry("zöne-🎁", at: 4, zone: "zöne 🎁", network: "", type: "", amount: -1),
-      entry("big", at: Int64.max, amount: Int.max, networkReward: NetworkReward(type: "", amount: -0.125)),
+      entry(
+        "big", at: Int64.max, amount: Int.max,
+        networkReward: AdapterSignal.NetworkReward(type: "", amount: -0.125)),
     ]
     for item in tricky { try ledger.record(item) }
     #expect(try ledger.pending() == tricky)

@@ -29,18 +29,18 @@ struct EndToEndTests {
       + "&timestamp={IMPRESSION_TIMESTAMP}"
     let config = MediationConfig(zones: [
       ZoneConfig(
-        id: "max_zone", reward: RewardConfig(type: "gems", amount: 30),
+        id: "max_zone", reward: ZoneConfig.RewardConfig(type: "gems", amount: 30),
         lineItems: [
-          LineItem(
+          ZoneConfig.LineItem(
             network: MaxNetwork.id, placementId: "6d1a2b3c4d5e6f70", priority: 0, ecpm: 10,
-            serverCallback: ServerCallbackConfig(url: maxTemplate, eventKey: Self.eventKey))
+            serverCallback: ZoneConfig.ServerCallbackConfig(url: maxTemplate, eventKey: Self.eventKey))
         ], autoReload: false),
       ZoneConfig(
-        id: "google_zone", reward: RewardConfig(type: "coins", amount: 75),
+        id: "google_zone", reward: ZoneConfig.RewardConfig(type: "coins", amount: 75),
         lineItems: [
-          LineItem(
+          ZoneConfig.LineItem(
             network: GoogleNetwork.id, placementId: "ca-app-pub-1/2", priority: 0, ecpm: 10,
-            serverCallback: ServerCallbackConfig(url: "\(receiver.baseURL)/admob/ssv"))
+            serverCallback: ZoneConfig.ServerCallbackConfig(url: "\(receiver.baseURL)/admob/ssv"))
         ], autoReload: false),
     ])
     let dispatcher = ServerCallbackDispatcher(client: URLSessionHTTPGetClient())

@@ -121,9 +121,9 @@ struct BenchApplyCommand {
   static func config(networks: [NetworkID], variant: Int, experiments: Bool = false) -> MediationConfig {
     let zones = (0..<zones).map { zone in
       var config = ZoneConfig(
-        id: "zone-\(zone)", reward: RewardConfig(type: "coins", amount: 10),
+        id: "zone-\(zone)", reward: ZoneConfig.RewardConfig(type: "coins", amount: 10),
         lineItems: (0..<lineItems).map { index in
-          LineItem(
+          ZoneConfig.LineItem(
             network: networks[index % networks.count], placementId: "z\(zone)-p\(index)",
             priority: index / 5, ecpm: Double(40 - index) + Double(variant) * 0.5, timeoutSeconds: 8,
             disabled: index == 10 + variant)

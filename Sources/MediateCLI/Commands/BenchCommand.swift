@@ -90,8 +90,10 @@ struct BenchCommand {
   static func mediated(cycles: Int, seed: UInt64) -> Double {
     let scheduler = VirtualScheduler()
     let zone = ZoneConfig(
-      id: "bench", reward: RewardConfig(type: "coins", amount: 100),
-      lineItems: [LineItem(network: EmpowerNetwork.id, placementId: placement, priority: 0, ecpm: 10)],
+      id: "bench", reward: ZoneConfig.RewardConfig(type: "coins", amount: 100),
+      lineItems: [
+        ZoneConfig.LineItem(network: EmpowerNetwork.id, placementId: placement, priority: 0, ecpm: 10)
+      ],
       autoReload: false)
     let mediator: Mediator
     let ad: RewardedAd
@@ -169,7 +171,7 @@ private final class AdapterLoop: Sendable {
   private let presenter = HeadlessPresenter()
   private let request = AdapterLoadRequest(
     zoneID: "bench", placementID: BenchCommand.placement, ecpm: 10,
-    reward: NetworkReward(type: "coins", amount: 100))
+    reward: AdapterSignal.NetworkReward(type: "coins", amount: 100))
 
   init(adapter: EmpowerAdapter, cycles: Int) {
     self.adapter = adapter
@@ -185,7 +187,7 @@ private final class AdapterLoop: Sendable {
         let ad = loaded.ad
         ad.show(
           AdapterShowRequest(zoneID: request.zoneID), from: presenter,
-          signals: AdapterSignalSink { [self] signal in ended(signal, ad: ad) })
+          signals: AdapterSignal.Sink { [self] signal in ended(signal, ad: ad) })
       case .failure:
         load()
       }

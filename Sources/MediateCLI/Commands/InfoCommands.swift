@@ -33,7 +33,9 @@ struct NetworksCommand {
         return object
       }
       context.output.out(
-        JSONLine.encode(["adapter_api_version": AdapterAPI.version.description, "networks": objects]))
+        JSONLine.encode([
+          "adapter_api_version": AdapterCompatibility.coreAPIVersion.description, "networks": objects,
+        ]))
     } else {
       context.output.out(
         "id        name               adapter   sdk          supports SDK     api     status       start     starts        capabilities"
@@ -59,9 +61,9 @@ struct NetworksCommand {
       }
       context.output.out("")
       context.output.out(
-        "Compatibility: this MediationKit provides adapter API \(AdapterAPI.version). Each adapter above was "
-          + "checked at registration: built for API \(AdapterAPI.version.major).x up to \(AdapterAPI.version.major)."
-          + "\(AdapterAPI.version.minor) (api), linked with an SDK in its range (supports SDK); one that does not fit "
+        "Compatibility: this MediationKit provides adapter API \(AdapterCompatibility.coreAPIVersion). Each adapter above was "
+          + "checked at registration: built for API \(AdapterCompatibility.coreAPIVersion.major).x up to \(AdapterCompatibility.coreAPIVersion.major)."
+          + "\(AdapterCompatibility.coreAPIVersion.minor) (api), linked with an SDK in its range (supports SDK); one that does not fit "
           + "is refused then, with what to upgrade.")
       context.output.out(
         "Start-up: every adapter starting at launch starts in parallel, each within \(MediatorOptions().startTimeout.seconds.formatted()) s (virtual time, seed \(try RunCommand(context).seed())); "
@@ -73,9 +75,11 @@ struct NetworksCommand {
   }
 
   /// `--start-on-first-use` and `--never-start`, as ``MediatorOptions/networkStarts``.
-  private func networkStarts() throws(CLIError) -> [NetworkID: NetworkStart] {
-    var starts: [NetworkID: NetworkStart] = [:]
-    for (option, start) in [(OptionSpec.startOnFirstUse, NetworkStart.onFirstUse), (.neverStart, .never)]
+  private func networkStarts() throws(CLIError) -> [NetworkID: MediatorOptions.NetworkStart] {
+    var starts: [NetworkID: MediatorOptions.NetworkStart] = [:]
+    for (option, start) in [
+      (OptionSpec.startOnFirstUse, MediatorOptions.NetworkStart.onFirstUse), (.neverStart, .never),
+    ]
     where context.arguments.value(option) != nil {
       for id in try context.networks(option) {
         if let other = starts[id], other != start {
@@ -90,7 +94,7 @@ struct NetworksCommand {
   }
 
   /// Starts every registered adapter on virtual time, as a mediator does, and reports the outcome.
-  private func startStatuses() throws(CLIError) -> [NetworkID: AdapterStatus] {
+  private func startStatuses() throws(CLIError) -> [NetworkID: Mediator.AdapterStatus] {
     let (config, _) = try context.loadConfig()
     let scheduler = VirtualScheduler()
     let options = MediatorOptions(seed: try RunCommand(context).seed(), networkStarts: try networkStarts())

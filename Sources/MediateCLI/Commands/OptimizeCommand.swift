@@ -44,10 +44,10 @@ struct OptimizeCommand {
       context.registry.all.filter { $0.info.capabilities.contains(.bidding) }.map(\.info.id)
     )
     .intersection(networks)
-    var strategies = AuctionStrategy.allCases
+    var strategies = ZoneConfig.AuctionStrategy.allCases
     if let name = context.arguments.value(.strategy) {
-      guard let strategy = AuctionStrategy(rawValue: name) else {
-        let names = AuctionStrategy.allCases.map(\.rawValue).joined(separator: ", ")
+      guard let strategy = ZoneConfig.AuctionStrategy(rawValue: name) else {
+        let names = ZoneConfig.AuctionStrategy.allCases.map(\.rawValue).joined(separator: ", ")
         throw .usage("invalid value '\(name)' for --strategy: expected one of \(names)", .optimize)
       }
       if strategy != .waterfall

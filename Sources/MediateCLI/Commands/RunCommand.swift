@@ -92,9 +92,9 @@ struct RunCommand {
   func queueDepth(configured: Int, simulating: Bool) throws(CLIError) -> Int? {
     guard let text = context.arguments.value(.queueDepth) else { return configured > 1 ? configured : nil }
     guard simulating else { throw .usage("--queue-depth shapes a simulation: it needs --requests N") }
-    guard let depth = Int(text), (1...ConfigLimits.maxQueueDepth).contains(depth) else {
+    guard let depth = Int(text), (1...MediationConfig.Limits.maxQueueDepth).contains(depth) else {
       throw .usage(
-        "invalid value '\(text)' for --queue-depth: expected a whole number from 1 to \(ConfigLimits.maxQueueDepth)"
+        "invalid value '\(text)' for --queue-depth: expected a whole number from 1 to \(MediationConfig.Limits.maxQueueDepth)"
       )
     }
     return depth
@@ -152,7 +152,7 @@ struct RunCommand {
   /// The CLI credits a reward by printing it; once printed, every reward of the run (new and
   /// redelivered) is acknowledged, so it is never delivered again. Killed before this, the next
   /// run delivers them again, marked as redeliveries.
-  private func acknowledgeRewards(in events: [ZoneEvent], ledger: any RewardLedger, pause: Bool)
+  private func acknowledgeRewards(in events: [Mediator.ZoneEvent], ledger: any RewardLedger, pause: Bool)
     throws(CLIError)
   {
     let ids = events.compactMap { event -> String? in
@@ -201,7 +201,7 @@ struct RunCommand {
   ///   A ledger that cannot be read shows as a `ledger_read_failed` diagnostic in the events.
   static func cycle(
     _ settings: Settings, registry: AdapterRegistry, ledger: (any RewardLedger)? = nil
-  ) -> [ZoneEvent] {
+  ) -> [Mediator.ZoneEvent] {
     let scheduler = VirtualScheduler()
     let mediator: Mediator
     let ad: RewardedAd
@@ -219,7 +219,7 @@ struct RunCommand {
       preconditionFailure("settings were validated: \(error)")
     }
     mediator.privacy = settings.privacy
-    let recorded = Locked<[ZoneEvent]>([])
+    let recorded = Locked<[Mediator.ZoneEvent]>([])
     let presenter = HeadlessPresenter()
     mediator.observeEvents { event in
       recorded.withLock { $0.append(event) }
@@ -230,7 +230,7 @@ struct RunCommand {
           } catch {
             recorded.withLock {
               $0.append(
-                ZoneEvent(
+                Mediator.ZoneEvent(
                   time: scheduler.now, zoneID: event.zoneID, network: event.network, event: .showFailed(error)
                 ))
             }

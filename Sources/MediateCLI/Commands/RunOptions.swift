@@ -23,8 +23,8 @@ extension CommandContext {
   /// `zone` with `--strategy S` applied, when given.
   func applyingStrategy(to zone: ZoneConfig) throws(CLIError) -> ZoneConfig {
     guard let name = arguments.value(.strategy) else { return zone }
-    guard let strategy = AuctionStrategy(rawValue: name) else {
-      let names = AuctionStrategy.allCases.map(\.rawValue).joined(separator: ", ")
+    guard let strategy = ZoneConfig.AuctionStrategy(rawValue: name) else {
+      let names = ZoneConfig.AuctionStrategy.allCases.map(\.rawValue).joined(separator: ", ")
       throw .usage("invalid value '\(name)' for --strategy: expected one of \(names)", arguments.command)
     }
     if strategy != .waterfall && !zone.lineItems.contains(where: \.bidding) {

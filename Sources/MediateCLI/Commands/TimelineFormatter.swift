@@ -5,7 +5,7 @@ import MediationKit
 enum TimelineFormatter {
   /// One event as a JSON object: `t_ms`, `zone`, `network`, `event`, plus the event's details;
   /// `arms` (experiment id → arm id) on every event of a load or ad under A/B test arms.
-  static func jsonLine(_ event: ZoneEvent) -> String {
+  static func jsonLine(_ event: Mediator.ZoneEvent) -> String {
     var object: [String: Any] = [
       "t_ms": event.time.milliseconds, "zone": event.zoneID, "network": event.network?.rawValue ?? NSNull(),
       "event": event.event.name,
@@ -44,7 +44,7 @@ enum TimelineFormatter {
     return JSONLine.encode(object)
   }
 
-  private static func responseObject(_ response: NetworkResponse) -> [String: Any] {
+  private static func responseObject(_ response: AdInfo.NetworkResponse) -> [String: Any] {
     var object: [String: Any] = [
       "network": response.network.rawValue, "placement": response.placementID, "priority": response.priority,
       "ecpm": JSONLine.rounded(response.ecpm), "state": response.state.rawValue,
@@ -55,7 +55,7 @@ enum TimelineFormatter {
   }
 
   /// The cycle for people: settings, the waterfall, the timeline and the outcome.
-  static func text(_ events: [ZoneEvent], settings: RunCommand.Settings) -> String {
+  static func text(_ events: [Mediator.ZoneEvent], settings: RunCommand.Settings) -> String {
     let zone = settings.zone
     var lines = [
       "Zone '\(zone.id)' · reward \(zone.reward.amount) \(zone.reward.type) · networks "
@@ -63,8 +63,8 @@ enum TimelineFormatter {
         + " · seed \(settings.seed) · config: \(settings.source)",
       "",
     ]
-    let waterfall: [NetworkResponse] =
-      events.lazy.compactMap { event -> [NetworkResponse]? in
+    let waterfall: [AdInfo.NetworkResponse] =
+      events.lazy.compactMap { event -> [AdInfo.NetworkResponse]? in
         switch event.event {
         case .ready(let info): info.responses
         case .failed(let error): error.waterfall
@@ -106,7 +106,7 @@ enum TimelineFormatter {
     }
   }
 
-  private static func outcome(_ events: [ZoneEvent]) -> String {
+  private static func outcome(_ events: [Mediator.ZoneEvent]) -> String {
     let names = events.map(\.event)
     guard
       let filled = names.lazy.compactMap({ event -> AdInfo? in

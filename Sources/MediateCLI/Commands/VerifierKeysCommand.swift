@@ -36,8 +36,10 @@ struct VerifierKeysCommand {
       throw .usage("no 'google' adapter is registered in this tool", .verifierKeys)
     }
     let zone = ZoneConfig(
-      id: "verifier_keys", reward: RewardConfig(type: "coins", amount: 1),
-      lineItems: [LineItem(network: GoogleNetwork.id, placementId: "verifier-keys", priority: 0, ecpm: 1)],
+      id: "verifier_keys", reward: ZoneConfig.RewardConfig(type: "coins", amount: 1),
+      lineItems: [
+        ZoneConfig.LineItem(network: GoogleNetwork.id, placementId: "verifier-keys", priority: 0, ecpm: 1)
+      ],
       autoReload: false)
     let made = MadeAdapters()
     do {

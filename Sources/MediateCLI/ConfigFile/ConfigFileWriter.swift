@@ -1,7 +1,7 @@
 import Foundation
 import MediationKit
 
-/// Writes a ``MediationConfig`` as the JSON configuration file `ConfigLoader` reads back to an
+/// Writes a ``MediationConfig`` as the JSON configuration file `MediationConfig` reads back to an
 /// equal configuration: every setting spelled out (defaults included), zones and line items in
 /// their order, keys in the order the documentation lists them and one line item per line, so the
 /// file reads and diffs like a hand-written one.
@@ -54,7 +54,7 @@ enum ConfigFileWriter {
   }
 
   /// Line items one per line, in a list whose closing bracket is at `indent`.
-  private static func lineItems(_ items: [LineItem], indent: String) -> String {
+  private static func lineItems(_ items: [ZoneConfig.LineItem], indent: String) -> String {
     list(items.map { indent + "  " + inline(jsonObject($0), order: lineItemKeys) }, indent: indent)
   }
 

@@ -26,7 +26,7 @@ struct OptimizationCandidates {
 
   let zone: ZoneConfig
   let learned: LearnedZone
-  let strategies: [AuctionStrategy]
+  let strategies: [ZoneConfig.AuctionStrategy]
   let biddingNetworks: Set<NetworkID>
 
   /// Every candidate, without duplicates, the learned waterfall order first.
@@ -89,7 +89,7 @@ struct OptimizationCandidates {
     return zone
   }
 
-  private func canBid(_ item: LineItem) -> Bool { biddingNetworks.contains(item.network) }
+  private func canBid(_ item: ZoneConfig.LineItem) -> Bool { biddingNetworks.contains(item.network) }
 
   private func withBidders(_ zone: ZoneConfig, _ bidders: [Bool]) -> ZoneConfig {
     var zone = zone
@@ -143,23 +143,23 @@ struct OptimizationCandidates {
 }
 
 /// Clamps every value the optimizer writes into the validator's range, so a proposal is valid
-/// whatever the input: the limits are `ConfigLimits`' and the zone's own load budget.
+/// whatever the input: the limits are `MediationConfig.Limits`' and the zone's own load budget.
 enum SafeValues {
   /// A learned eCPM to write: within 0.01…``MediationConfig/Limits/maxECPM``, rounded to the cent.
   static func learnedECPM(_ value: Double) -> Double {
     guard value.isFinite else { return 0.01 }
-    return min(ConfigLimits.maxECPM, max(0.01, (value * 100).rounded() / 100))
+    return min(MediationConfig.Limits.maxECPM, max(0.01, (value * 100).rounded() / 100))
   }
 
   /// Within 0…``MediationConfig/Limits/maxECPM``: for bid floors and configured eCPMs.
   static func price(_ value: Double) -> Double {
     guard value.isFinite else { return 0 }
-    return min(ConfigLimits.maxECPM, max(0, value))
+    return min(MediationConfig.Limits.maxECPM, max(0, value))
   }
 
   /// Positive and at most the zone's load budget and ``MediationConfig/Limits/maxLineItemTimeout``.
   static func timeout(_ value: Double, budget: Double) -> Double {
-    let limit = min(budget, ConfigLimits.maxLineItemTimeout)
+    let limit = min(budget, MediationConfig.Limits.maxLineItemTimeout)
     guard value.isFinite, value > 0 else { return limit }
     return min(value, limit)
   }

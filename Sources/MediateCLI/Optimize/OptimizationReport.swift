@@ -149,7 +149,7 @@ struct OptimizationReport {
           + "fill \(fill) of \(figures.attempts) loads; load p99.5 \(load)")
     }
     lines.append("Best configuration tried, per strategy, on the training seeds:")
-    for strategy in AuctionStrategy.allCases {
+    for strategy in ZoneConfig.AuctionStrategy.allCases {
       guard let stats = optimization.bestByStrategy[strategy] else { continue }
       lines.append(
         "  \(strategy.rawValue): " + String(format: "$%.2f", stats.revenueUSD) + ", "

@@ -27,7 +27,7 @@ struct Optimizer {
     var requests: Int
     var privacy = PrivacySettings()
     /// The strategies the proposal may use: one with `--strategy`, else all three.
-    var strategies: [AuctionStrategy] = AuctionStrategy.allCases
+    var strategies: [ZoneConfig.AuctionStrategy] = ZoneConfig.AuctionStrategy.allCases
     /// The networks whose adapters answer bid requests.
     var biddingNetworks: Set<NetworkID> = []
     var trainingReplications = 2
@@ -81,7 +81,7 @@ struct Optimizer {
     let best = Self.choose(
       evaluated, strategies: settings.strategies,
       p99Limit: original.readyLatency.quantile(0.99))
-    var bestByStrategy: [AuctionStrategy: SimulationStats] = [:]
+    var bestByStrategy: [ZoneConfig.AuctionStrategy: SimulationStats] = [:]
     for (zone, stats) in evaluated
     where settings.strategies.contains(zone.strategy)
       && stats.revenueUSD > bestByStrategy[zone.strategy]?.revenueUSD ?? -1
@@ -111,7 +111,8 @@ extension Optimizer {
   /// original out), the one that earned the most. Ties keep the earlier candidate, so the
   /// original (first) wins ties.
   static func choose(
-    _ evaluated: [(zone: ZoneConfig, stats: SimulationStats)], strategies: [AuctionStrategy], p99Limit: Int
+    _ evaluated: [(zone: ZoneConfig, stats: SimulationStats)], strategies: [ZoneConfig.AuctionStrategy],
+    p99Limit: Int
   ) -> (zone: ZoneConfig, stats: SimulationStats) {
     let allowed = evaluated.filter { strategies.contains($0.zone.strategy) }
     let withinP99 = allowed.filter { $0.stats.readyLatency.quantile(0.99) <= p99Limit }
@@ -132,7 +133,7 @@ struct Optimization {
   let trainingRevenue: (original: Double, proposed: Double)
   /// Per allowed strategy, the figures of the configuration that earned the most on the training
   /// seeds, whatever its p99 (the original included): what each strategy can reach.
-  let bestByStrategy: [AuctionStrategy: SimulationStats]
+  let bestByStrategy: [ZoneConfig.AuctionStrategy: SimulationStats]
   /// A = the original, B = the proposal, on the held-out seeds.
   let heldOut: ComparisonResult
   let heldOutSettings: Comparison.Settings
@@ -141,7 +142,7 @@ struct Optimization {
 /// Every line item's learned figures, in the zone's order.
 struct LearnedZone {
   struct LineItemFigures {
-    let item: LineItem
+    let item: ZoneConfig.LineItem
     /// Loads tried (loaded, failed or timed out) and filled, from the funnel.
     let attempts: Int
     let fills: Int

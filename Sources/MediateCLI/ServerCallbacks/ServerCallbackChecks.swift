@@ -7,8 +7,8 @@ import RewardCallbacks
 /// (known `{MACRO}`s, each the whole value of one query parameter).
 enum ServerCallbackChecks {
   /// One issue per MAX line item whose callback URL is not a valid MAX template.
-  static func issues(_ config: MediationConfig) -> [ConfigIssue] {
-    var issues: [ConfigIssue] = []
+  static func issues(_ config: MediationConfig) -> [MediationConfig.Issue] {
+    var issues: [MediationConfig.Issue] = []
     for (zoneIndex, zone) in config.zones.enumerated() {
       let path = "zones[\(zoneIndex)]"
       issues += Self.issues(zone.lineItems, path: "\(path).lineItems")
@@ -24,15 +24,15 @@ enum ServerCallbackChecks {
   }
 
   /// The issues of a zone's or an arm's line items at `path`.
-  private static func issues(_ lineItems: [LineItem], path: String) -> [ConfigIssue] {
-    var issues: [ConfigIssue] = []
+  private static func issues(_ lineItems: [ZoneConfig.LineItem], path: String) -> [MediationConfig.Issue] {
+    var issues: [MediationConfig.Issue] = []
     for (itemIndex, item) in lineItems.enumerated() where item.network == MaxNetwork.id {
       guard let callback = item.serverCallback else { continue }
       do {
         _ = try MaxCallbackTemplate(callback.url)
       } catch {
         issues.append(
-          ConfigIssue(
+          MediationConfig.Issue(
             path: "\(path)[\(itemIndex)].serverCallback.url",
             message: "not a valid MAX callback template: \(error)"
           ))

@@ -76,7 +76,7 @@ struct LineItemEarnings: Equatable {
     items[Key(network: info.network, placementID: info.placementID), default: Item()].impressions += 1
   }
 
-  mutating func recordRevenue(_ revenue: AdRevenue) {
+  mutating func recordRevenue(_ revenue: RewardedAdEvent.Revenue) {
     items[Key(network: revenue.network, placementID: revenue.placementID), default: Item()].revenueUSD +=
       revenue.usd
   }

@@ -32,7 +32,7 @@ struct MarketPrices: Sendable, Equatable {
     let wrapped = AdapterRegistry()
     for registration in registry.all {
       let market = self
-      let repriced = AdapterRegistration(info: registration.info) { environment in
+      let repriced = AdapterRegistry.Registration(info: registration.info) { environment in
         let adapter = registration.makeAdapter(environment)
         guard let simulated = adapter as? any SimulatedNetwork else { return adapter }
         return RepricedNetwork(simulated, market: market)

@@ -154,11 +154,11 @@ struct WaterfallFunnel: Equatable {
     }
   }
 
-  private(set) var counts: [LineItemKey: [NetworkResponse.State: Int]] = [:]
+  private(set) var counts: [LineItemKey: [AdInfo.NetworkResponse.State: Int]] = [:]
   /// How many auctions were recorded.
   private(set) var auctions = 0
 
-  mutating func record(_ responses: [NetworkResponse]) {
+  mutating func record(_ responses: [AdInfo.NetworkResponse]) {
     auctions += 1
     for response in responses {
       let key = LineItemKey(

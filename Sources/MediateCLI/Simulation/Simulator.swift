@@ -193,7 +193,7 @@ private final class SessionDriver: Sendable {
     self.zone = zone
     self.privacy = privacy
     self.state = Locked(State(remaining: requests))
-    let participating: [LineItem] =
+    let participating: [ZoneConfig.LineItem] =
       switch zone.strategy {
       case .waterfall: zone.lineItems
       case .bidding: zone.lineItems.filter(\.bidding)
@@ -203,7 +203,7 @@ private final class SessionDriver: Sendable {
       guard let network = adapters[item.network] as? any SimulatedNetwork else { return nil }
       let request = AdapterLoadRequest(
         zoneID: zone.id, placementID: item.placementId, ecpm: item.ecpm,
-        reward: NetworkReward(type: zone.reward.type, amount: Double(zone.reward.amount)),
+        reward: AdapterSignal.NetworkReward(type: zone.reward.type, amount: Double(zone.reward.amount)),
         auctionID: 0, privacy: privacy)
       return (request, network)
     }
@@ -269,13 +269,13 @@ private final class SessionDriver: Sendable {
     mediator.scheduler.schedule(after: Simulator.sessionGap) { [self] in startNext() }
   }
 
-  func handle(_ event: ZoneEvent) {
+  func handle(_ event: Mediator.ZoneEvent) {
     if queued { handleQueued(event) } else { handleLoadPerSession(event) }
   }
 
   /// The queue model's events: fills are counted per load, a `ready` answers a waiting show
   /// request, a failed load ends a waiting session and is otherwise the zone's to retry.
-  private func handleQueued(_ event: ZoneEvent) {
+  private func handleQueued(_ event: Mediator.ZoneEvent) {
     if state.withLock({ $0.done }) { return }
     switch event.event {
     case .loading:
@@ -319,7 +319,7 @@ private final class SessionDriver: Sendable {
     if keepsEarnings { state.stats.lineItems.recordFill(info) }
   }
 
-  private func handleLoadPerSession(_ event: ZoneEvent) {
+  private func handleLoadPerSession(_ event: Mediator.ZoneEvent) {
     switch event.event {
     case .loading:
       recordOracle()
@@ -342,7 +342,7 @@ private final class SessionDriver: Sendable {
   }
 
   /// A show's events, the same in both models.
-  private func handleShowEvent(_ event: ZoneEvent) {
+  private func handleShowEvent(_ event: Mediator.ZoneEvent) {
     switch event.event {
     case .shown(let info):
       state.withLock { state in

@@ -79,6 +79,3 @@ extension AdapterInfo {
     case availabilityFlag
   }
 }
-
-/// ``AdapterInfo/Capability`` by its package-internal name (public only nested).
-package typealias AdapterCapability = AdapterInfo.Capability

@@ -12,9 +12,9 @@ public enum AdapterSignal: Sendable, Equatable {
   /// The network reported what this impression earned. The first figure before the impression's
   /// revenue is published replaces the core's estimate (see
   /// ``AdapterInfo/Capability/impressionRevenue``); later ones are diagnostics.
-  case revenuePaid(ImpressionRevenue)
+  case revenuePaid(AdapterSignal.ImpressionRevenue)
   /// The network says the user earned the reward, with the network's own payload if it has one.
-  case rewarded(NetworkReward?)
+  case rewarded(AdapterSignal.NetworkReward?)
   /// The ad left the screen.
   case dismissed
   /// The ad could not be shown.
@@ -44,10 +44,10 @@ extension AdapterSignal {
     /// Revenue in US dollars.
     public var usd: Double
     /// How exact the figure is.
-    public var precision: RevenuePrecision
+    public var precision: AdapterSignal.RevenuePrecision
 
     /// Creates a revenue figure of `usd` US dollars, as exact as `precision` says.
-    public init(usd: Double, precision: RevenuePrecision) {
+    public init(usd: Double, precision: AdapterSignal.RevenuePrecision) {
       self.usd = usd
       self.precision = precision
     }
@@ -83,7 +83,7 @@ extension AdapterSignal {
     /// Creates a sink that hands each signal to `deliver`, for a show with no identity of its own
     /// (a test's, or a sink an adapter makes).
     public init(_ deliver: @escaping @Sendable (AdapterSignal) -> Void) {
-      self.init(show: AdapterShowID(zoneID: "", number: 0), deliver)
+      self.init(show: AdapterSignal.Sink.ShowID(zoneID: "", number: 0), deliver)
     }
 
     /// Creates the sink of show `show`, which hands each signal to `deliver`.
@@ -115,15 +115,3 @@ extension AdapterSignal.Sink {
     public var description: String { "\(zoneID)#\(number)" }
   }
 }
-
-/// ``AdapterSignal/Sink/ShowID`` by its package-internal name (public only nested).
-package typealias AdapterShowID = AdapterSignal.Sink.ShowID
-
-/// ``AdapterSignal/NetworkReward`` by its package-internal name (public only nested).
-package typealias NetworkReward = AdapterSignal.NetworkReward
-/// ``AdapterSignal/ImpressionRevenue`` by its package-internal name (public only nested).
-package typealias ImpressionRevenue = AdapterSignal.ImpressionRevenue
-/// ``AdapterSignal/RevenuePrecision`` by its package-internal name (public only nested).
-package typealias RevenuePrecision = AdapterSignal.RevenuePrecision
-/// ``AdapterSignal/Sink`` by its package-internal name (public only nested).
-package typealias AdapterSignalSink = AdapterSignal.Sink

@@ -86,6 +86,3 @@ extension AdapterWithdrawal {
     }
   }
 }
-
-/// ``AdapterWithdrawal/Sink`` by its package-internal name (public only nested).
-package typealias AdapterWithdrawalSink = AdapterWithdrawal.Sink

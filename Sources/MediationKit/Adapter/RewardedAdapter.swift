@@ -100,7 +100,7 @@ extension RewardedAdapter {
 }
 
 /// An adapter that can say which IAB consent strings its network SDK holds, read back from the SDK
-/// (not what the adapter meant to send), so ``AdapterConformance`` can check the adapter forwards
+/// (not what the adapter meant to send), so `AdapterConformance` (MediationKitTesting) can check the adapter forwards
 /// ``PrivacySettings/iab`` to the SDK. An adapter whose SDK reads the CMP's `UserDefaults` keys
 /// itself reads them back from where the SDK does.
 public protocol ConsentReadBack: AnyObject, Sendable {

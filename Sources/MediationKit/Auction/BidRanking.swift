@@ -5,7 +5,7 @@
 package enum BidRanking {
   /// One bid, with where its line item stands in the zone's configuration.
   package struct Entry: Sendable, Equatable {
-    public var item: LineItem
+    public var item: ZoneConfig.LineItem
     public var configIndex: Int
     public var price: Double
 

@@ -125,7 +125,7 @@ extension BidRoundPlanner {
   }
 
   /// `entry`'s bid or load ended without an answer, with `fate`.
-  private mutating func ended(entry: Int, fate: NetworkResponse.State, reason: String, now: Duration)
+  private mutating func ended(entry: Int, fate: AdInfo.NetworkResponse.State, reason: String, now: Duration)
     -> [LoadAction]
   {
     sequence.stopAwaiting(entry)

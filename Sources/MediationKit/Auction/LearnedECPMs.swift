@@ -143,8 +143,9 @@ struct LearnedECPMs: Sendable {
 
   /// Learns from one load's `responses`: each waterfall line item that reached its network
   /// filled or did not. The filled one's price counts when `fillPrecision` says the network gave
-  /// it (not ``RevenuePrecision/publisherDefined``).
-  mutating func record(_ responses: [NetworkResponse], fillPrecision: RevenuePrecision?) {
+  /// it (not ``AdapterSignal/RevenuePrecision/publisherDefined``).
+  mutating func record(_ responses: [AdInfo.NetworkResponse], fillPrecision: AdapterSignal.RevenuePrecision?)
+  {
     for response in responses {
       guard let index = index(response.network, response.placementID) else { continue }
       switch response.state {
@@ -160,8 +161,8 @@ struct LearnedECPMs: Sendable {
   }
 
   /// Learns an impression's paid revenue: it replaces the price its fill added. Revenue the core
-  /// estimated from the configured eCPM (``RevenuePrecision/publisherDefined``) says nothing.
-  mutating func paid(network: NetworkID, placementID: String, revenue: ImpressionRevenue) {
+  /// estimated from the configured eCPM (``AdapterSignal/RevenuePrecision/publisherDefined``) says nothing.
+  mutating func paid(network: NetworkID, placementID: String, revenue: AdapterSignal.ImpressionRevenue) {
     guard let index = index(network, placementID), let unpaid = estimates[index].unpaid.take(),
       revenue.precision != .publisherDefined
     else { return }

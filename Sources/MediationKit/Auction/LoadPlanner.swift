@@ -72,16 +72,16 @@ enum LoadAction {
   /// Cancel the network request of `entry` (or its wait for the network's start).
   case cancel(entry: Int)
   /// Release an ad that arrived too late to be used.
-  case discard(AdapterLoadedAd, Diagnostic)
+  case discard(AdapterLoadedAd, RewardedAdEvent.Diagnostic)
   /// The load is over.
   case finish(LoadOutcome)
 }
 
 enum LoadOutcome {
   case filled(
-    entry: Int, ad: AdapterLoadedAd, price: Double, precision: RevenuePrecision,
-    responses: [NetworkResponse])
-  case failed(MediationError, responses: [NetworkResponse])
+    entry: Int, ad: AdapterLoadedAd, price: Double, precision: AdapterSignal.RevenuePrecision,
+    responses: [AdInfo.NetworkResponse])
+  case failed(MediationError, responses: [AdInfo.NetworkResponse])
 }
 
 /// The zone's limits for one load, converted from its configured seconds once per zone.
@@ -97,17 +97,17 @@ struct LoadBudget: Sendable {
 struct LoadPlan: Sendable {
   /// A line item's place in the plan.
   struct Entry: Sendable {
-    let item: LineItem
+    let item: ZoneConfig.LineItem
     let configIndex: Int
     let isBidder: Bool
     /// The line item's load timeout, converted from its seconds once per zone.
     let timeout: Duration
     /// Set when the configuration's kill switch turned the line item off (its network in
-    /// ``MediationConfig/disabledNetworks``, or ``LineItem/disabled``): never asked, it ends
+    /// ``MediationConfig/disabledNetworks``, or ``ZoneConfig/LineItem/disabled``): never asked, it ends
     /// ``AdInfo/NetworkResponse/State/disabled`` with the reason.
     var switchedOff: Unavailable?
 
-    init(item: LineItem, configIndex: Int, isBidder: Bool) {
+    init(item: ZoneConfig.LineItem, configIndex: Int, isBidder: Bool) {
       self.item = item
       self.configIndex = configIndex
       self.isBidder = isBidder
@@ -119,7 +119,7 @@ struct LoadPlan: Sendable {
   struct Unavailable: Sendable {
     /// ``AdInfo/NetworkResponse/State/skipped`` (not registered), ``AdInfo/NetworkResponse/State/notStarted``
     /// or ``AdInfo/NetworkResponse/State/disabled``.
-    let fate: NetworkResponse.State
+    let fate: AdInfo.NetworkResponse.State
     let reason: String
   }
 
@@ -131,7 +131,7 @@ struct LoadPlan: Sendable {
   private(set) var learnedPrices: [Double]?
 
   /// The plan of `items`' bidders (config order) followed by the waterfall items the filter keeps.
-  init(bidders: [Int], waterfallOf items: [LineItem], where keep: (LineItem) -> Bool) {
+  init(bidders: [Int], waterfallOf items: [ZoneConfig.LineItem], where keep: (ZoneConfig.LineItem) -> Bool) {
     let waterfallItems = WaterfallOrder.sortedIndices(items).filter { keep(items[$0]) }
     entries =
       bidders.map { Entry(item: items[$0], configIndex: $0, isBidder: true) }
@@ -141,7 +141,9 @@ struct LoadPlan: Sendable {
 
   /// This plan with each entry `reason` names a reason for marked switched off (its fate
   /// `fate`: `disabled` for the configuration's kill switch, `skipped` for a load's own reasons).
-  func switchingOff(as fate: NetworkResponse.State = .disabled, _ reason: (LineItem) -> String?) -> LoadPlan {
+  func switchingOff(
+    as fate: AdInfo.NetworkResponse.State = .disabled, _ reason: (ZoneConfig.LineItem) -> String?
+  ) -> LoadPlan {
     var plan = self
     for index in plan.entries.indices where plan.entries[index].switchedOff == nil {
       if let why = reason(plan.entries[index].item) {

@@ -6,7 +6,7 @@ struct LoadSequence: Sendable {
   private let deadline: Duration
   private let startedAt: Duration
   /// Each entry's response so far, by plan index.
-  var responses: [NetworkResponse?]
+  var responses: [AdInfo.NetworkResponse?]
   /// The bids of the round before, by entry; they price the loads they win.
   var bids: [Int: AdapterBid] = [:]
   /// The entries (bids or the load) waiting for their network's start.
@@ -52,11 +52,13 @@ struct LoadSequence: Sendable {
   mutating func loaded(entry: Int, ad: AdapterLoadedAd, now: Duration) -> [LoadAction] {
     guard !isFinished, let current, current.entry == entry else {
       return [
-        .discard(ad, Diagnostic(.lateLoad, "ad from attempt \(entry) arrived after it ended; discarded"))
+        .discard(
+          ad,
+          RewardedAdEvent.Diagnostic(.lateLoad, "ad from attempt \(entry) arrived after it ended; discarded"))
       ]
     }
     let item = plan.entries[entry].item
-    let (price, precision): (Double, RevenuePrecision) =
+    let (price, precision): (Double, AdapterSignal.RevenuePrecision) =
       if let bid = bids[entry] { (bid.price, .exact) } else if let reported = ad.ecpm {
         (reported, .estimated)
       } else {
@@ -106,7 +108,7 @@ struct LoadSequence: Sendable {
 
   /// The load of `entry` ends `not_started` for `reason`, if it is the load under way.
   mutating func notStarted(
-    entry: Int, reason: String, now: Duration, fate: NetworkResponse.State = .notStarted
+    entry: Int, reason: String, now: Duration, fate: AdInfo.NetworkResponse.State = .notStarted
   ) -> [LoadAction] {
     guard !isFinished, let current, current.entry == entry else { return [] }
     responses[entry] = response(
@@ -162,7 +164,7 @@ struct LoadSequence: Sendable {
 
   /// Bidders first, best bid first (ties to the lower `priority` number, then config order);
   /// then the waterfall items in waterfall order.
-  private func finalResponses() -> [NetworkResponse] {
+  private func finalResponses() -> [AdInfo.NetworkResponse] {
     let entries = plan.entries
     var bidderOrder: [Int] = []
     if entries.contains(where: \.isBidder) {
@@ -182,7 +184,7 @@ struct LoadSequence: Sendable {
         return entries[lhs].configIndex < entries[rhs].configIndex
       }
     }
-    var result: [NetworkResponse] = []
+    var result: [AdInfo.NetworkResponse] = []
     result.reserveCapacity(entries.count)
     for index in bidderOrder { result.append(responses[index] ?? response(index, .notAttempted)) }
     for index in plan.waterfall { result.append(responses[index] ?? response(index, .notAttempted)) }
@@ -191,11 +193,11 @@ struct LoadSequence: Sendable {
 
   /// `entry`'s response in `state`; the price defaults to the line item's.
   func response(
-    _ entry: Int, _ state: NetworkResponse.State, latency: Duration? = nil, ecpm: Double? = nil,
+    _ entry: Int, _ state: AdInfo.NetworkResponse.State, latency: Duration? = nil, ecpm: Double? = nil,
     bid: Double? = nil, error: String? = nil
-  ) -> NetworkResponse {
+  ) -> AdInfo.NetworkResponse {
     let item = plan.entries[entry].item
-    return NetworkResponse(
+    return AdInfo.NetworkResponse(
       network: item.network, placementID: item.placementId, priority: item.priority, ecpm: ecpm ?? item.ecpm,
       state: state, latency: latency, bid: bid, error: error)
   }

@@ -4,12 +4,12 @@
 /// order the configuration lists them in (the sort is stable).
 package enum WaterfallOrder {
   /// The line items in the order they are tried.
-  package static func sorted(_ lineItems: [LineItem]) -> [LineItem] {
+  package static func sorted(_ lineItems: [ZoneConfig.LineItem]) -> [ZoneConfig.LineItem] {
     sortedIndices(lineItems).map { lineItems[$0] }
   }
 
   /// The indices of `lineItems` in the order they are tried.
-  package static func sortedIndices(_ lineItems: [LineItem]) -> [Int] {
+  package static func sortedIndices(_ lineItems: [ZoneConfig.LineItem]) -> [Int] {
     lineItems.indices.sorted { lhs, rhs in
       let left = lineItems[lhs]
       let right = lineItems[rhs]

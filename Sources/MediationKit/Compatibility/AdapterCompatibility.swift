@@ -100,8 +100,3 @@ extension AdapterCompatibility {
   /// `configurationChanged`.
   public static let coreAPIVersion = SemanticVersion(2, 0, 0)
 }
-
-/// ``AdapterCompatibility/coreAPIVersion`` by its package-internal name, `AdapterAPI.version`.
-package enum AdapterAPI {
-  package static var version: SemanticVersion { AdapterCompatibility.coreAPIVersion }
-}

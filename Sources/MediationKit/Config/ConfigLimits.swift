@@ -42,13 +42,13 @@ extension ZoneConfig {
   /// `path` is built only for an issue: a valid configuration (every `Mediator.apply`) builds none.
   static func rangeIssue(
     _ path: @autoclosure () -> String, _ value: Double, _ range: ClosedRange<Double>, lowerOpen: Bool = false
-  ) -> ConfigIssue? {
+  ) -> MediationConfig.Issue? {
     let tooLow = lowerOpen ? value <= range.lowerBound : value < range.lowerBound
     guard !value.isFinite || tooLow || value > range.upperBound else { return nil }
     let path = path()
     let unit = path.hasSuffix("Seconds") ? " seconds" : ""
     let low = lowerOpen ? "> \(format(range.lowerBound))" : "≥ \(format(range.lowerBound))"
-    return ConfigIssue(
+    return MediationConfig.Issue(
       path: path,
       message:
         "must be a finite number \(low) and ≤ \(format(range.upperBound))\(unit), found \(format(value))")
@@ -56,10 +56,10 @@ extension ZoneConfig {
 
   /// An issue when the integer `value` is outside `range`, built like ``rangeIssue(_:_:_:lowerOpen:)``.
   static func integerIssue(_ path: @autoclosure () -> String, _ value: Int, _ range: ClosedRange<Int>)
-    -> ConfigIssue?
+    -> MediationConfig.Issue?
   {
     guard !range.contains(value) else { return nil }
-    return ConfigIssue(
+    return MediationConfig.Issue(
       path: path(),
       message: "must be an integer between \(range.lowerBound) and \(range.upperBound), found \(value)")
   }

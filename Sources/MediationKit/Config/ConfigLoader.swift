@@ -126,9 +126,3 @@ extension MediationConfig {
     return "something else (\(text))"
   }
 }
-
-/// ``MediationConfig/LoadError`` by its package-internal name (public only nested).
-package typealias ConfigError = MediationConfig.LoadError
-/// The loading entry points by their package-internal name: `ConfigLoader.load(…)` is
-/// ``MediationConfig/load(_:source:knownNetworks:)``.
-package typealias ConfigLoader = MediationConfig

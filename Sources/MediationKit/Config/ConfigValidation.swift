@@ -22,16 +22,16 @@ extension MediationConfig {
   ///
   /// - Parameter knownNetworks: The network ids line items may use; `nil` skips that check.
   public func validate(knownNetworks: [NetworkID]? = nil) -> [MediationConfig.Issue] {
-    var issues: [ConfigIssue] = []
+    var issues: [Issue] = []
     if let version,
-      version.trimmingCharacters(in: .whitespaces).isEmpty || version.count > ConfigLimits.maxVersionLength
+      version.trimmingCharacters(in: .whitespaces).isEmpty || version.count > Limits.maxVersionLength
     {
       issues.append(
-        ConfigIssue(
+        Issue(
           path: "version",
           message:
-            "must be a non-empty string of at most \(ConfigLimits.maxVersionLength) characters, found "
-            + (version.count > ConfigLimits.maxVersionLength
+            "must be a non-empty string of at most \(Limits.maxVersionLength) characters, found "
+            + (version.count > Limits.maxVersionLength
               ? "\(version.count) characters" : "\"\(version)\"")))
     }
     var seenDisabled: [NetworkID: Int] = [:]
@@ -42,24 +42,24 @@ extension MediationConfig {
       }
       if let first = seenDisabled[network] {
         issues.append(
-          ConfigIssue(
+          Issue(
             path: path, message: "duplicate network '\(network)', first at disabledNetworks[\(first)]"))
       } else {
         seenDisabled[network] = index
       }
     }
     if zones.isEmpty {
-      issues.append(ConfigIssue(path: "zones", message: "must list at least one zone, found none"))
+      issues.append(Issue(path: "zones", message: "must list at least one zone, found none"))
     }
     var seenZones: [String: Int] = [:]
     for (index, zone) in zones.enumerated() {
       let path = "zones[\(index)]"
       if zone.id.trimmingCharacters(in: .whitespaces).isEmpty {
         issues.append(
-          ConfigIssue(path: "\(path).id", message: "must be a non-empty string, found \"\(zone.id)\""))
+          Issue(path: "\(path).id", message: "must be a non-empty string, found \"\(zone.id)\""))
       } else if let first = seenZones[zone.id] {
         issues.append(
-          ConfigIssue(
+          Issue(
             path: "\(path).id", message: "duplicate zone id '\(zone.id)', first used by zones[\(first)]"))
       } else {
         seenZones[zone.id] = index
@@ -71,27 +71,28 @@ extension MediationConfig {
 }
 
 extension ZoneConfig {
-  fileprivate func validate(path: String, knownNetworks: [NetworkID]?) -> [ConfigIssue] {
-    var issues: [ConfigIssue] = []
+  fileprivate func validate(path: String, knownNetworks: [NetworkID]?) -> [Issue] {
+    var issues: [Issue] = []
     if reward.type.trimmingCharacters(in: .whitespaces).isEmpty {
       issues.append(
-        ConfigIssue(path: "\(path).reward.type", message: "must be a non-empty string, found \"\""))
+        Issue(path: "\(path).reward.type", message: "must be a non-empty string, found \"\""))
     }
-    if let issue = Self.integerIssue("\(path).reward.amount", reward.amount, 1...ConfigLimits.maxRewardAmount)
+    if let issue = Self.integerIssue(
+      "\(path).reward.amount", reward.amount, 1...MediationConfig.Limits.maxRewardAmount)
     {
       issues.append(issue)
     }
     issues += [
       Self.rangeIssue(
-        "\(path).loadTimeoutSeconds", loadTimeoutSeconds, 0...ConfigLimits.maxLoadTimeout, lowerOpen: true),
+        "\(path).loadTimeoutSeconds", loadTimeoutSeconds, 0...Limits.maxLoadTimeout, lowerOpen: true),
       Self.rangeIssue(
-        "\(path).adExpirySeconds", adExpirySeconds, 0...ConfigLimits.maxAdExpiry, lowerOpen: true),
-      Self.rangeIssue("\(path).rewardGraceSeconds", rewardGraceSeconds, 0...ConfigLimits.maxRewardGrace),
+        "\(path).adExpirySeconds", adExpirySeconds, 0...Limits.maxAdExpiry, lowerOpen: true),
+      Self.rangeIssue("\(path).rewardGraceSeconds", rewardGraceSeconds, 0...Limits.maxRewardGrace),
     ].compactMap { $0 }
     // Checked for every strategy: a waterfall zone keeps the value (and may be run with another
     // strategy), so it must be usable too.
     if let issue = Self.rangeIssue(
-      "\(path).auctionTimeoutSeconds", auctionTimeoutSeconds, 0...ConfigLimits.maxAuctionTimeout,
+      "\(path).auctionTimeoutSeconds", auctionTimeoutSeconds, 0...Limits.maxAuctionTimeout,
       lowerOpen: true)
     {
       issues.append(issue)
@@ -99,23 +100,26 @@ extension ZoneConfig {
     if let caps {
       for (field, value) in [("maxPerHour", caps.maxPerHour), ("maxPerDay", caps.maxPerDay)] {
         if let value,
-          let issue = Self.integerIssue("\(path).caps.\(field)", value, 1...ConfigLimits.maxShowsPerCap)
+          let issue = Self.integerIssue(
+            "\(path).caps.\(field)", value, 1...MediationConfig.Limits.maxShowsPerCap)
         {
           issues.append(issue)
         }
       }
       if let interval = caps.minIntervalSeconds,
-        let issue = Self.rangeIssue("\(path).caps.minIntervalSeconds", interval, 0...ConfigLimits.maxAdExpiry)
+        let issue = Self.rangeIssue("\(path).caps.minIntervalSeconds", interval, 0...Limits.maxAdExpiry)
       {
         issues.append(issue)
       }
     }
-    if let issue = Self.integerIssue("\(path).queueDepth", queueDepth, 1...ConfigLimits.maxQueueDepth) {
+    if let issue = Self.integerIssue(
+      "\(path).queueDepth", queueDepth, 1...MediationConfig.Limits.maxQueueDepth)
+    {
       issues.append(issue)
     }
     if autoECPM, strategy == .bidding {
       issues.append(
-        ConfigIssue(
+        Issue(
           path: "\(path).autoECPM",
           message:
             "learned eCPMs order a waterfall, and strategy 'bidding' has none: expected false (or left out), or strategy 'waterfall' or 'hybrid'"
@@ -129,11 +133,12 @@ extension ZoneConfig {
 
   /// The problems of a list of line items at `path` (a zone's or an arm's), used with `strategy`.
   fileprivate static func lineItemIssues(
-    _ lineItems: [LineItem], path: String, strategy: AuctionStrategy, knownNetworks: [NetworkID]?
-  ) -> [ConfigIssue] {
-    var issues: [ConfigIssue] = []
+    _ lineItems: [ZoneConfig.LineItem], path: String, strategy: ZoneConfig.AuctionStrategy,
+    knownNetworks: [NetworkID]?
+  ) -> [Issue] {
+    var issues: [Issue] = []
     if lineItems.isEmpty {
-      issues.append(ConfigIssue(path: path, message: "must list at least one line item, found none"))
+      issues.append(Issue(path: path, message: "must list at least one line item, found none"))
     } else if let issue = bidderIssue(path, strategy: strategy, lineItems: lineItems) {
       issues.append(issue)
     }
@@ -151,26 +156,28 @@ extension ZoneConfig {
         ?? true
       {
         issues.append(
-          ConfigIssue(path: "\(itemPath).placementId", message: "must be a non-empty string, found \"\""))
+          Issue(path: "\(itemPath).placementId", message: "must be a non-empty string, found \"\""))
       }
       let key = "\(item.network)/\(item.placementId)"
       if let first = seen[key] {
         issues.append(
-          ConfigIssue(
+          Issue(
             path: itemPath,
             message: "duplicate line item \(item.network) '\(item.placementId)', first at lineItems[\(first)]"
           ))
       } else {
         seen[key] = index
       }
-      if let issue = Self.integerIssue("\(itemPath).priority", item.priority, 0...ConfigLimits.maxPriority) {
+      if let issue = Self.integerIssue(
+        "\(itemPath).priority", item.priority, 0...MediationConfig.Limits.maxPriority)
+      {
         issues.append(issue)
       }
       issues += [
-        Self.rangeIssue("\(itemPath).ecpm", item.ecpm, 0...ConfigLimits.maxECPM),
-        Self.rangeIssue("\(itemPath).bidFloor", item.bidFloor, 0...ConfigLimits.maxECPM),
+        Self.rangeIssue("\(itemPath).ecpm", item.ecpm, 0...Limits.maxECPM),
+        Self.rangeIssue("\(itemPath).bidFloor", item.bidFloor, 0...Limits.maxECPM),
         Self.rangeIssue(
-          "\(itemPath).timeoutSeconds", item.timeoutSeconds, 0...ConfigLimits.maxLineItemTimeout,
+          "\(itemPath).timeoutSeconds", item.timeoutSeconds, 0...Limits.maxLineItemTimeout,
           lowerOpen: true),
       ].compactMap { $0 }
       if let callback = item.serverCallback {
@@ -182,17 +189,17 @@ extension ZoneConfig {
 
   /// The problems of the zone's experiments: ids, weights, overrides, each arm's settings (valid
   /// on their own and with the zone's), and two experiments overriding the same setting.
-  private func experimentIssues(path zonePath: String, knownNetworks: [NetworkID]?) -> [ConfigIssue] {
-    var issues: [ConfigIssue] = []
+  private func experimentIssues(path zonePath: String, knownNetworks: [NetworkID]?) -> [Issue] {
+    var issues: [Issue] = []
     var seenExperiments: [String: Int] = [:]
     // Which experiment first overrides each setting, so a second one is reported.
     var overriddenBy: [String: Int] = [:]
-    if experiments.count > ConfigLimits.maxExperimentsPerZone {
+    if experiments.count > Limits.maxExperimentsPerZone {
       issues.append(
-        ConfigIssue(
+        Issue(
           path: "\(zonePath).experiments",
           message:
-            "must list at most \(ConfigLimits.maxExperimentsPerZone) experiments, found \(experiments.count)"
+            "must list at most \(Limits.maxExperimentsPerZone) experiments, found \(experiments.count)"
         ))
     }
     for (experimentIndex, experiment) in experiments.enumerated() {
@@ -202,12 +209,12 @@ extension ZoneConfig {
       {
         issues.append(issue)
       }
-      if !(2...ConfigLimits.maxArmsPerExperiment).contains(experiment.arms.count) {
+      if !(2...Limits.maxArmsPerExperiment).contains(experiment.arms.count) {
         issues.append(
-          ConfigIssue(
+          Issue(
             path: "\(path).arms",
             message:
-              "must list 2 to \(ConfigLimits.maxArmsPerExperiment) arms, found \(experiment.arms.count)"))
+              "must list 2 to \(Limits.maxArmsPerExperiment) arms, found \(experiment.arms.count)"))
       }
       var seenArms: [String: Int] = [:]
       var settingsHere: Set<String> = []
@@ -218,12 +225,14 @@ extension ZoneConfig {
           issues.append(issue)
           armIDsValid = false
         }
-        if let issue = Self.integerIssue("\(armPath).weight", arm.weight, 1...ConfigLimits.maxArmWeight) {
+        if let issue = Self.integerIssue(
+          "\(armPath).weight", arm.weight, 1...MediationConfig.Limits.maxArmWeight)
+        {
           issues.append(issue)
         }
         if let timeout = arm.auctionTimeoutSeconds,
           let issue = Self.rangeIssue(
-            "\(armPath).auctionTimeoutSeconds", timeout, 0...ConfigLimits.maxAuctionTimeout, lowerOpen: true)
+            "\(armPath).auctionTimeoutSeconds", timeout, 0...Limits.maxAuctionTimeout, lowerOpen: true)
         {
           issues.append(issue)
         }
@@ -242,7 +251,7 @@ extension ZoneConfig {
         ] where overrides {
           if let first = overriddenBy[setting], first != experimentIndex, !settingsHere.contains(setting) {
             issues.append(
-              ConfigIssue(
+              Issue(
                 path: "\(armPath).\(setting)",
                 message:
                   "also overridden by experiments[\(first)]; two experiments of a zone may not override the "
@@ -258,11 +267,11 @@ extension ZoneConfig {
       where armIDsValid && !experiment.arms.contains(where: { $0.id == armID }) {
         let arms = experiment.arms.map(\.id).joined(separator: ", ")
         issues.append(
-          ConfigIssue(
+          Issue(
             path: "\(path).overrides[\"\(user)\"]", message: "unknown arm '\(armID)'; arms: \(arms)"))
       }
     }
-    if experiments.count <= ConfigLimits.maxExperimentsPerZone {  // the check is quadratic in them
+    if experiments.count <= Limits.maxExperimentsPerZone {  // the check is quadratic in them
       issues += crossExperimentBidderIssues(path: zonePath)
     }
     return issues
@@ -270,8 +279,8 @@ extension ZoneConfig {
 
   /// A user is in one arm of every experiment, so a strategy set by one experiment meets the line
   /// items set by another: every such pair must have a bidder when the strategy needs one.
-  private func crossExperimentBidderIssues(path zonePath: String) -> [ConfigIssue] {
-    var issues: [ConfigIssue] = []
+  private func crossExperimentBidderIssues(path zonePath: String) -> [Issue] {
+    var issues: [Issue] = []
     // Per experiment, its first arm whose strategy needs a bidder: one is enough to report.
     let needingBidder = experiments.map { experiment in
       experiment.arms.first { $0.strategy.map { $0 != .waterfall } ?? false }
@@ -286,7 +295,7 @@ extension ZoneConfig {
               lineItems: lineItems)
           else { continue }
           issues.append(
-            ConfigIssue(
+            Issue(
               path: issue.path,
               message: issue.message + " (with arm '\(other.id)' of experiments[\(strategyIndex)])"))
           break
@@ -299,23 +308,25 @@ extension ZoneConfig {
   /// An issue when `id` is blank or was seen before in `list` (`seen` maps ids to their index).
   private static func idIssue(
     _ path: String, _ id: String, seen: inout [String: Int], index: Int, list: String
-  ) -> ConfigIssue? {
+  ) -> Issue? {
     if id.trimmingCharacters(in: .whitespaces).isEmpty {
-      return ConfigIssue(path: path, message: "must be a non-empty string, found \"\(id)\"")
+      return Issue(path: path, message: "must be a non-empty string, found \"\(id)\"")
     }
     if let first = seen[id] {
-      return ConfigIssue(path: path, message: "duplicate id '\(id)', first used by \(list)[\(first)]")
+      return Issue(path: path, message: "duplicate id '\(id)', first used by \(list)[\(first)]")
     }
     seen[id] = index
     return nil
   }
 
   /// An issue when `strategy` needs a bidder and `lineItems` has none.
-  private static func bidderIssue(_ path: String, strategy: AuctionStrategy, lineItems: [LineItem])
-    -> ConfigIssue?
+  private static func bidderIssue(
+    _ path: String, strategy: ZoneConfig.AuctionStrategy, lineItems: [ZoneConfig.LineItem]
+  )
+    -> Issue?
   {
     guard strategy != .waterfall, !lineItems.contains(where: \.bidding) else { return nil }
-    return ConfigIssue(
+    return Issue(
       path: path,
       message:
         "strategy '\(strategy.rawValue)' needs at least one line item with \"bidding\": true, found none")
@@ -325,10 +336,14 @@ extension ZoneConfig {
   fileprivate static func unknownNetworkIssue(
     _ path: @autoclosure () -> String, _ network: NetworkID, knownNetworks: [NetworkID]?
   )
-    -> ConfigIssue?
+    -> Issue?
   {
     guard let knownNetworks, !knownNetworks.contains(network) else { return nil }
     let list = knownNetworks.map(\.rawValue).joined(separator: ", ")
-    return ConfigIssue(path: path(), message: "unknown network '\(network)'; known: \(list)")
+    return Issue(path: path(), message: "unknown network '\(network)'; known: \(list)")
   }
 }
+
+/// The configuration's issues and limits by their short names, for the checks in this file.
+private typealias Issue = MediationConfig.Issue
+private typealias Limits = MediationConfig.Limits

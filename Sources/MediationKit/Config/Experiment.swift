@@ -1,6 +1,6 @@
 extension ZoneConfig {
   /// An A/B test on a zone: users are split between its arms in proportion to their weights, each
-  /// user always landing in the same arm (see ``arm(forUser:)``).
+  /// user always landing in the same arm (the same user, the same arm, on every device and launch).
   ///
   /// ```json
   /// "experiments": [ { "id": "bidding-test", "arms": [
@@ -45,14 +45,15 @@ extension ZoneConfig {
       /// ``MediationConfig/Limits/maxArmWeight`` (50/50, or 1/1/2).
       public var weight: Int
       /// The line items this arm uses instead of the zone's.
-      public var lineItems: [LineItem]?
+      public var lineItems: [ZoneConfig.LineItem]?
       /// The strategy this arm uses instead of the zone's.
-      public var strategy: AuctionStrategy?
+      public var strategy: ZoneConfig.AuctionStrategy?
       /// The auction timeout this arm uses instead of the zone's.
       public var auctionTimeoutSeconds: Double?
 
       public init(
-        id: String, weight: Int, lineItems: [LineItem]? = nil, strategy: AuctionStrategy? = nil,
+        id: String, weight: Int, lineItems: [ZoneConfig.LineItem]? = nil,
+        strategy: ZoneConfig.AuctionStrategy? = nil,
         auctionTimeoutSeconds: Double? = nil
       ) {
         self.id = id
@@ -74,8 +75,8 @@ extension ZoneConfig {
             CodingKeys.weight, .init(codingPath: container.codingPath, debugDescription: "weight"))
         }
         self.weight = weight
-        lineItems = try container.decodeIfPresent([LineItem].self, forKey: .lineItems)
-        strategy = try AuctionStrategy.decodeIfPresent(from: container, forKey: .strategy)
+        lineItems = try container.decodeIfPresent([ZoneConfig.LineItem].self, forKey: .lineItems)
+        strategy = try ZoneConfig.AuctionStrategy.decodeIfPresent(from: container, forKey: .strategy)
         auctionTimeoutSeconds = try container.decodeIfPresent(Double.self, forKey: .auctionTimeoutSeconds)
       }
     }

@@ -47,7 +47,7 @@ public struct MediationConfig: Codable, Sendable, Equatable {
   }
 
   /// Whether `item` may be used: neither switched off itself nor its network switched off.
-  package func isEnabled(_ item: LineItem) -> Bool {
+  package func isEnabled(_ item: ZoneConfig.LineItem) -> Bool {
     !item.disabled && !disabledNetworks.contains(item.network)
   }
 
@@ -79,9 +79,9 @@ public struct ZoneConfig: Codable, Sendable, Equatable {
   /// The zone's id, unique in the config.
   public var id: String
   /// What a completed ad grants.
-  public var reward: RewardConfig
+  public var reward: ZoneConfig.RewardConfig
   /// The networks that can fill this zone.
-  public var lineItems: [LineItem]
+  public var lineItems: [ZoneConfig.LineItem]
   /// The whole load's time budget: the load ends in `ready` or `failed` within it.
   public var loadTimeoutSeconds: Double
   /// How long a loaded ad stays showable (a network's own shorter lifetime wins).
@@ -92,11 +92,11 @@ public struct ZoneConfig: Codable, Sendable, Equatable {
   /// loads with exponential backoff.
   public var autoReload: Bool
   /// How the zone chooses a network; `waterfall` when left out.
-  public var strategy: AuctionStrategy
+  public var strategy: ZoneConfig.AuctionStrategy
   /// How long bidders have to answer, for `bidding` and `hybrid`; 5 s when left out.
   public var auctionTimeoutSeconds: Double
   /// Frequency caps and pacing; none when left out.
-  public var caps: FrequencyCaps?
+  public var caps: ZoneConfig.FrequencyCaps?
   /// How many ads the zone keeps ready, 1 to ``MediationConfig/Limits/maxQueueDepth``; 1 when left out.
   /// Each queued ad keeps its own expiry and a show takes the best-priced one (see
   /// ``RewardedAd``'s rules); lowering it on a running mediator keeps the extra ready ads until
@@ -113,9 +113,11 @@ public struct ZoneConfig: Codable, Sendable, Equatable {
   public var autoECPM: Bool
 
   public init(
-    id: String, reward: RewardConfig, lineItems: [LineItem], loadTimeoutSeconds: Double = 30,
+    id: String, reward: ZoneConfig.RewardConfig, lineItems: [ZoneConfig.LineItem],
+    loadTimeoutSeconds: Double = 30,
     adExpirySeconds: Double = 3600, rewardGraceSeconds: Double = 5, autoReload: Bool = true,
-    strategy: AuctionStrategy = .waterfall, auctionTimeoutSeconds: Double = 5, caps: FrequencyCaps? = nil,
+    strategy: ZoneConfig.AuctionStrategy = .waterfall, auctionTimeoutSeconds: Double = 5,
+    caps: ZoneConfig.FrequencyCaps? = nil,
     queueDepth: Int = 1, experiments: [Experiment] = [], autoECPM: Bool = false
   ) {
     self.id = id
@@ -135,7 +137,7 @@ public struct ZoneConfig: Codable, Sendable, Equatable {
 
   /// Switches the zone to `strategy` (an experiment arm's, a tool's): learned eCPMs go with a
   /// switch to `bidding`, which has no waterfall for them to order.
-  package mutating func use(_ strategy: AuctionStrategy) {
+  package mutating func use(_ strategy: ZoneConfig.AuctionStrategy) {
     self.strategy = strategy
     if strategy == .bidding { autoECPM = false }
   }
@@ -148,15 +150,16 @@ public struct ZoneConfig: Codable, Sendable, Equatable {
   public init(from decoder: any Decoder) throws {
     let container = try decoder.container(keyedBy: CodingKeys.self)
     id = try container.decode(String.self, forKey: .id)
-    reward = try container.decode(RewardConfig.self, forKey: .reward)
-    lineItems = try container.decode([LineItem].self, forKey: .lineItems)
+    reward = try container.decode(ZoneConfig.RewardConfig.self, forKey: .reward)
+    lineItems = try container.decode([ZoneConfig.LineItem].self, forKey: .lineItems)
     loadTimeoutSeconds = try container.decode(Double.self, forKey: .loadTimeoutSeconds)
     adExpirySeconds = try container.decode(Double.self, forKey: .adExpirySeconds)
     rewardGraceSeconds = try container.decode(Double.self, forKey: .rewardGraceSeconds)
     autoReload = try container.decode(Bool.self, forKey: .autoReload)
-    strategy = try AuctionStrategy.decodeIfPresent(from: container, forKey: .strategy) ?? .waterfall
+    strategy =
+      try ZoneConfig.AuctionStrategy.decodeIfPresent(from: container, forKey: .strategy) ?? .waterfall
     auctionTimeoutSeconds = try container.decodeIfPresent(Double.self, forKey: .auctionTimeoutSeconds) ?? 5
-    caps = try container.decodeIfPresent(FrequencyCaps.self, forKey: .caps)
+    caps = try container.decodeIfPresent(ZoneConfig.FrequencyCaps.self, forKey: .caps)
     queueDepth = try container.decodeWholeNumberIfPresent(forKey: .queueDepth) ?? 1
     experiments = try container.decodeIfPresent([Experiment].self, forKey: .experiments) ?? []
     autoECPM = try container.decodeIfPresent(Bool.self, forKey: .autoECPM) ?? false
@@ -197,15 +200,15 @@ extension KeyedDecodingContainer {
   }
 }
 
-extension AuctionStrategy {
+extension ZoneConfig.AuctionStrategy {
   /// The strategy named at `key`, `nil` when absent; an unknown name is an error listing the
   /// known ones.
   static func decodeIfPresent<Key: CodingKey>(
     from container: KeyedDecodingContainer<Key>, forKey key: Key
-  ) throws -> AuctionStrategy? {
+  ) throws -> ZoneConfig.AuctionStrategy? {
     guard let name = try container.decodeIfPresent(String.self, forKey: key) else { return nil }
-    guard let strategy = AuctionStrategy(rawValue: name) else {
-      let names = AuctionStrategy.allCases.map(\.rawValue).joined(separator: ", ")
+    guard let strategy = ZoneConfig.AuctionStrategy(rawValue: name) else {
+      let names = ZoneConfig.AuctionStrategy.allCases.map(\.rawValue).joined(separator: ", ")
       throw DecodingError.dataCorruptedError(
         forKey: key, in: container, debugDescription: "must be one of \(names), found '\(name)'")
     }
@@ -285,13 +288,13 @@ extension ZoneConfig {
     public var bidFloor: Double
     /// The ad unit's server-to-server reward callback, which the network's server calls after a
     /// rewarded impression; `nil` (the default) for none.
-    public var serverCallback: ServerCallbackConfig?
+    public var serverCallback: ZoneConfig.ServerCallbackConfig?
     /// Whether the line item is switched off (kept in the file, never used); `false` when left out.
     public var disabled: Bool
 
     public init(
       network: NetworkID, placementId: String, priority: Int, ecpm: Double, timeoutSeconds: Double = 10,
-      bidding: Bool = false, bidFloor: Double = 0, serverCallback: ServerCallbackConfig? = nil,
+      bidding: Bool = false, bidFloor: Double = 0, serverCallback: ZoneConfig.ServerCallbackConfig? = nil,
       disabled: Bool = false
     ) {
       self.network = network
@@ -318,7 +321,8 @@ extension ZoneConfig {
       timeoutSeconds = try container.decode(Double.self, forKey: .timeoutSeconds)
       bidding = try container.decodeIfPresent(Bool.self, forKey: .bidding) ?? false
       bidFloor = try container.decodeIfPresent(Double.self, forKey: .bidFloor) ?? 0
-      serverCallback = try container.decodeIfPresent(ServerCallbackConfig.self, forKey: .serverCallback)
+      serverCallback = try container.decodeIfPresent(
+        ZoneConfig.ServerCallbackConfig.self, forKey: .serverCallback)
       disabled = try container.decodeIfPresent(Bool.self, forKey: .disabled) ?? false
     }
   }
@@ -363,14 +367,3 @@ extension ZoneConfig {
   var rewardGrace: Duration { .seconds(rewardGraceSeconds) }
   var auctionTimeout: Duration { .seconds(auctionTimeoutSeconds) }
 }
-
-/// ``ZoneConfig/AuctionStrategy`` by its package-internal name (public only nested).
-package typealias AuctionStrategy = ZoneConfig.AuctionStrategy
-/// ``ZoneConfig/FrequencyCaps`` by its package-internal name (public only nested).
-package typealias FrequencyCaps = ZoneConfig.FrequencyCaps
-/// ``ZoneConfig/RewardConfig`` by its package-internal name (public only nested).
-package typealias RewardConfig = ZoneConfig.RewardConfig
-/// ``ZoneConfig/LineItem`` by its package-internal name (public only nested).
-package typealias LineItem = ZoneConfig.LineItem
-/// ``ZoneConfig/ServerCallbackConfig`` by its package-internal name (public only nested).
-package typealias ServerCallbackConfig = ZoneConfig.ServerCallbackConfig

@@ -1,6 +1,6 @@
 import Foundation
 
-extension ServerCallbackConfig {
+extension ZoneConfig.ServerCallbackConfig {
   /// The networks whose callbacks need ``eventKey`` (MAX keys `{EVENT_TOKEN}` with it).
   static let networksRequiringEventKey: [NetworkID: String] = [
     "max": "the account's S2S event key, which keys {EVENT_TOKEN} and {EVENT_TOKEN_ALL}"
@@ -9,19 +9,20 @@ extension ServerCallbackConfig {
   /// The problems of a line item's callback at `path`: the URL must be an absolute `http` or
   /// `https` URL (MAX macros such as `{USER_ID}` allowed), and MAX needs an event key. Other
   /// networks may carry an event key (for their own keyed callbacks) or leave it out.
-  func validate(path: String, network: NetworkID) -> [ConfigIssue] {
-    var issues: [ConfigIssue] = []
+  func validate(path: String, network: NetworkID) -> [MediationConfig.Issue] {
+    var issues: [MediationConfig.Issue] = []
     if let problem = Self.urlProblem(url) {
-      issues.append(ConfigIssue(path: "\(path).url", message: problem))
+      issues.append(MediationConfig.Issue(path: "\(path).url", message: problem))
     }
     if let eventKey {
       if eventKey.trimmingCharacters(in: .whitespaces).isEmpty {
         issues.append(
-          ConfigIssue(path: "\(path).eventKey", message: "must be a non-empty string, found \"\(eventKey)\""))
+          MediationConfig.Issue(
+            path: "\(path).eventKey", message: "must be a non-empty string, found \"\(eventKey)\""))
       }
     } else if let purpose = Self.networksRequiringEventKey[network] {
       issues.append(
-        ConfigIssue(
+        MediationConfig.Issue(
           path: "\(path).eventKey", message: "required for network '\(network)' (\(purpose)), found none"))
     }
     return issues
@@ -31,8 +32,8 @@ extension ServerCallbackConfig {
   /// host. `{NAME}` macros (upper-case letters, digits, `_`) count as ordinary characters.
   static func urlProblem(_ url: String) -> String? {
     let expected = "must be an absolute http or https URL"
-    if url.count > ConfigLimits.maxServerCallbackURLLength {
-      return "\(expected) of at most \(ConfigLimits.maxServerCallbackURLLength) characters, found "
+    if url.count > MediationConfig.Limits.maxServerCallbackURLLength {
+      return "\(expected) of at most \(MediationConfig.Limits.maxServerCallbackURLLength) characters, found "
         + "\(url.count) characters"
     }
     let found = "found \"\(url.count > 200 ? url.prefix(200) + "…" : Substring(url))\""
@@ -84,8 +85,3 @@ extension ServerCallbackConfig {
     return result + rest
   }
 }
-
-/// ``MediationConfig/Issue`` by its package-internal name (public only nested).
-package typealias ConfigIssue = MediationConfig.Issue
-/// ``MediationConfig/Limits`` by its package-internal name (public only nested).
-package typealias ConfigLimits = MediationConfig.Limits

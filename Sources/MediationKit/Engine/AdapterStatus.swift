@@ -41,6 +41,3 @@ extension Mediator {
     }
   }
 }
-
-/// ``Mediator/AdapterStatus`` by its package-internal name (public only nested).
-package typealias AdapterStatus = Mediator.AdapterStatus

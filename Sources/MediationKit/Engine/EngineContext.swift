@@ -79,7 +79,7 @@ final class EngineContext: Sendable {
 
   // MARK: Adapter start-up
 
-  var adapterStatuses: [AdapterStatus] { starts.statuses }
+  var adapterStatuses: [Mediator.AdapterStatus] { starts.statuses }
 
   /// Starts every adapter that starts at launch, at once, each with the start timeout.
   func startAdapters(placements: [NetworkID: [String]]) {
@@ -108,13 +108,15 @@ final class EngineContext: Sendable {
         return error
       }
     } then: { [self] failure in
-      var events: [ZoneEvent] = []
+      var events: [Mediator.ZoneEvent] = []
       if let failure {
-        let note = Diagnostic(.ledgerWriteFailed, "reward \(reward.transactionID) not recorded: \(failure)")
+        let note = RewardedAdEvent.Diagnostic(
+          .ledgerWriteFailed, "reward \(reward.transactionID) not recorded: \(failure)")
         events.append(
-          ZoneEvent(time: time, zoneID: zoneID, network: reward.network, event: .diagnostic(note)))
+          Mediator.ZoneEvent(time: time, zoneID: zoneID, network: reward.network, event: .diagnostic(note)))
       }
-      events.append(ZoneEvent(time: time, zoneID: zoneID, network: reward.network, event: .rewarded(reward)))
+      events.append(
+        Mediator.ZoneEvent(time: time, zoneID: zoneID, network: reward.network, event: .rewarded(reward)))
       rememberOrigin(of: entry)
       hold.recorded(ticket, zoneID: zoneID, events: events)
       while let event = hold.nextReady(zoneID: zoneID) { hub.deliver(event) }
@@ -131,7 +133,7 @@ final class EngineContext: Sendable {
       writeAcknowledgement(transactionID, to: ledger)
     } then: { [self] result in
       guard case .failure(let error) = result else { return }
-      let note = Diagnostic(
+      let note = RewardedAdEvent.Diagnostic(
         .ledgerWriteFailed,
         "acknowledgement of reward \(transactionID) not written: \(error); the reward stays pending "
           + "and will be redelivered on a later start")
@@ -209,7 +211,7 @@ final class EngineContext: Sendable {
     } then: { [self] result in
       switch result {
       case .failure(let error):
-        let note = Diagnostic(
+        let note = RewardedAdEvent.Diagnostic(
           .ledgerReadFailed,
           "the pending rewards of earlier runs were not redelivered: \(error); "
             + "Mediator.pendingRewards() reads them again")
@@ -220,7 +222,7 @@ final class EngineContext: Sendable {
           reward.isRedelivery = true
           rememberOrigin(of: entry)
           if let uncounted {
-            let note = Diagnostic(
+            let note = RewardedAdEvent.Diagnostic(
               .ledgerWriteFailed, "redelivery of \(reward.transactionID) not counted: \(uncounted)")
             publish(entry.zoneID, reward.network, .diagnostic(note))
           }
@@ -233,7 +235,7 @@ final class EngineContext: Sendable {
   /// Publishes a ``RewardedAdEvent/Diagnostic/Kind/configurationApplied`` diagnostic for `zoneID`, on the
   /// executor (a configuration may change on any thread).
   func announce(_ zoneID: String, _ change: String) {
-    let note = Diagnostic(.configurationApplied, change)
+    let note = RewardedAdEvent.Diagnostic(.configurationApplied, change)
     scheduler.execute { [self] in publish(zoneID, nil, .diagnostic(note)) }
   }
 
@@ -244,7 +246,8 @@ final class EngineContext: Sendable {
   ) {
     let arms = arms ?? Self.experimentArms(of: event)
     hub.publish(
-      ZoneEvent(time: scheduler.now, zoneID: zoneID, network: network, event: event, experimentArms: arms))
+      Mediator.ZoneEvent(
+        time: scheduler.now, zoneID: zoneID, network: network, event: event, experimentArms: arms))
   }
 
   private static func experimentArms(of event: borrowing RewardedAdEvent) -> [String: String] {

@@ -34,7 +34,7 @@ struct LiveChange {
     let network: NetworkID
     let placementID: String
 
-    init(_ item: LineItem) {
+    init(_ item: ZoneConfig.LineItem) {
       network = item.network
       placementID = item.placementId
     }

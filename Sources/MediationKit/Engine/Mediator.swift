@@ -37,7 +37,7 @@ public final class Mediator: Sendable {
   /// - Parameters:
   ///   - config: The zones. Line items whose network is not in `registry` are skipped (and say so
   ///     in ``AdInfo/responses``), so a registry subset runs any configuration. Line items switched
-  ///     off by the configuration (``MediationConfig/disabledNetworks``, ``LineItem/disabled``) are
+  ///     off by the configuration (``MediationConfig/disabledNetworks``, ``ZoneConfig/LineItem/disabled``) are
   ///     never asked and end ``AdInfo/NetworkResponse/State/disabled``.
   ///   - registry: The adapters to use; each is made once for this mediator. The mediator follows
   ///     the registry's later changes (``AdapterRegistry/register(_:)``,
@@ -101,7 +101,7 @@ public final class Mediator: Sendable {
   }
 
   private static func makeAdapter(
-    _ registration: AdapterRegistration, scheduler: any Scheduler, random: SeededRandom
+    _ registration: AdapterRegistry.Registration, scheduler: any Scheduler, random: SeededRandom
   ) -> any RewardedAdapter {
     registration.makeAdapter(
       AdapterEnvironment(scheduler: scheduler, random: random.derived(registration.info.id.rawValue)))
@@ -124,7 +124,7 @@ public final class Mediator: Sendable {
   /// - A load already running finishes on the plan it started with; the zone's next load uses the
   ///   new one. Each zone switches in one step.
   /// - A ready ad stays showable unless its line item is gone from its zone or switched off
-  ///   (``LineItem/disabled``, ``MediationConfig/disabledNetworks``): then it is withdrawn — an
+  ///   (``ZoneConfig/LineItem/disabled``, ``MediationConfig/disabledNetworks``): then it is withdrawn — an
   ///   ``RewardedAdEvent/Diagnostic/Kind/adWithdrawn`` diagnostic saying why, then `expired` — and, with
   ///   auto-reload, loaded again as after any withdrawal.
   /// - Requests already sent to a network now switched off are cancelled; its line items end
@@ -259,13 +259,13 @@ public final class Mediator: Sendable {
   ///
   /// - Returns: A handle that stops the observation.
   @discardableResult
-  public func observeEvents(_ handler: @escaping @Sendable (ZoneEvent) -> Void) -> Cancellable {
+  public func observeEvents(_ handler: @escaping @Sendable (Mediator.ZoneEvent) -> Void) -> Cancellable {
     context.hub.subscribe(handler)
   }
 
   /// Each adapter's start-up status, by network id. All adapters start in parallel when the
   /// mediator is created, each within ``MediatorOptions/startTimeout``.
-  public var adapterStatuses: [AdapterStatus] { context.adapterStatuses }
+  public var adapterStatuses: [Mediator.AdapterStatus] { context.adapterStatuses }
 
   /// The user's privacy signals, forwarded to every adapter with each request. A change also
   /// reaches every adapter at once, through ``RewardedAdapter/privacyDidChange(_:)``, before the

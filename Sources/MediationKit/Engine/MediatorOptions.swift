@@ -15,11 +15,11 @@ public struct MediatorOptions: Sendable {
   /// When each network is started; a network not named here starts at launch.
   ///
   /// No load or bid reaches a network before its start has completed: requests that come
-  /// meanwhile wait, within their line item's timeout. Name a network ``NetworkStart/onFirstUse``
+  /// meanwhile wait, within their line item's timeout. Name a network ``MediatorOptions/NetworkStart/onFirstUse``
   /// to start it with the first load that needs it (that load waits for the start), or
-  /// ``NetworkStart/never`` for an SDK the app does not start in this session: its line items are
+  /// ``MediatorOptions/NetworkStart/never`` for an SDK the app does not start in this session: its line items are
   /// skipped, `not_started`. Naming a network that is not registered is an error.
-  public var networkStarts: [NetworkID: NetworkStart]
+  public var networkStarts: [NetworkID: MediatorOptions.NetworkStart]
   /// How long after a show ends its ad is kept, so the network's late callbacks still arrive and
   /// are reported as diagnostics; then the ad is discarded.
   public var lateSignalWindow: Duration
@@ -31,18 +31,19 @@ public struct MediatorOptions: Sendable {
   /// and the simulator stay deterministic.
   public var wallClockMilliseconds: @Sendable () -> Int64
   /// Where reward transaction ids come from: unique across runs by default.
-  public var transactionIDs: TransactionIDSource
+  public var transactionIDs: MediatorOptions.TransactionIDSource
   /// Where the ``RewardLedger`` is written and read, off the scheduler's executor:
-  /// ``LedgerQueue/automatic`` (a background queue; the executor itself on a `VirtualScheduler`)
+  /// ``MediatorOptions/LedgerQueue/automatic`` (a background queue; the executor itself on a `VirtualScheduler`)
   /// by default. Unused without a ledger.
-  public var ledgerQueue: LedgerQueue
+  public var ledgerQueue: MediatorOptions.LedgerQueue
 
   public init(
     displayTimeout: Duration = .seconds(45), seed: UInt64 = 0, startTimeout: Duration = .seconds(10),
-    networkStarts: [NetworkID: NetworkStart] = [:],
+    networkStarts: [NetworkID: MediatorOptions.NetworkStart] = [:],
     lateSignalWindow: Duration = .seconds(60), maxShowDuration: Duration = .seconds(300),
     wallClockMilliseconds: @escaping @Sendable () -> Int64 = MediatorOptions.systemWallClock,
-    transactionIDs: TransactionIDSource = .systemRandom, ledgerQueue: LedgerQueue = .automatic
+    transactionIDs: MediatorOptions.TransactionIDSource = .systemRandom,
+    ledgerQueue: MediatorOptions.LedgerQueue = .automatic
   ) {
     self.ledgerQueue = ledgerQueue
     self.transactionIDs = transactionIDs
@@ -75,9 +76,6 @@ extension MediatorOptions {
   }
 }
 
-/// ``MediatorOptions/NetworkStart`` by its package-internal name (public only nested).
-package typealias NetworkStart = MediatorOptions.NetworkStart
-
 extension MediatorOptions {
   /// Where a mediator's reward transaction ids come from.
   public enum TransactionIDSource: Sendable, Equatable {
@@ -90,6 +88,3 @@ extension MediatorOptions {
     case seeded
   }
 }
-
-/// ``MediatorOptions/TransactionIDSource`` by its package-internal name (public only nested).
-package typealias TransactionIDSource = MediatorOptions.TransactionIDSource

@@ -19,14 +19,15 @@ final class NetworkStarts: Sendable {
   /// The adapters, by network id: those the mediator was made with, then those registered and
   /// unregistered while it runs.
   private let adapterTable: Locked<[NetworkID: any RewardedAdapter]>
-  private let modes: [NetworkID: NetworkStart]
+  private let modes: [NetworkID: MediatorOptions.NetworkStart]
   private let timeout: Duration
   private let gates: Locked<[NetworkID: StartGate<Waiter>]>
   /// Each network's placements, for its `start`; set by ``launch(placements:)``.
   private let placements = Locked<[NetworkID: [String]]>([:])
 
   init(
-    adapters: [NetworkID: any RewardedAdapter], modes: [NetworkID: NetworkStart], timeout: Duration,
+    adapters: [NetworkID: any RewardedAdapter], modes: [NetworkID: MediatorOptions.NetworkStart],
+    timeout: Duration,
     scheduler: any Scheduler
   ) {
     self.scheduler = scheduler
@@ -155,7 +156,7 @@ final class NetworkStarts: Sendable {
   }
 
   /// Every network's start-up, by network id.
-  var statuses: [AdapterStatus] {
+  var statuses: [Mediator.AdapterStatus] {
     gates.withLock { gates in gates.keys.sorted().map { gates[$0]!.status } }
   }
 

@@ -43,11 +43,11 @@ struct StartGate<Waiter> {
 
   private(set) var phase: Phase
   let network: NetworkID
-  let mode: NetworkStart
+  let mode: MediatorOptions.NetworkStart
   private var waiting: [(ticket: Int, waiter: Waiter)] = []
   private var nextTicket = 0
 
-  init(network: NetworkID, mode: NetworkStart) {
+  init(network: NetworkID, mode: MediatorOptions.NetworkStart) {
     self.network = network
     self.mode = mode
     phase = mode == .never ? .disabled : .deferred
@@ -136,8 +136,8 @@ struct StartGate<Waiter> {
   }
 
   /// The start-up as ``Mediator/adapterStatuses`` reports it.
-  var status: AdapterStatus {
-    let (state, description, latency): (AdapterStatus.State, String, Duration?) =
+  var status: Mediator.AdapterStatus {
+    let (state, description, latency): (Mediator.AdapterStatus.State, String, Duration?) =
       switch phase {
       case .deferred: (.notStarted, "starts on first use", nil)
       case .disabled: (.notStarted, "never started (MediatorOptions.networkStarts)", nil)
@@ -146,7 +146,7 @@ struct StartGate<Waiter> {
       case .failed(let error, let latency): (.failed, error, latency)
       case .timedOut(_, let after): (.timedOut, "no answer within \(MessageFormat.duration(after))", after)
       }
-    return AdapterStatus(
+    return Mediator.AdapterStatus(
       network: network, state: state, description: description, latency: latency, start: mode)
   }
 }

@@ -6,14 +6,14 @@
 final class EventHub: Sendable {
   private struct Subscriber {
     let token: Int
-    let handler: @Sendable (ZoneEvent) -> Void
+    let handler: @Sendable (Mediator.ZoneEvent) -> Void
   }
 
   private struct State {
     var nextToken = 0
     /// In subscription order; replaced (not mutated in place) so publishing only retains it.
     var subscribers: [Subscriber] = []
-    var queue: [ZoneEvent] = []
+    var queue: [Mediator.ZoneEvent] = []
     var delivering = false
   }
 
@@ -27,7 +27,7 @@ final class EventHub: Sendable {
     self.hold = hold
   }
 
-  func subscribe(_ handler: @escaping @Sendable (ZoneEvent) -> Void) -> Cancellable {
+  func subscribe(_ handler: @escaping @Sendable (Mediator.ZoneEvent) -> Void) -> Cancellable {
     let token = state.withLock { state -> Int in
       state.nextToken += 1
       state.subscribers.append(Subscriber(token: state.nextToken, handler: handler))
@@ -43,7 +43,7 @@ final class EventHub: Sendable {
   ///
   /// The event is handed to the subscribers as it is (borrowed), not copied into the lock's state:
   /// only an event published while another is being delivered is queued.
-  func publish(_ event: ZoneEvent) {
+  func publish(_ event: Mediator.ZoneEvent) {
     if let hold {
       publish(event, through: hold)
       return
@@ -54,13 +54,13 @@ final class EventHub: Sendable {
   /// Publishes `event` now, or queues it behind its zone's reward being recorded. Out of line,
   /// so that without a ledger publishing costs one check of `hold` and nothing else.
   @inline(never)
-  private func publish(_ event: ZoneEvent, through hold: RecordingHold) {
+  private func publish(_ event: Mediator.ZoneEvent, through hold: RecordingHold) {
     if !hold.holdIfWaiting(event) { deliver(event) }
   }
 
   /// Delivers `event` (see ``publish(_:)``), past the hold: for the events the hold releases.
   @inline(__always)
-  func deliver(_ event: ZoneEvent) {
+  func deliver(_ event: Mediator.ZoneEvent) {
     let first: [Subscriber]? = state.withLock { state in
       if state.delivering {
         state.queue.append(event)
@@ -78,7 +78,7 @@ final class EventHub: Sendable {
 
   /// The next queued event and the subscribers to deliver it to; `nil` (and delivery over) when
   /// the queue is empty.
-  private func nextQueued(_ subscribers: inout [Subscriber]) -> ZoneEvent? {
+  private func nextQueued(_ subscribers: inout [Subscriber]) -> Mediator.ZoneEvent? {
     state.withLock { state in
       guard !state.queue.isEmpty else {
         state.delivering = false
@@ -120,6 +120,3 @@ extension Mediator {
     }
   }
 }
-
-/// ``Mediator/ZoneEvent`` by its package-internal name (public only nested).
-package typealias ZoneEvent = Mediator.ZoneEvent

@@ -60,7 +60,7 @@ extension AdInfo {
       /// error.
       case notStarted = "not_started"
       /// Switched off on the running mediator: by the configuration's kill switch
-      /// (``MediationConfig/disabledNetworks``, or the line item's ``LineItem/disabled``), never
+      /// (``MediationConfig/disabledNetworks``, or the line item's ``ZoneConfig/LineItem/disabled``), never
       /// asked; or its network was switched off or unregistered while its request was out, which
       /// was then cancelled. ``AdInfo/NetworkResponse/error`` says which, naming the
       /// configuration's version.
@@ -110,6 +110,3 @@ extension AdInfo {
     }
   }
 }
-
-/// ``AdInfo/NetworkResponse`` by its package-internal name (public only nested).
-package typealias NetworkResponse = AdInfo.NetworkResponse

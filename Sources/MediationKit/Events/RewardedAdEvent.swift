@@ -110,7 +110,7 @@ public struct Reward: Sendable, Equatable, Codable {
       amount: try container.decode(Int.self, forKey: .amount),
       transactionID: try container.decode(String.self, forKey: .transactionID),
       network: try container.decode(NetworkID.self, forKey: .network),
-      networkReward: try container.decodeIfPresent(NetworkReward.self, forKey: .networkReward),
+      networkReward: try container.decodeIfPresent(AdapterSignal.NetworkReward.self, forKey: .networkReward),
       isRedelivery: try container.decodeIfPresent(Bool.self, forKey: .isRedelivery) ?? false,
       experimentArms: try container.decodeIfPresent([String: String].self, forKey: .experimentArms) ?? [:])
   }
@@ -160,9 +160,6 @@ extension RewardedAdEvent {
     }
   }
 }
-
-/// ``RewardedAdEvent/Revenue`` by its package-internal name (public only nested).
-package typealias AdRevenue = RewardedAdEvent.Revenue
 
 extension RewardedAdEvent {
   /// A note about a network's behaviour that the core corrected or ignored.
@@ -221,6 +218,3 @@ extension RewardedAdEvent {
     }
   }
 }
-
-/// ``RewardedAdEvent/Diagnostic`` by its package-internal name (public only nested).
-package typealias Diagnostic = RewardedAdEvent.Diagnostic

@@ -10,6 +10,3 @@ extension RewardedAd {
     case failed(MediationError)
   }
 }
-
-/// ``RewardedAd/ShowOutcome`` by its package-internal name (public only nested).
-package typealias ShowOutcome = RewardedAd.ShowOutcome

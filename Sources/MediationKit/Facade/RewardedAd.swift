@@ -12,7 +12,7 @@
 /// - ``load()`` starts a waterfall and ends in exactly one `ready` or `failed` within the zone's
 ///   budget. While a load is running another call joins it; with an ad already ready it reports
 ///   `ready` again at once.
-/// - ``show(from:customData:)`` throws at once, with no event, when there is nothing to show (not
+/// - ``show(from:customData:)->()`` throws at once, with no event, when there is nothing to show (not
 ///   ready, expired, already used) or another ad is on screen. An accepted show ends in exactly one
 ///   of `closed`, `skipped` or `showFailed`.
 /// - Ads are single-use and expire; with the zone's `autoReload` the next one loads by itself.
@@ -32,7 +32,7 @@ public final class RewardedAd: Sendable {
   public var zoneID: String { controller.id }
   private let controller: ZoneController
   private let hub: EventHub
-  @MainActor private weak var storedDelegate: (any RewardedAdDelegate)?
+  @MainActor private weak var storedDelegate: (any RewardedAd.Delegate)?
   private let subscription = Locked<Cancellable?>(nil)
 
   init(controller: ZoneController, hub: EventHub) {
@@ -123,7 +123,9 @@ public final class RewardedAd: Sendable {
   ///   shown; after it the show goes on and its reward is delivered as an event (see the type's
   ///   rules).
   @MainActor
-  public func show(from presenter: any AdPresenting, customData: String? = nil) async throws -> ShowOutcome {
+  public func show(from presenter: any AdPresenting, customData: String? = nil) async throws
+    -> RewardedAd.ShowOutcome
+  {
     try Task.checkCancellation()
     let reward = Locked<Reward?>(nil)
     return try await wait(start: { () throws(MediationError) in
@@ -134,7 +136,7 @@ public final class RewardedAd: Sendable {
         reward.set(granted)
         return nil
       // `closed` always follows this show's `rewarded` (the reward contract).
-      case .closed: return .success(reward.get().map(ShowOutcome.rewarded) ?? .skipped)
+      case .closed: return .success(reward.get().map(RewardedAd.ShowOutcome.rewarded) ?? .skipped)
       case .skipped: return .success(.skipped)
       case .showFailed(let error): return .success(.failed(error))
       default: return nil
@@ -216,6 +218,3 @@ extension RewardedAd {
     func rewardedAd(_ ad: RewardedAd, didReceive event: RewardedAdEvent)
   }
 }
-
-/// ``RewardedAd/Delegate`` by its package-internal name (public only nested).
-package typealias RewardedAdDelegate = RewardedAd.Delegate

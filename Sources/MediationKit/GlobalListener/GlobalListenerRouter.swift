@@ -38,8 +38,8 @@ public final class GlobalListenerRouter: Sendable {
   private struct State {
     var routes: GlobalListenerRoutes
     var completions: [UInt64: @Sendable (Result<UInt64, AdapterError>) -> Void] = [:]
-    var withdrawals: [UInt64: AdapterWithdrawalSink] = [:]
-    var sinks: [UInt64: AdapterSignalSink] = [:]
+    var withdrawals: [UInt64: AdapterWithdrawal.Sink] = [:]
+    var sinks: [UInt64: AdapterSignal.Sink] = [:]
   }
 
   private let state: Locked<State>

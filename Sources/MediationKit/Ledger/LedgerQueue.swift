@@ -7,7 +7,7 @@ enum LedgerIO: Sendable {
   /// Submitted to a serial executor; the completion re-enters on the scheduler.
   case submit(@Sendable (_ work: @escaping @Sendable () -> Void) -> Void)
 
-  init(_ queue: LedgerQueue, scheduler: any Scheduler) {
+  init(_ queue: MediatorOptions.LedgerQueue, scheduler: any Scheduler) {
     switch queue.kind {
     case .automatic:
       if scheduler is any VirtualTimeScheduler {
@@ -90,7 +90,7 @@ final class RecordingHold: Sendable {
   /// Queues `event` if its zone is waiting for a reward (or still publishing what was held).
   ///
   /// - Returns: Whether it was queued; `false` means publish it now.
-  func holdIfWaiting(_ event: ZoneEvent) -> Bool {
+  func holdIfWaiting(_ event: Mediator.ZoneEvent) -> Bool {
     state.withLock { state in
       guard state.zones[event.zoneID] != nil else { return false }
       state.zones[event.zoneID]?.append(.event(event))
@@ -99,7 +99,7 @@ final class RecordingHold: Sendable {
   }
 
   /// Puts the events of the reward with `ticket`, now recorded, in its place.
-  func recorded(_ ticket: UInt64, zoneID: String, events: [ZoneEvent]) {
+  func recorded(_ ticket: UInt64, zoneID: String, events: [Mediator.ZoneEvent]) {
     state.withLock { state in
       guard
         let index = state.zones[zoneID]?.firstIndex(where: {
@@ -112,7 +112,7 @@ final class RecordingHold: Sendable {
 
   /// The next event `zoneID` may publish: the front of its queue, unless that is a reward still
   /// being recorded. The zone stops holding once its last event is taken.
-  func nextReady(zoneID: String) -> ZoneEvent? {
+  func nextReady(zoneID: String) -> Mediator.ZoneEvent? {
     state.withLock { state in
       guard case .event(let event) = state.zones[zoneID]?.first else { return nil }
       state.zones[zoneID]?.removeFirst()
@@ -157,7 +157,7 @@ extension MediatorOptions {
 
     /// On `queue`, which must be serial (rewards are recorded in the order they were earned).
     public static func dispatch(_ queue: DispatchQueue) -> MediatorOptions.LedgerQueue {
-      LedgerQueue(kind: .submit { work in queue.async(execute: work) })
+      MediatorOptions.LedgerQueue(kind: .submit { work in queue.async(execute: work) })
     }
 
     /// On whatever `submit` runs the work on: for tests that hold the I/O and release it.
@@ -171,6 +171,3 @@ extension MediatorOptions {
     private init(kind: Kind) { self.kind = kind }
   }
 }
-
-/// ``MediatorOptions/LedgerQueue`` by its package-internal name (public only nested).
-package typealias LedgerQueue = MediatorOptions.LedgerQueue

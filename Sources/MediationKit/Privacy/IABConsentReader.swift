@@ -125,7 +125,7 @@ extension IABConsent {
     public static func read(_ value: (String) -> Any?) -> Reading {
       var reading = Reading()
       func malformed(_ key: String, _ problem: String) {
-        reading.issues.append(Diagnostic(.malformedConsent, "\(key): \(problem); left out"))
+        reading.issues.append(RewardedAdEvent.Diagnostic(.malformedConsent, "\(key): \(problem); left out"))
       }
       if let raw = value(tcStringKey) {
         if let text = raw as? String {
@@ -220,6 +220,3 @@ extension IABConsent {
     }
   }
 }
-
-/// ``IABConsent/Reader`` by its package-internal name (public only nested).
-package typealias IABConsentReader = IABConsent.Reader

@@ -28,7 +28,7 @@ extension AdapterRegistry {
 public final class AdapterRegistry: Sendable {
   /// A change the registry's observers (the mediators made from it) are told about.
   package enum Change: Sendable {
-    case registered(AdapterRegistration)
+    case registered(AdapterRegistry.Registration)
     case unregistered(NetworkID)
   }
 
@@ -39,7 +39,7 @@ public final class AdapterRegistry: Sendable {
 
   /// The registrations, and the changes made to them not yet delivered to the observers.
   fileprivate struct State {
-    var registrations: [NetworkID: AdapterRegistration] = [:]
+    var registrations: [NetworkID: AdapterRegistry.Registration] = [:]
     /// Changes in the order they were made, waiting for the thread delivering them.
     var undelivered: [Change] = []
     /// Whether a thread is delivering changes: a change made meanwhile (on another thread, or by
@@ -170,6 +170,3 @@ extension AdapterRegistry.State {
     return undelivered.removeFirst()
   }
 }
-
-/// ``AdapterRegistry/Registration`` by its package-internal name (public only nested).
-package typealias AdapterRegistration = AdapterRegistry.Registration

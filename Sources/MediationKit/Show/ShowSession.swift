@@ -27,7 +27,7 @@ extension EngineContext {
     case .clicked: appEvent = .clicked
     case .revenuePaid(let revenue):
       appEvent = .revenuePaid(
-        AdRevenue(
+        RewardedAdEvent.Revenue(
           network: network, zoneID: zone.id, placementID: ready.info.placementID, usd: revenue.usd,
           precision: revenue.precision, experimentArms: ready.info.experimentArms))
     case .rewarded(let payload):

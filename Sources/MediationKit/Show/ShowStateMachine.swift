@@ -43,8 +43,8 @@ package struct ShowStateMachine: Sendable, Equatable {
   package enum Event: Sendable, Equatable {
     case shown
     case clicked
-    case revenuePaid(ImpressionRevenue)
-    case rewarded(NetworkReward?)
+    case revenuePaid(AdapterSignal.ImpressionRevenue)
+    case rewarded(AdapterSignal.NetworkReward?)
     case closed
     case skipped
     case showFailed(MediationError)
@@ -78,12 +78,12 @@ package struct ShowStateMachine: Sendable, Equatable {
   package struct RevenueRule: Sendable, Equatable {
     /// The core's estimate for the impression (the winning price / 1000); `nil`: the core has
     /// none, so only the network's figure is published.
-    package var estimate: ImpressionRevenue?
+    package var estimate: AdapterSignal.ImpressionRevenue?
     /// The network declares ``AdapterInfo/Capability/impressionRevenue``: hold the estimate until the
     /// terminal event.
     package var networkReportsRevenue: Bool
 
-    package init(estimate: ImpressionRevenue?, networkReportsRevenue: Bool) {
+    package init(estimate: AdapterSignal.ImpressionRevenue?, networkReportsRevenue: Bool) {
       self.estimate = estimate
       self.networkReportsRevenue = networkReportsRevenue
     }
@@ -133,7 +133,7 @@ package struct ShowStateMachine: Sendable, Equatable {
 
     case (.displayed, .showTimeoutEnded):
       dismiss(
-        note: Diagnostic(
+        note: RewardedAdEvent.Diagnostic(
           .endedByCore, "no dismissal reported within the maximum show duration; ended by the core"),
         into: &actions)
     case (_, .showTimeoutEnded):
@@ -156,7 +156,7 @@ package struct ShowStateMachine: Sendable, Equatable {
       actions.append(.emit(.showFailed(Self.showError(error))))
     case (.awaitingDisplay, .signal(let signal)):
       phase = .displayed
-      let implied = Diagnostic(
+      let implied = RewardedAdEvent.Diagnostic(
         .impliedDisplay, "\(Self.name(of: signal)) arrived before the display; shown implied")
       actions.append(.cancelDisplayTimer)
       actions.append(.emit(.shown))
@@ -180,7 +180,8 @@ package struct ShowStateMachine: Sendable, Equatable {
   private mutating func handleOnScreen(_ signal: AdapterSignal, into actions: inout [Action]) {
     switch signal {
     case .displayed:
-      actions.append(.emit(.diagnostic(Diagnostic(.duplicateSignal, "displayed reported twice"))))
+      actions.append(
+        .emit(.diagnostic(RewardedAdEvent.Diagnostic(.duplicateSignal, "displayed reported twice"))))
     case .clicked:
       releaseEstimate(terminal: false, into: &actions)
       actions.append(.emit(.clicked))
@@ -189,7 +190,7 @@ package struct ShowStateMachine: Sendable, Equatable {
         actions.append(
           .emit(
             .diagnostic(
-              Diagnostic(
+              RewardedAdEvent.Diagnostic(
                 .duplicateSignal,
                 "revenue reported after the impression's revenue was published; kept the first"))))
         return
@@ -199,7 +200,8 @@ package struct ShowStateMachine: Sendable, Equatable {
     case .rewarded(let payload):
       if didReward {
         actions.append(
-          .emit(.diagnostic(Diagnostic(.duplicateReward, "reward reported again; granted once"))))
+          .emit(
+            .diagnostic(RewardedAdEvent.Diagnostic(.duplicateReward, "reward reported again; granted once"))))
         return
       }
       didReward = true
@@ -217,17 +219,18 @@ package struct ShowStateMachine: Sendable, Equatable {
       dismiss(note: nil, into: &actions)
     case .showFailed(let error):
       dismiss(
-        note: Diagnostic(
+        note: RewardedAdEvent.Diagnostic(
           .outOfOrderSignal,
           "show failed after display (\(MessageFormat.excerpt("\(error)"))); treated as dismissal"),
         into: &actions)
     }
   }
 
-  private mutating func dismiss(note: Diagnostic?, into actions: inout [Action]) {
+  private mutating func dismiss(note: RewardedAdEvent.Diagnostic?, into actions: inout [Action]) {
     if let note { actions.append(.emit(.diagnostic(note))) }
     if phase == .awaitingLateReward {
-      actions.append(.emit(.diagnostic(Diagnostic(.duplicateSignal, "dismissed reported twice"))))
+      actions.append(
+        .emit(.diagnostic(RewardedAdEvent.Diagnostic(.duplicateSignal, "dismissed reported twice"))))
       return
     }
     if didReward {
@@ -257,7 +260,7 @@ package struct ShowStateMachine: Sendable, Equatable {
       actions.append(
         .emit(
           .diagnostic(
-            Diagnostic(
+            RewardedAdEvent.Diagnostic(
               .missingRevenue,
               "the network declares impression revenue but reported none for this impression; published the core's estimate"
             ))))
@@ -265,13 +268,14 @@ package struct ShowStateMachine: Sendable, Equatable {
     actions.append(.emit(.revenuePaid(estimate)))
   }
 
-  private func afterTerminal(_ signal: AdapterSignal) -> Diagnostic {
+  private func afterTerminal(_ signal: AdapterSignal) -> RewardedAdEvent.Diagnostic {
     if case .rewarded = signal {
       return didReward
-        ? Diagnostic(.duplicateReward, "reward reported again after close; granted once")
-        : Diagnostic(.lateReward, "reward arrived after the dismissal was final; not granted")
+        ? RewardedAdEvent.Diagnostic(.duplicateReward, "reward reported again after close; granted once")
+        : RewardedAdEvent.Diagnostic(.lateReward, "reward arrived after the dismissal was final; not granted")
     }
-    return Diagnostic(.signalAfterTerminal, "\(Self.name(of: signal)) after the show ended; ignored")
+    return RewardedAdEvent.Diagnostic(
+      .signalAfterTerminal, "\(Self.name(of: signal)) after the show ended; ignored")
   }
 
   private static func showError(_ error: AdapterError) -> MediationError {

@@ -11,7 +11,7 @@ enum FrequencyCapCheck {
   ///   - caps: The zone's caps.
   ///   - showTimes: Times of earlier shows, oldest first.
   ///   - now: The current time.
-  static func wait(caps: FrequencyCaps, showTimes: [Duration], now: Duration) -> Wait? {
+  static func wait(caps: ZoneConfig.FrequencyCaps, showTimes: [Duration], now: Duration) -> Wait? {
     var waits: [Wait] = []
     if let interval = caps.minIntervalSeconds, let last = showTimes.last, now - last < .seconds(interval) {
       waits.append(

@@ -195,7 +195,7 @@ final class ZoneController: Sendable {
       }
     case .load:
       var load = request.request
-      load.withdrawals = AdapterWithdrawalSink(
+      load.withdrawals = AdapterWithdrawal.Sink(
         receiver: WithdrawalReceiver(self), loadID: id.load, entry: id.entry)
       sent = request.adapter.load(load) { [weak self] result in
         guard let self else { return }
@@ -214,7 +214,8 @@ final class ZoneController: Sendable {
   private func present(_ ready: ReadyAd, show: Int, from presenter: any AdPresenting, customData: String?) {
     let scheduler = context.scheduler
     // Weak: the SDK may keep the sink after the ad is discarded.
-    let signals = AdapterSignalSink(show: AdapterShowID(zoneID: id, number: show)) { [weak self] signal in
+    let signals = AdapterSignal.Sink(show: AdapterSignal.Sink.ShowID(zoneID: id, number: show)) {
+      [weak self] signal in
       guard let self else { return }
       scheduler.execute { self.handle(.signal(show: show, signal)) }
     }

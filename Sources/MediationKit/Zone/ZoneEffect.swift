@@ -16,7 +16,7 @@ enum ZoneEffect: Sendable {
   /// Publish an event of show `ad`, made on `zone`.
   case publishShow(ShowStateMachine.Event, ReadyAd, zone: ZoneConfig)
   /// Record the reward of show `ad` (in the ledger, when there is one), then publish it.
-  case recordReward(NetworkReward?, ReadyAd, zone: ZoneConfig)
+  case recordReward(AdapterSignal.NetworkReward?, ReadyAd, zone: ZoneConfig)
   /// Publish `failed(unknownZone)`, its message starting with `prefix` (the zone was removed).
   case failRemoved(prefix: String)
   /// Release an ad the zone will never show.
@@ -65,7 +65,7 @@ final class ReadyAd: Sendable {
     self.loaded = loaded
     self.expiresAt = expiresAt
     self.revenue = ShowStateMachine.RevenueRule(
-      estimate: ImpressionRevenue(usd: info.ecpm / 1000, precision: info.precision),
+      estimate: AdapterSignal.ImpressionRevenue(usd: info.ecpm / 1000, precision: info.precision),
       networkReportsRevenue: networkReportsRevenue)
     self.loadID = loadID
   }

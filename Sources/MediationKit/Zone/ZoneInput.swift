@@ -91,7 +91,7 @@ struct NetworkAvailability: Sendable, Equatable {
   var refusals: [NetworkID: String] = [:]
 
   /// The networks of `items` a load cannot ask, and why.
-  func unavailable(for items: [LineItem]) -> [NetworkID: LoadPlan.Unavailable] {
+  func unavailable(for items: [ZoneConfig.LineItem]) -> [NetworkID: LoadPlan.Unavailable] {
     var unavailable: [NetworkID: LoadPlan.Unavailable] = [:]
     for item in items {
       if !registered.contains(item.network) {

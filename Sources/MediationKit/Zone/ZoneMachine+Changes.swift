@@ -22,8 +22,10 @@ extension ZoneMachine {
       let shown = (onScreen + lingering.map(\.session)).first(where: { $0.ready.loadID == request.load })?
         .ready
     else { return }
-    let note = Diagnostic(
-      .adWithdrawn, "the network withdrew the ad after its show started (\(MessageFormat.excerpt("\(reason)"))); the show is unchanged")
+    let note = RewardedAdEvent.Diagnostic(
+      .adWithdrawn,
+      "the network withdrew the ad after its show started (\(MessageFormat.excerpt("\(reason)"))); the show is unchanged"
+    )
     out.append(.publish(.diagnostic(note), network: shown.info.network, arms: shown.info.experimentArms))
   }
 
@@ -38,7 +40,7 @@ extension ZoneMachine {
     for (ready, reason) in withdrawn {
       out.append(.discard(ready.loaded.ad))
       let network = ready.info.network
-      let note = Diagnostic(
+      let note = RewardedAdEvent.Diagnostic(
         .adWithdrawn,
         reason.kind == .configurationChanged
           ? "the ready ad was withdrawn (\(MessageFormat.excerpt("\(reason)"))); discarded"
@@ -89,7 +91,9 @@ extension ZoneMachine {
     swapSetup(new)
     removal = nil
     if let note {
-      out.append(.publish(.diagnostic(Diagnostic(.configurationApplied, note)), network: nil, arms: nil))
+      out.append(
+        .publish(
+          .diagnostic(RewardedAdEvent.Diagnostic(.configurationApplied, note)), network: nil, arms: nil))
     }
     let withdrawn = queue.withdraw { ready in
       new.withdrawalReason(
@@ -121,7 +125,9 @@ extension ZoneMachine {
   /// loads again until a configuration brings it back. A show on screen finishes.
   private mutating func retire(reason: String, _ out: inout [ZoneEffect]) {
     removal = reason
-    out.append(.publish(.diagnostic(Diagnostic(.configurationApplied, reason)), network: nil, arms: nil))
+    out.append(
+      .publish(
+        .diagnostic(RewardedAdEvent.Diagnostic(.configurationApplied, reason)), network: nil, arms: nil))
     let withdrawal = AdapterWithdrawal(.configurationChanged, message: reason)
     let ready = queue.takeAll(leaving: .withdrawn(withdrawal))
     if !ready.isEmpty { disarm(.expiry, &out) }

@@ -42,7 +42,7 @@ extension ZoneMachine {
     let reward = setup.zone.reward
     let request = AdapterLoadRequest(
       zoneID: id, placementID: "", ecpm: 0,
-      reward: NetworkReward(type: reward.type, amount: Double(reward.amount)), privacy: privacy)
+      reward: AdapterSignal.NetworkReward(type: reward.type, amount: Double(reward.amount)), privacy: privacy)
     load = Load(
       id: lastLoadID, startedAt: now, planner: planner, request: request, setup: setup,
       learningEpoch: learningEpoch)
@@ -181,13 +181,14 @@ extension ZoneMachine {
     _ request: RequestID, _ loaded: AdapterLoadedAd, now: Duration, _ out: inout [ZoneEffect]
   ) {
     if acceptedAd === loaded.ad {
-      let note = Diagnostic(.duplicateSignal, "the network reported the same load twice; ignored")
+      let note = RewardedAdEvent.Diagnostic(
+        .duplicateSignal, "the network reported the same load twice; ignored")
       out.append(.publish(.diagnostic(note), network: nil, arms: nil))
       return
     }
     guard load?.id == request.load, !load!.planner.isFinished else {
       out.append(.discard(loaded.ad))
-      let note = Diagnostic(.lateLoad, "an ad arrived after its load ended; discarded")
+      let note = RewardedAdEvent.Diagnostic(.lateLoad, "an ad arrived after its load ended; discarded")
       out.append(.publish(.diagnostic(note), network: nil, arms: lastLoadSetup.experimentArms))
       return
     }

@@ -257,7 +257,7 @@ struct ZoneMachine: Sendable {
   }
 
   /// Learns a show's paid revenue, if the learned eCPMs of its start are current.
-  mutating func learn(paid revenue: ImpressionRevenue, of ready: ReadyAd, epoch: Int) {
+  mutating func learn(paid revenue: AdapterSignal.ImpressionRevenue, of ready: ReadyAd, epoch: Int) {
     guard epoch == learningEpoch else { return }
     learned?.paid(network: ready.info.network, placementID: ready.info.placementID, revenue: revenue)
   }

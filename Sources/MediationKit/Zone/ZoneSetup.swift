@@ -145,8 +145,8 @@ final class ZoneSetup: Sendable {
 
   /// The line item `item` names in the configured zone or any arm of its experiments, when the
   /// user's variant does not use it.
-  private func otherArmsLineItem(_ item: (network: NetworkID, placementID: String)) -> LineItem? {
-    func named(_ candidate: LineItem) -> Bool {
+  private func otherArmsLineItem(_ item: (network: NetworkID, placementID: String)) -> ZoneConfig.LineItem? {
+    func named(_ candidate: ZoneConfig.LineItem) -> Bool {
       candidate.network == item.network && candidate.placementId == item.placementID
     }
     if let own = base.lineItems.first(where: named) { return own }

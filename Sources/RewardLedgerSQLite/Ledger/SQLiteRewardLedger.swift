@@ -269,7 +269,7 @@ public final class SQLiteRewardLedger: RewardLedger {
 
   private static func decode(_ row: SQLiteRow) -> LedgerRecord {
     let networkReward =
-      row.isNull(5) ? nil : NetworkReward(type: row.text(5), amount: row.real(6))
+      row.isNull(5) ? nil : AdapterSignal.NetworkReward(type: row.text(5), amount: row.real(6))
     let reward = Reward(
       type: row.text(3), amount: Int(truncatingIfNeeded: row.integer(4)), transactionID: row.text(0),
       network: NetworkID(row.text(2)), networkReward: networkReward,

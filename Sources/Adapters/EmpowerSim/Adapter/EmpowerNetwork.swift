@@ -23,7 +23,7 @@ public enum EmpowerNetwork {
   /// - Returns: The registration to add to an ``AdapterRegistry``.
   public static func registration(profile: EmpowerBehaviorProfile = .default) -> AdapterRegistry.Registration
   {
-    AdapterRegistration(info: info) { environment in
+    AdapterRegistry.Registration(info: info) { environment in
       EmpowerAdapter(
         manager: EMAManager(scheduler: environment.scheduler, random: environment.random, profile: profile))
     }

@@ -28,7 +28,7 @@ struct ZoneDemand {
   /// grows a number, not a list.
   private var usedUndiscarded = 0
   /// The signals of the show on screen, if any.
-  private(set) var show: AdapterSignalSink?
+  private(set) var show: AdapterSignal.Sink?
 
   /// Nothing needs the zone: no pending load, no ad the core holds, nothing on screen.
   var isIdle: Bool { loads.isEmpty && unshown.isEmpty && usedUndiscarded == 0 && show == nil }
@@ -70,7 +70,7 @@ struct ZoneDemand {
 
   /// The core shows ad `id` with `signals`: uses the ad up, and puts it on screen unless another
   /// ad of the zone is there.
-  mutating func beginShow(_ id: UInt64, signals: AdapterSignalSink) -> ShowStart {
+  mutating func beginShow(_ id: UInt64, signals: AdapterSignal.Sink) -> ShowStart {
     guard takeUnshown(id) else { return .alreadyUsed }
     usedUndiscarded += 1
     guard show == nil else { return .busy }
@@ -79,7 +79,7 @@ struct ZoneDemand {
   }
 
   /// The show left the screen (or failed): its signals, and whether the zone is then idle.
-  mutating func endShow() -> (signals: AdapterSignalSink?, idle: Bool) {
+  mutating func endShow() -> (signals: AdapterSignal.Sink?, idle: Bool) {
     let signals = show
     show = nil
     return (signals, isIdle)

@@ -57,7 +57,7 @@ final class ZoneRouter: Sendable {
 
   /// Shows ad `ad` with `signals`, or reports why it cannot: already shown or discarded, another ad
   /// of the zone on screen, or the zone holding no ad (another load's ad consumed it).
-  func show(ad: UInt64, from presenter: any AdPresenting, signals: AdapterSignalSink) {
+  func show(ad: UInt64, from presenter: any AdPresenting, signals: AdapterSignal.Sink) {
     switch context.demand.withLock({ $0.beginShow(ad, signals: signals) }) {
     case .alreadyUsed:
       signals.send(
@@ -142,7 +142,7 @@ final class ZoneDelegate: AdStatusDelegate, AdClickDelegate, Sendable {
     case .shown:
       context.currentShow()?.send(.displayed)
     case .rewarded(let type, let amount):
-      context.currentShow()?.send(.rewarded(NetworkReward(type: type, amount: Double(amount))))
+      context.currentShow()?.send(.rewarded(AdapterSignal.NetworkReward(type: type, amount: Double(amount))))
     case .closed, .skipped:
       context.endShow()?.send(.dismissed)
     }
@@ -163,12 +163,12 @@ struct ZoneContext: Sendable {
   let demand = Locked(ZoneDemand())
 
   /// The signals of the show on screen, if any.
-  func currentShow() -> AdapterSignalSink? {
+  func currentShow() -> AdapterSignal.Sink? {
     demand.withLock { $0.show }
   }
 
   /// Ends the show, destroying the zone first if that leaves it idle; the show's signals.
-  func endShow() -> AdapterSignalSink? {
+  func endShow() -> AdapterSignal.Sink? {
     let (signals, idle) = demand.withLock { $0.endShow() }
     destroyIf(idle)
     return signals
@@ -195,7 +195,7 @@ final class EmpowerAd: AdapterAd, CancellationTarget {
     self.id = id
   }
 
-  func show(_ request: AdapterShowRequest, from presenter: any AdPresenting, signals: AdapterSignalSink) {
+  func show(_ request: AdapterShowRequest, from presenter: any AdPresenting, signals: AdapterSignal.Sink) {
     router.show(ad: id, from: presenter, signals: signals)
   }
 

@@ -280,7 +280,7 @@ private final class BidCancellation: CancellationTarget {
 final class GoogleAdapterAd: AdapterAd, FullScreenContentDelegate {
   private struct State {
     var ad: RewardedAd?
-    var signals: AdapterSignalSink?
+    var signals: AdapterSignal.Sink?
   }
 
   private let state: Locked<State>
@@ -292,7 +292,7 @@ final class GoogleAdapterAd: AdapterAd, FullScreenContentDelegate {
   /// The SDK's ad, until discarded.
   var rewardedAd: RewardedAd? { state.withLock { $0.ad } }
 
-  func show(_ request: AdapterShowRequest, from presenter: any AdPresenting, signals: AdapterSignalSink) {
+  func show(_ request: AdapterShowRequest, from presenter: any AdPresenting, signals: AdapterSignal.Sink) {
     let ad = state.withLock { state -> RewardedAd? in
       if state.ad != nil { state.signals = signals }
       return state.ad
@@ -311,11 +311,13 @@ final class GoogleAdapterAd: AdapterAd, FullScreenContentDelegate {
     ad.paidEventHandler = { [weak self] value in
       self?.send(
         .revenuePaid(
-          ImpressionRevenue(usd: value.amount, precision: Self.precision(value.precision))))
+          AdapterSignal.ImpressionRevenue(usd: value.amount, precision: Self.precision(value.precision))))
     }
     // Strong capture: a late reward must still be forwarded after the dismissal.
     ad.present(from: presenter) {
-      self.send(.rewarded(NetworkReward(type: ad.adReward.type, amount: ad.adReward.amount.doubleValue)))
+      self.send(
+        .rewarded(AdapterSignal.NetworkReward(type: ad.adReward.type, amount: ad.adReward.amount.doubleValue))
+      )
     }
   }
 
@@ -332,7 +334,7 @@ final class GoogleAdapterAd: AdapterAd, FullScreenContentDelegate {
     state.withLock { $0.signals }?.send(signal)
   }
 
-  private static func precision(_ precision: AdValuePrecision) -> RevenuePrecision {
+  private static func precision(_ precision: AdValuePrecision) -> AdapterSignal.RevenuePrecision {
     switch precision {
     case .precise: .exact
     case .publisherProvided: .publisherDefined

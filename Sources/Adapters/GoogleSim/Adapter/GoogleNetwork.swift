@@ -29,7 +29,7 @@ public enum GoogleNetwork {
     wallClockMilliseconds: @escaping @Sendable () -> Int64 = MediatorOptions.systemWallClock,
     serverCallbacks: (any ServerCallbackSender)? = nil
   ) -> AdapterRegistry.Registration {
-    AdapterRegistration(info: info) { environment in
+    AdapterRegistry.Registration(info: info) { environment in
       GoogleAdapter(
         mobileAds: MobileAds(
           scheduler: environment.scheduler, random: environment.random, profile: profile,

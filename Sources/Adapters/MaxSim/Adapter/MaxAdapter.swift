@@ -28,7 +28,7 @@ public enum MaxNetwork {
     wallClockMilliseconds: @escaping @Sendable () -> Int64 = MediatorOptions.systemWallClock,
     serverCallbacks: (any ServerCallbackSender)? = nil
   ) -> AdapterRegistry.Registration {
-    AdapterRegistration(info: info) { environment in
+    AdapterRegistry.Registration(info: info) { environment in
       MaxAdapter(
         sdk: ALSdk(
           scheduler: environment.scheduler, random: environment.random, profile: profile,
@@ -223,7 +223,7 @@ final class MaxAdUnitRouter: MARewardedAdDelegate, MAAdRevenueDelegate, Sendable
 
   private struct ShowRoute {
     let ad: MAAd
-    let signals: AdapterSignalSink
+    let signals: AdapterSignal.Sink
     var awaitingStart = true
     var failed = false
   }
@@ -284,7 +284,7 @@ final class MaxAdUnitRouter: MARewardedAdDelegate, MAAdRevenueDelegate, Sendable
     state.withLock { state in state.pendingLoads.removeAll { $0.ticket == ticket } }
   }
 
-  func show(_ ad: MAAd, request: AdapterShowRequest, presenter: any AdPresenting, signals: AdapterSignalSink)
+  func show(_ ad: MAAd, request: AdapterShowRequest, presenter: any AdPresenting, signals: AdapterSignal.Sink)
   {
     let replaced = state.withLock { state -> Bool in
       if let loaded = state.loadedAd, loaded !== ad { return true }
@@ -312,7 +312,7 @@ final class MaxAdUnitRouter: MARewardedAdDelegate, MAAdRevenueDelegate, Sendable
 
   /// The show `ad`'s callbacks belong to: the latest show of that ad that did not fail; a
   /// placeholder ad (a `-24` failure) goes to the latest show not yet started.
-  private func signals(for ad: MAAd, starting: Bool = false, failing: Bool = false) -> AdapterSignalSink? {
+  private func signals(for ad: MAAd, starting: Bool = false, failing: Bool = false) -> AdapterSignal.Sink? {
     state.withLock { state in
       let index =
         state.shows.lastIndex { $0.ad === ad && !$0.failed }
@@ -378,14 +378,17 @@ final class MaxAdUnitRouter: MARewardedAdDelegate, MAAdRevenueDelegate, Sendable
   // MARK: MARewardedAdDelegate
 
   func didRewardUser(for ad: MAAd, with reward: MAReward) {
-    signals(for: ad)?.send(.rewarded(NetworkReward(type: reward.label, amount: Double(reward.amount))))
+    signals(for: ad)?.send(
+      .rewarded(AdapterSignal.NetworkReward(type: reward.label, amount: Double(reward.amount))))
   }
 
   // MARK: MAAdRevenueDelegate
 
   func didPayRevenue(for ad: MAAd) {
     signals(for: ad)?.send(
-      .revenuePaid(ImpressionRevenue(usd: ad.revenue, precision: MaxAdapter.precision(ad.revenuePrecision))))
+      .revenuePaid(
+        AdapterSignal.ImpressionRevenue(usd: ad.revenue, precision: MaxAdapter.precision(ad.revenuePrecision))
+      ))
   }
 }
 
@@ -399,7 +402,7 @@ final class MaxAdapterAd: AdapterAd {
     self.router = router
   }
 
-  func show(_ request: AdapterShowRequest, from presenter: any AdPresenting, signals: AdapterSignalSink) {
+  func show(_ request: AdapterShowRequest, from presenter: any AdPresenting, signals: AdapterSignal.Sink) {
     router.show(ad, request: request, presenter: presenter, signals: signals)
   }
 
