@@ -176,7 +176,7 @@ struct ConfigRangeTests {
   @Test func theConfigurationArticleDocumentsEveryRange() throws {
     let article = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
       .deletingLastPathComponent().appendingPathComponent(
-        "Sources/MediationKit/MediationKit.docc/Configuration.md")
+        "Sources/MediationKit/MediationKit.docc/ConfigurationRanges.md")
     let text = try String(contentsOf: article, encoding: .utf8)
     let rows = text.split(separator: "\n").filter { $0.hasPrefix("| `zones[]") }
     #expect(rows.count == Self.fields.count)
