@@ -26,7 +26,9 @@ struct ZoneMachineTests {
       names.enumerated().map { item("n", $0.element, ecpm: Double(10 - $0.offset), timeout: 5) }, expiry: 60,
       grace: 5, autoReload: autoReload)
     config.queueDepth = depth
-    return ZoneSetup(zone: config, in: MediationConfig(zones: [config]), adapters: ["n": adapter], seed: 1)
+    return ZoneSetup(
+      zone: config, in: MediationConfig(zones: [config]), adapters: ["n": adapter],
+      infos: ["n": adapter.info], seed: 1)
   }
 
   /// Feeds a machine as ``ZoneController`` does: each arming is answered with a handle, whose

@@ -1,46 +1,49 @@
 import Foundation
 
 /// What every zone of one mediator shares: the clock, the adapters and their start-up status,
-/// the full-screen gate, the event hub, privacy signals and the random stream.
+/// the screen, the event hub, privacy signals and the random stream.
 final class EngineContext: Sendable {
   let scheduler: any Scheduler
   let options: MediatorOptions
   /// The adapters, by network id, as they stand now: adapters can be registered and unregistered
-  /// while the mediator runs (``NetworkStarts/add(_:adapter:)``).
+  /// while the mediator runs (``NetworkStarts/add(_:adapter:info:)``).
   var adapters: [NetworkID: any RewardedAdapter] { starts.adapters }
   /// Where rewards are recorded before the app is told; `nil` for none.
   let ledger: (any RewardLedger)?
   /// Where the ledger is written and read (``MediatorOptions/ledgerQueue``); `nil` without one.
   private let ledgerIO: LedgerIO?
-  /// Each zone's events held behind its rewards being recorded (the hub consults it); `nil`
-  /// without a ledger, so publishing then costs one check and nothing else.
-  private let hold: RecordingHold?
-  /// The zone and network of each reward delivered or listed in this run and not acknowledged
-  /// yet, so a failed acknowledgement is reported on the reward's zone.
-  private let rewardOrigins = Locked<[String: (zoneID: String, network: NetworkID)]>([:])
-  let hub: EventHub
-  let fullScreen = FullScreenGate()
-  private let random: Locked<SeededRandom>
-  private let auctionCounter = Locked(0)
+  let hub = EventHub()
   /// Each network's start-up, and the requests waiting for it.
   let starts: NetworkStarts
-  private let privacySettings = Locked(PrivacySettings())
-  /// The zones of the configuration in use, for the error a removed zone's load gets.
-  private let activeZones = Locked<[String]>([])
-  private let userIDStorage = Locked<String?>(nil)
 
+  /// What the lock guards: the few values every zone of the mediator reads and writes.
+  private struct Shared {
+    var random: SeededRandom
+    var lastAuctionID: UInt64 = 0
+    var privacy = PrivacySettings()
+    /// The zones of the configuration in use, for the error a removed zone's load gets.
+    var zoneIDs: [String] = []
+    var userID: String?
+    /// The zone whose ad is on screen: one full-screen ad at a time, across every zone.
+    var screenHolder: String?
+    /// The zone and network of each reward delivered or listed in this run and not acknowledged
+    /// yet, so a failed acknowledgement is reported on the reward's zone.
+    var rewardOrigins: [String: (zoneID: String, network: NetworkID)] = [:]
+  }
+
+  private let shared: Locked<Shared>
+
+  /// - Parameter adapters: Each network's adapter with its info, read by the caller outside any lock.
   init(
-    scheduler: any Scheduler, options: MediatorOptions, adapters: [NetworkID: any RewardedAdapter],
+    scheduler: any Scheduler, options: MediatorOptions,
+    adapters: [NetworkID: (adapter: any RewardedAdapter, info: AdapterInfo)],
     ledger: (any RewardLedger)? = nil
   ) {
     self.scheduler = scheduler
     self.ledger = ledger
     self.ledgerIO = ledger.map { _ in LedgerIO(options.ledgerQueue, scheduler: scheduler) }
-    let hold = ledger.map { _ in RecordingHold() }
-    self.hold = hold
-    self.hub = EventHub(hold: hold)
     self.options = options
-    self.random = Locked(SeededRandom(seed: options.seed).derived("mediator"))
+    self.shared = Locked(Shared(random: SeededRandom(seed: options.seed).derived("mediator")))
     self.starts = NetworkStarts(
       adapters: adapters, modes: options.networkStarts, timeout: options.startTimeout, scheduler: scheduler)
   }
@@ -49,33 +52,74 @@ final class EngineContext: Sendable {
   func nextTransactionID() -> String {
     switch options.transactionIDs {
     case .systemRandom: UUID().uuidString
-    case .seeded: random.withLock { $0.uuidString() }
+    case .seeded: shared.withLock { $0.random.uuidString() }
     }
   }
 
   /// A new auction id: 1, 2, 3… in the order loads start, so the same run gives the same ids.
   func nextAuctionID() -> UInt64 {
-    UInt64(auctionCounter.increment())
+    shared.withLock { shared in
+      shared.lastAuctionID += 1
+      return shared.lastAuctionID
+    }
   }
 
   /// The id of the auction started last (0 before the first).
-  var lastAuctionID: UInt64 { UInt64(auctionCounter.get()) }
+  var lastAuctionID: UInt64 { shared.withLock { $0.lastAuctionID } }
 
-  var privacy: PrivacySettings {
-    get { privacySettings.withLock { $0 } }
-    set { privacySettings.withLock { $0 = newValue } }
+  /// The privacy signals every load starts with.
+  var privacy: PrivacySettings { shared.withLock { $0.privacy } }
+
+  /// Applies `change` to the privacy signals, atomically; `change` runs outside the lock (it is
+  /// the app's code), and again on the newer value when another thread changed them meanwhile.
+  ///
+  /// - Returns: Whether the signals changed.
+  func updatePrivacy(_ change: (inout PrivacySettings) -> Void) -> Bool {
+    while true {
+      let current = privacy
+      var changed = current
+      change(&changed)
+      guard changed != current else { return false }
+      let swapped = shared.withLock { shared in
+        guard shared.privacy == current else { return false }
+        shared.privacy = changed
+        return true
+      }
+      if swapped { return true }
+    }
   }
 
   /// The app's id for the user, forwarded with each show (checked by ``Mediator/setUserID(_:)``).
   var userID: String? {
-    get { userIDStorage.withLock { $0 } }
-    set { userIDStorage.withLock { $0 = newValue } }
+    get { shared.withLock { $0.userID } }
+    set { shared.withLock { $0.userID = newValue } }
   }
 
   /// The zones of the configuration in use, in its order.
-  func zoneIDs() -> [String] { activeZones.withLock { $0 } }
+  func zoneIDs() -> [String] { shared.withLock { $0.zoneIDs } }
 
-  func setZoneIDs(_ ids: [String]) { activeZones.withLock { $0 = ids } }
+  func setZoneIDs(_ ids: [String]) { shared.withLock { $0.zoneIDs = ids } }
+
+  // MARK: The screen
+
+  /// Takes the screen for `zoneID`'s show, unless another zone's ad is on it.
+  func takeScreen(for zoneID: String) -> Screen {
+    shared.withLock { shared in
+      guard let holder = shared.screenHolder else {
+        shared.screenHolder = zoneID
+        return .acquired
+      }
+      return .taken(by: holder)
+    }
+  }
+
+  /// Hands the screen back, if `zoneID` holds it.
+  func releaseScreen(from zoneID: String) {
+    shared.withLock { shared in if shared.screenHolder == zoneID { shared.screenHolder = nil } }
+  }
+
+  /// The zone whose ad is on screen, if any.
+  var screenHolder: String? { shared.withLock { $0.screenHolder } }
 
   // MARK: Adapter start-up
 
@@ -92,14 +136,14 @@ final class EngineContext: Sendable {
   /// The record runs where ``MediatorOptions/ledgerQueue`` says, not on the executor; until it
   /// completes (back on the executor), the zone's later events are held behind the reward.
   func publishReward(_ reward: Reward, zoneID: String) {
-    guard let ledger, let ledgerIO, let hold else {
+    guard let ledger, let ledgerIO else {
       publish(zoneID, reward.network, .rewarded(reward))
       return
     }
     let entry = LedgerEntry(
       reward: reward, zoneID: zoneID, recordedAtMilliseconds: options.wallClockMilliseconds())
     let time = scheduler.now
-    let ticket = hold.beginRecording(zoneID: zoneID)
+    let ticket = hub.beginRecording(zoneID: zoneID)
     ledgerIO.perform(on: scheduler) { () -> LedgerError? in
       do throws(LedgerError) {
         try ledger.record(entry)
@@ -118,8 +162,7 @@ final class EngineContext: Sendable {
       events.append(
         Mediator.ZoneEvent(time: time, zoneID: zoneID, network: reward.network, event: .rewarded(reward)))
       rememberOrigin(of: entry)
-      hold.recorded(ticket, zoneID: zoneID, events: events)
-      while let event = hold.nextReady(zoneID: zoneID) { hub.deliver(event) }
+      hub.recorded(ticket, zoneID: zoneID, events: events)
     }
   }
 
@@ -137,7 +180,7 @@ final class EngineContext: Sendable {
         .ledgerWriteFailed,
         "acknowledgement of reward \(transactionID) not written: \(error); the reward stays pending "
           + "and will be redelivered on a later start")
-      let origin = rewardOrigins.withLock { $0[transactionID] }
+      let origin = shared.withLock { $0.rewardOrigins[transactionID] }
       scheduler.execute { [self] in
         for zoneID in origin.map({ [$0.zoneID] }) ?? zoneIDs {
           publish(zoneID, origin?.network, .diagnostic(note))
@@ -174,14 +217,14 @@ final class EngineContext: Sendable {
   > {
     Result { () throws(LedgerError) in
       let wasPending = try ledger.acknowledge(transactionID: transactionID)
-      _ = rewardOrigins.withLock { $0.removeValue(forKey: transactionID) }
+      shared.withLock { $0.rewardOrigins[transactionID] = nil }
       return wasPending
     }
   }
 
   /// Notes `entry`'s zone and network for the diagnostic of a failed acknowledgement.
   private func rememberOrigin(of entry: LedgerEntry) {
-    rewardOrigins.withLock { $0[entry.reward.transactionID] = (entry.zoneID, entry.reward.network) }
+    shared.withLock { $0.rewardOrigins[entry.reward.transactionID] = (entry.zoneID, entry.reward.network) }
   }
 
   /// Delivers every reward the ledger still holds from an earlier run, marked as a redelivery;
@@ -258,24 +301,4 @@ final class EngineContext: Sendable {
     default: [:]
     }
   }
-}
-
-/// Lets one full-screen ad up at a time, across every zone of a mediator.
-final class FullScreenGate: Sendable {
-  private let holder = Locked<String?>(nil)
-
-  /// Takes the screen for `zoneID`; `false` when another zone holds it.
-  func acquire(_ zoneID: String) -> Bool {
-    holder.withLock { holder in
-      guard holder == nil else { return false }
-      holder = zoneID
-      return true
-    }
-  }
-
-  func release(_ zoneID: String) {
-    holder.withLock { holder in if holder == zoneID { holder = nil } }
-  }
-
-  var current: String? { holder.withLock { $0 } }
 }

@@ -9,28 +9,36 @@
 /// ```
 public final class Mediator: Sendable {
   /// The configuration in use: the one given at `init`, then the last one ``apply(_:)`` accepted.
-  public var config: MediationConfig { live.withLock { $0.config } }
+  public var config: MediationConfig { state.withLock { $0.config } }
   /// The registered adapters' info, sorted by network id; it follows the registry's changes.
-  public var networks: [AdapterInfo] { context.adapters.values.map(\.info).sorted { $0.id < $1.id } }
+  public var networks: [AdapterInfo] { context.starts.infos.values.sorted { $0.id < $1.id } }
   private let context: EngineContext
 
-  /// What ``apply(_:)`` and the registry's changes swap.
-  private struct Live {
+  /// A change made one at a time, in order (see ``TurnQueue``): zones see configurations, network
+  /// changes and user changes in the order they came, and adapters see privacy changes in order.
+  private enum Change {
+    case apply(MediationConfig)
+    case network(NetworkID, note: String)
+    case user
+    case privacy
+  }
+
+  /// What the lock guards.
+  private struct State {
     var config: MediationConfig
     /// Every zone any configuration of this mediator named, removed ones included: a removed
     /// zone's show on screen finishes (its timers and signals hold the zone weakly), its
     /// ``RewardedAd`` handles fail clearly, and the zone is reused if a configuration brings it back.
     var zones: [String: ZoneController]
+    var changes = TurnQueue<Change>()
+    /// The privacy signals the adapters were last told of.
+    var privacyTold = PrivacySettings()
+    /// The registry's observation: it makes and starts adapters registered later.
+    var registryObservation: Cancellable?
   }
 
-  private let live: Locked<Live>
-  /// One configuration change at a time (an apply, a registration), so zones see them in order.
-  private let reconfiguring = Locked(())
-  /// The registry's observation: it makes and starts adapters registered later.
-  private let registryObservation = Locked<Cancellable?>(nil)
+  private let state: Locked<State>
   private let random: SeededRandom
-  /// Serializes privacy changes and their delivery to the adapters.
-  private let privacyChanges = Locked(())
 
   /// Creates a mediator and starts its adapters.
   ///
@@ -67,14 +75,15 @@ public final class Mediator: Sendable {
     }
     let random = SeededRandom(seed: options.seed)
     self.random = random
-    var adapters: [NetworkID: any RewardedAdapter] = [:]
+    var adapters: [NetworkID: (adapter: any RewardedAdapter, info: AdapterInfo)] = [:]
     for registration in registrations {
-      adapters[registration.info.id] = Self.makeAdapter(registration, scheduler: scheduler, random: random)
+      let adapter = Self.makeAdapter(registration, scheduler: scheduler, random: random)
+      adapters[registration.info.id] = (adapter, adapter.info)
     }
     let context = EngineContext(scheduler: scheduler, options: options, adapters: adapters, ledger: ledger)
     self.context = context
-    self.live = Locked(
-      Live(
+    self.state = Locked(
+      State(
         config: config,
         zones: Dictionary(
           uniqueKeysWithValues: config.zones.map {
@@ -87,10 +96,10 @@ public final class Mediator: Sendable {
       scheduler.schedule(after: .zero) { [context] in context.redeliverPendingRewards(zoneIDs: zoneIDs) }
     }
     let observation = registry.observe { [weak self] change in self?.registryChanged(change) }
-    registryObservation.withLock { $0 = observation }
+    state.withLock { $0.registryObservation = observation }
   }
 
-  deinit { registryObservation.withLock { $0 }?.cancel() }
+  deinit { state.withLock { $0.registryObservation }?.cancel() }
 
   /// Throws `invalidConfiguration` with every path-precise problem of `config`.
   private static func check(_ config: MediationConfig) throws(MediationError) {
@@ -138,43 +147,61 @@ public final class Mediator: Sendable {
   /// Every zone whose plan changed (and every removed zone) gets a
   /// ``RewardedAdEvent/Diagnostic/Kind/configurationApplied`` diagnostic naming the configuration's
   /// ``MediationConfig/version`` and what changed. Safe to call from any thread; the work is a
-  /// swap per zone, and the events are published on the scheduler's executor.
+  /// swap per zone, and the events are published on the scheduler's executor. Changes (an apply,
+  /// a network registered or unregistered, a user id) are made one at a time, in the order they
+  /// come: a call made while another thread is making one queues its change, which that thread
+  /// makes next, and returns.
   ///
   /// - Throws: ``MediationError`` `invalidConfiguration` listing every problem of `config`, path
   ///   by path; the mediator then keeps running on its current configuration, unchanged.
   public func apply(_ config: MediationConfig) throws(MediationError) {
     try Self.check(config)
-    reconfiguring.withLock { _ in
-      let old = live.withLock { $0.config }
-      let version = config.version.map { "'\($0)'" } ?? "(no version)"
-      let plan = LiveChange(from: old, to: config)
-      context.starts.updatePlacements(Self.placements(of: config))
-      var zones = live.withLock { $0.zones }
-      for zone in config.zones {
-        let summary = plan.summary(ofZone: zone.id)
-        if let controller = zones[zone.id] {
-          controller.reconfigure(zone, in: config, change: summary.map { "configuration \(version): \($0)" })
-        } else {
-          zones[zone.id] = ZoneController(zone: zone, in: config, context: context)
-          if let summary { context.announce(zone.id, "configuration \(version): \(summary)") }
-        }
+    make(.apply(config))
+  }
+
+  /// Makes `change` now, then any change other threads queued meanwhile; or, when another thread
+  /// is making changes, queues it for that thread to make next. No lock is held while a change is
+  /// made: zones and adapters are called from here.
+  private func make(_ change: Change) {
+    guard state.withLock({ $0.changes.enqueue(change) }) else { return }
+    while let change = state.withLock({ $0.changes.next() }) {
+      switch change {
+      case .apply(let config): applyNow(config)
+      case .network(let network, let note): reconfigureZones(naming: network, note: note)
+      case .user: resolveArmsAgain()
+      case .privacy: tellAdaptersOfPrivacy()
       }
-      for id in plan.removedZones {
-        zones[id]?.retire(reason: "zone '\(id)' was removed by configuration \(version)")
-      }
-      live.withLock {
-        $0.config = config
-        $0.zones = zones
-      }
-      context.setZoneIDs(config.zones.map(\.id))
     }
+  }
+
+  private func applyNow(_ config: MediationConfig) {
+    var (old, zones) = state.withLock { ($0.config, $0.zones) }
+    let version = config.version.map { "'\($0)'" } ?? "(no version)"
+    let plan = LiveChange(from: old, to: config)
+    context.starts.updatePlacements(Self.placements(of: config))
+    for zone in config.zones {
+      let summary = plan.summary(ofZone: zone.id)
+      if let controller = zones[zone.id] {
+        controller.reconfigure(zone, in: config, change: summary.map { "configuration \(version): \($0)" })
+      } else {
+        zones[zone.id] = ZoneController(zone: zone, in: config, context: context)
+        if let summary { context.announce(zone.id, "configuration \(version): \(summary)") }
+      }
+    }
+    for id in plan.removedZones {
+      zones[id]?.retire(reason: "zone '\(id)' was removed by configuration \(version)")
+    }
+    state.withLock {
+      $0.config = config
+      $0.zones = zones
+    }
+    context.setZoneIDs(config.zones.map(\.id))
   }
 
   /// Follows the registry: makes and starts a network registered later, or drops one
   /// unregistered, then has every zone rebuild its plan (the zones that name the network say so).
   ///
-  /// The network's adapter is made, started or dropped before the zones are reconfigured, and
-  /// outside `reconfiguring`: no adapter code runs while it is held.
+  /// The network's adapter is made, started or dropped before the zones are reconfigured.
   private func registryChanged(_ change: AdapterRegistry.Change) {
     let network: NetworkID
     let note: String
@@ -182,7 +209,7 @@ public final class Mediator: Sendable {
     case .registered(let registration):
       network = registration.info.id
       let adapter = Self.makeAdapter(registration, scheduler: context.scheduler, random: random)
-      let start = context.starts.add(network, adapter: adapter)
+      let start = context.starts.add(network, adapter: adapter, info: adapter.info)
       start()
       note = "network '\(network)' registered"
     case .unregistered(let id):
@@ -191,12 +218,16 @@ public final class Mediator: Sendable {
       refuseWaiting()
       note = "network '\(id)' unregistered"
     }
-    reconfiguring.withLock { _ in
-      let (config, zones) = live.withLock { ($0.config, $0.zones) }
-      for zone in config.zones {
-        let namesNetwork = zone.lineItems.contains { $0.network == network }
-        zones[zone.id]?.reconfigure(zone, in: config, change: namesNetwork ? note : nil)
-      }
+    make(.network(network, note: note))
+  }
+
+  /// Has every zone rebuild its plan after `network` was registered or unregistered; the zones
+  /// that name it publish `note`.
+  private func reconfigureZones(naming network: NetworkID, note: String) {
+    let (config, zones) = state.withLock { ($0.config, $0.zones) }
+    for zone in config.zones {
+      let namesNetwork = zone.lineItems.contains { $0.network == network }
+      zones[zone.id]?.reconfigure(zone, in: config, change: namesNetwork ? note : nil)
     }
   }
 
@@ -246,7 +277,7 @@ public final class Mediator: Sendable {
   /// The facade for one zone.
   /// - Throws: ``MediationError`` `unknownZone`, listing the known zones.
   public func rewardedAd(zone id: String) throws(MediationError) -> RewardedAd {
-    let (controller, config) = live.withLock { live in
+    let (controller, config) = state.withLock { live in
       (live.config.zones.contains { $0.id == id } ? live.zones[id] : nil, live.config)
     }
     guard let controller else {
@@ -269,7 +300,9 @@ public final class Mediator: Sendable {
 
   /// The user's privacy signals, forwarded to every adapter with each request. A change also
   /// reaches every adapter at once, through ``RewardedAdapter/privacyDidChange(_:)``, before the
-  /// setter returns; it applies to loads that start after it.
+  /// setter returns; it applies to loads that start after it. (While another thread is telling
+  /// the adapters of its change, that thread tells them of this one right after, so every adapter
+  /// sees the changes in order and ends on the latest.)
   public var privacy: PrivacySettings {
     get { context.privacy }
     set { updatePrivacy { $0 = newValue } }
@@ -277,16 +310,26 @@ public final class Mediator: Sendable {
 
   /// Changes the privacy signals in one step (so two threads changing different fields lose
   /// neither change) and, if they changed, tells every adapter at once, in network-id order.
+  ///
+  /// `change` may run more than once: again on the newer signals when another thread changed
+  /// them meanwhile.
   public func updatePrivacy(_ change: (inout PrivacySettings) -> Void) {
-    // One change at a time, adapters told inside the lock: they see the changes in order.
-    privacyChanges.withLock { _ in
-      var privacy = context.privacy
-      change(&privacy)
-      guard privacy != context.privacy else { return }
-      context.privacy = privacy
-      for (_, adapter) in context.adapters.sorted(by: { $0.key < $1.key }) {
-        adapter.privacyDidChange(privacy)
-      }
+    guard context.updatePrivacy(change) else { return }
+    make(.privacy)
+  }
+
+  /// Tells every adapter, in network-id order, of the privacy signals now in use, unless they
+  /// were told of them last.
+  private func tellAdaptersOfPrivacy() {
+    let privacy = context.privacy
+    let changed = state.withLock { state -> Bool in
+      guard state.privacyTold != privacy else { return false }
+      state.privacyTold = privacy
+      return true
+    }
+    guard changed else { return }
+    for (_, adapter) in context.adapters.sorted(by: { $0.key < $1.key }) {
+      adapter.privacyDidChange(privacy)
     }
   }
 
@@ -319,11 +362,14 @@ public final class Mediator: Sendable {
         "user id is \(userID.utf16.count) UTF-16 code units long; at most \(Self.maxUserIDLength) are allowed"
       )
     }
-    reconfiguring.withLock { _ in
-      context.userID = userID
-      let (config, zones) = live.withLock { ($0.config, $0.zones) }
-      for zone in config.zones where !zone.experiments.isEmpty { zones[zone.id]?.userChanged(in: config) }
-    }
+    context.userID = userID
+    make(.user)
+  }
+
+  /// Has every zone with experiments resolve its arms for the user now set.
+  private func resolveArmsAgain() {
+    let (config, zones) = state.withLock { ($0.config, $0.zones) }
+    for zone in config.zones where !zone.experiments.isEmpty { zones[zone.id]?.userChanged(in: config) }
   }
 
   /// The adapter this mediator made for `network`, if it is registered: for tests and diagnostic
@@ -336,5 +382,5 @@ public final class Mediator: Sendable {
   public var lastAuctionID: UInt64 { context.lastAuctionID }
 
   /// Whether any zone's ad is on screen.
-  public var isAnyAdShowing: Bool { context.fullScreen.current != nil }
+  public var isAnyAdShowing: Bool { context.screenHolder != nil }
 }

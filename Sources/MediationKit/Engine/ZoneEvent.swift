@@ -3,29 +3,47 @@
 /// Delivery is re-entrancy safe: an event published while another is being delivered (a
 /// subscriber that loads or shows, and an SDK that answers at once) is queued and delivered to
 /// every subscriber after the current one, so all subscribers see the same order.
+///
+/// With a ledger, the hub also holds each zone's events behind the rewards it is recording, so
+/// nothing the zone publishes after a reward (its `closed`) overtakes the `rewarded` that waits for
+/// the ledger. A zone's hold is a list of rewards being recorded and events waiting behind them:
+/// an event of a zone with a hold joins it; a recorded reward's events take its place; the events
+/// at the front are delivered one at a time, the hold staying in place until the last one is
+/// taken, so an event a subscriber publishes meanwhile still queues behind the rest.
 final class EventHub: Sendable {
   private struct Subscriber {
     let token: Int
     let handler: @Sendable (Mediator.ZoneEvent) -> Void
   }
 
+  private enum Held {
+    case recording(ticket: UInt64)
+    case event(Mediator.ZoneEvent)
+  }
+
   private struct State {
     var nextToken = 0
-    /// In subscription order; replaced (not mutated in place) so publishing only retains it.
+    /// In subscription order; replaced (not mutated in place) so delivering only retains it.
     var subscribers: [Subscriber] = []
     var queue: [Mediator.ZoneEvent] = []
     var delivering = false
+    var nextTicket: UInt64 = 0
+    /// The zones holding their events behind a reward being recorded.
+    var held: [String: [Held]] = [:]
+
+    /// Queues `event` behind the one being delivered, or starts delivering it: then returns the
+    /// subscribers to hand it to.
+    mutating func beginDelivery(_ event: Mediator.ZoneEvent) -> [Subscriber]? {
+      if delivering {
+        queue.append(event)
+        return nil
+      }
+      delivering = true
+      return subscribers
+    }
   }
 
   private let state = Locked(State())
-  /// With a ledger: holds each zone's events behind its rewards being recorded.
-  private let hold: RecordingHold?
-
-  /// - Parameter hold: Where a zone's events wait while its reward is being recorded; `nil`
-  ///   without a ledger, when every event is delivered at once.
-  init(hold: RecordingHold? = nil) {
-    self.hold = hold
-  }
 
   func subscribe(_ handler: @escaping @Sendable (Mediator.ZoneEvent) -> Void) -> Cancellable {
     let token = state.withLock { state -> Int in
@@ -38,38 +56,61 @@ final class EventHub: Sendable {
     }
   }
 
-  /// Delivers `event` to every subscriber, outside the lock, after any event still being delivered
-  /// — or, while its zone's reward is being recorded, queues it in the hold behind that reward.
-  ///
-  /// The event is handed to the subscribers as it is (borrowed), not copied into the lock's state:
-  /// only an event published while another is being delivered is queued.
+  /// Delivers `event` to every subscriber, outside the lock, after any event still being
+  /// delivered — or, while its zone's reward is being recorded, holds it behind that reward.
   func publish(_ event: Mediator.ZoneEvent) {
-    if let hold {
-      publish(event, through: hold)
-      return
-    }
-    deliver(event)
-  }
-
-  /// Publishes `event` now, or queues it behind its zone's reward being recorded. Out of line,
-  /// so that without a ledger publishing costs one check of `hold` and nothing else.
-  @inline(never)
-  private func publish(_ event: Mediator.ZoneEvent, through hold: RecordingHold) {
-    if !hold.holdIfWaiting(event) { deliver(event) }
-  }
-
-  /// Delivers `event` (see ``publish(_:)``), past the hold: for the events the hold releases.
-  @inline(__always)
-  func deliver(_ event: Mediator.ZoneEvent) {
-    let first: [Subscriber]? = state.withLock { state in
-      if state.delivering {
-        state.queue.append(event)
+    let first = state.withLock { state -> [Subscriber]? in
+      if !state.held.isEmpty, state.held[event.zoneID] != nil {
+        state.held[event.zoneID]?.append(.event(event))
         return nil
       }
-      state.delivering = true
-      return state.subscribers
+      return state.beginDelivery(event)
     }
-    guard var subscribers = first else { return }
+    if let first { deliver(event, to: first) }
+  }
+
+  /// Starts holding `zoneID`'s later events behind a reward being recorded.
+  ///
+  /// - Returns: The reward's ticket, for ``recorded(_:zoneID:events:)``.
+  func beginRecording(zoneID: String) -> UInt64 {
+    state.withLock { state in
+      state.nextTicket += 1
+      state.held[zoneID, default: []].append(.recording(ticket: state.nextTicket))
+      return state.nextTicket
+    }
+  }
+
+  /// Puts the events of the reward with `ticket`, now recorded, in its place, then delivers
+  /// what the zone holds up to the next reward still being recorded.
+  func recorded(_ ticket: UInt64, zoneID: String, events: [Mediator.ZoneEvent]) {
+    state.withLock { state in
+      guard
+        let index = state.held[zoneID]?.firstIndex(where: {
+          if case .recording(ticket) = $0 { true } else { false }
+        })
+      else { return }
+      state.held[zoneID]?.replaceSubrange(index...index, with: events.map(Held.event))
+    }
+    while let next = nextHeld(zoneID: zoneID) {
+      if let subscribers = next.subscribers { deliver(next.event, to: subscribers) }
+    }
+  }
+
+  /// Takes the front of `zoneID`'s hold, unless that is a reward still being recorded, and
+  /// queues or starts its delivery. The zone stops holding once its last event is taken.
+  private func nextHeld(zoneID: String) -> (event: Mediator.ZoneEvent, subscribers: [Subscriber]?)? {
+    state.withLock { state in
+      guard case .event(let event) = state.held[zoneID]?.first else { return nil }
+      state.held[zoneID]?.removeFirst()
+      if state.held[zoneID]?.isEmpty == true { state.held[zoneID] = nil }
+      return (event, state.beginDelivery(event))
+    }
+  }
+
+  /// Hands `event` to `subscribers`, then every event queued meanwhile to the subscribers of
+  /// the moment.
+  private func deliver(_ event: Mediator.ZoneEvent, to subscribers: [Subscriber]) {
+    var subscribers = subscribers
     for subscriber in subscribers { subscriber.handler(event) }
     while let queued = nextQueued(&subscribers) {
       for subscriber in subscribers { subscriber.handler(queued) }

@@ -14,8 +14,10 @@ final class ZoneController: Sendable {
   init(zone: ZoneConfig, in config: MediationConfig, context: EngineContext) {
     self.id = zone.id
     self.context = context
+    let (adapters, infos) = context.starts.adaptersAndInfos
     let setup = ZoneSetup(
-      zone: zone, in: config, userID: context.userID, adapters: context.adapters, seed: context.options.seed)
+      zone: zone, in: config, userID: context.userID, adapters: adapters, infos: infos,
+      seed: context.options.seed)
     let options = context.options
     let timings = ZoneMachine.Timings(
       displayTimeout: options.displayTimeout, maxShowDuration: options.maxShowDuration,
@@ -45,8 +47,7 @@ final class ZoneController: Sendable {
   /// Shows the best ready ad from `presenter`, on the calling thread; see
   /// ``RewardedAd/show(from:customData:)`` for the rules.
   func show(from presenter: any AdPresenting, customData: String?) throws(MediationError) {
-    let screen: Screen = context.fullScreen.acquire(id) ? .acquired : .taken(by: context.fullScreen.current)
-    let effects = transition(.show(customData: customData, screen: screen))
+    let effects = transition(.show(customData: customData, screen: context.takeScreen(for: id)))
     var refusal: ZoneEffect.ShowRefusal?
     for effect in effects {
       switch effect {
@@ -74,8 +75,10 @@ final class ZoneController: Sendable {
   /// Swaps in the setup `zone` and `config` make (``Mediator/apply(_:)``, a network registered or
   /// unregistered); `change`, when given, is published as a `configurationApplied` diagnostic.
   func reconfigure(_ zone: ZoneConfig, in config: MediationConfig, change: String?) {
+    let (adapters, infos) = context.starts.adaptersAndInfos
     let setup = ZoneSetup(
-      zone: zone, in: config, userID: context.userID, adapters: context.adapters, seed: context.options.seed)
+      zone: zone, in: config, userID: context.userID, adapters: adapters, infos: infos,
+      seed: context.options.seed)
     handle(.apply(.configuration(setup, note: change)), performingOnExecutor: true)
   }
 
@@ -89,7 +92,7 @@ final class ZoneController: Sendable {
     guard !previous.base.experiments.isEmpty, previous.userID != userID else { return }
     let setup = ZoneSetup(
       zone: previous.base, in: config, userID: userID, adapters: previous.networkAdapters,
-      seed: context.options.seed)
+      infos: previous.networkInfos, seed: context.options.seed)
     handle(.apply(.user(setup)))
   }
 
@@ -160,7 +163,7 @@ final class ZoneController: Sendable {
       case .discard(let ad):
         ad.discard()
       case .releaseScreen:
-        context.fullScreen.release(id)
+        context.releaseScreen(from: id)
       case .reload:
         handle(loadInput(requested: false))
       case .present, .refuseShow:

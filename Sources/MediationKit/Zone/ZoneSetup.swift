@@ -36,6 +36,8 @@ final class ZoneSetup: Sendable {
   let initialLearnedECPMs: LearnedECPMs?
   /// Every registered adapter when the setup was made, by network id.
   let networkAdapters: [NetworkID: any RewardedAdapter]
+  /// Their infos, as the mediator read them when it made each adapter.
+  let networkInfos: [NetworkID: AdapterInfo]
   /// The networks the configuration switched off everywhere.
   let disabledNetworks: Set<NetworkID>
   /// How many ads the zone keeps ready: its `queueDepth`, but no more than it has placements
@@ -47,9 +49,11 @@ final class ZoneSetup: Sendable {
   ///   - zone: The zone as configured; with experiments and a `userID`, the setup uses the
   ///     user's variant (``ZoneConfig/variant(forUser:)``). Without a user id it uses the zone
   ///     as configured and reports no arm.
+  ///   - infos: Each adapter's info, as the mediator read it when it made the adapter: a setup is
+  ///     made while configuration changes are serialized, and never calls adapter code itself.
   init(
     zone base: ZoneConfig, in config: MediationConfig, userID: String? = nil,
-    adapters: [NetworkID: any RewardedAdapter], seed: UInt64
+    adapters: [NetworkID: any RewardedAdapter], infos: [NetworkID: AdapterInfo], seed: UInt64
   ) {
     let zone: ZoneConfig
     if let userID, !base.experiments.isEmpty {
@@ -62,6 +66,7 @@ final class ZoneSetup: Sendable {
     self.userID = userID
     self.version = config.version
     networkAdapters = adapters
+    networkInfos = infos
     disabledNetworks = Set(config.disabledNetworks)
     budget = LoadBudget(loadTimeout: zone.loadTimeout, auctionTimeout: zone.auctionTimeout)
     adExpiry = zone.adExpiry
@@ -83,7 +88,9 @@ final class ZoneSetup: Sendable {
       queueDepth = 1
     }
     self.adapters = plan.entries.map { adapters[$0.item.network] }
-    reportsRevenue = self.adapters.map { $0?.info.capabilities.contains(.impressionRevenue) ?? false }
+    reportsRevenue = plan.entries.map {
+      infos[$0.item.network]?.capabilities.contains(.impressionRevenue) ?? false
+    }
     if zone.autoECPM, zone.strategy != .bidding {
       let random = SeededRandom(seed: seed).derived("autoECPM").derived(zone.id)
       initialLearnedECPMs = LearnedECPMs(plan: plan, random: random)
