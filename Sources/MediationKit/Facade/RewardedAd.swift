@@ -33,14 +33,16 @@ public final class RewardedAd: Sendable {
   private let controller: ZoneController
   private let hub: EventHub
   @MainActor private weak var storedDelegate: (any RewardedAd.Delegate)?
-  private let subscription = Locked<Cancellable?>(nil)
+  /// The delegate's hub subscription: set once, on the main actor, when a delegate is first set;
+  /// read again only by `deinit`, when nothing else can reach the ad, so it needs no lock.
+  @MainActor private var delegateSubscription: Cancellable?
 
   init(controller: ZoneController, hub: EventHub) {
     self.controller = controller
     self.hub = hub
   }
 
-  deinit { subscription.withLock { $0 }?.cancel() }
+  deinit { delegateSubscription?.cancel() }
 
   /// Receives events on the main actor (see ``RewardedAd/Delegate``); held weakly.
   @MainActor public var delegate: (any Delegate)? {
@@ -53,18 +55,15 @@ public final class RewardedAd: Sendable {
 
   /// Subscribes to the zone's events the first time a delegate is set; each event reaches the
   /// delegate on the main actor, in order.
-  private func subscribeDelegateOnce() {
+  @MainActor private func subscribeDelegateOnce() {
+    guard delegateSubscription == nil else { return }
     let zoneID = controller.id
-    let hub = self.hub
-    subscription.withLock { subscription in
-      guard subscription == nil else { return }
-      let mailbox = MainActorMailbox<RewardedAdEvent> { [weak self] event in
-        guard let self else { return }
-        self.storedDelegate?.rewardedAd(self, didReceive: event)
-      }
-      subscription = hub.subscribe { event in
-        if event.zoneID == zoneID { mailbox.post(event.event) }
-      }
+    let mailbox = MainActorMailbox<RewardedAdEvent> { [weak self] event in
+      guard let self else { return }
+      self.storedDelegate?.rewardedAd(self, didReceive: event)
+    }
+    delegateSubscription = hub.subscribe { event in
+      if event.zoneID == zoneID { mailbox.post(event.event) }
     }
   }
 
@@ -83,7 +82,8 @@ public final class RewardedAd: Sendable {
       controller.load()
       return ready
     }
-    return try await wait(start: { () throws(MediationError) in controller.load() }) { event in
+    return try await wait(partial: (), start: { () throws(MediationError) in controller.load() }) {
+      event, _ in
       switch event {
       case .ready(let info): .success(info)
       case .failed(let error): .failure(error)
@@ -127,16 +127,19 @@ public final class RewardedAd: Sendable {
     -> RewardedAd.ShowOutcome
   {
     try Task.checkCancellation()
-    let reward = Locked<Reward?>(nil)
-    return try await wait(start: { () throws(MediationError) in
-      try controller.show(from: presenter, customData: customData)
-    }) { event in
+    // The partial state is this show's reward, once granted.
+    return try await wait(
+      partial: Reward?.none,
+      start: { () throws(MediationError) in
+        try controller.show(from: presenter, customData: customData)
+      }
+    ) { event, reward in
       switch event {
       case .rewarded(let granted) where !granted.isRedelivery:
-        reward.set(granted)
+        reward = granted
         return nil
       // `closed` always follows this show's `rewarded` (the reward contract).
-      case .closed: return .success(reward.get().map(RewardedAd.ShowOutcome.rewarded) ?? .skipped)
+      case .closed: return .success(reward.map(RewardedAd.ShowOutcome.rewarded) ?? .skipped)
       case .skipped: return .success(.skipped)
       case .showFailed(let error): return .success(.failed(error))
       default: return nil
@@ -146,18 +149,20 @@ public final class RewardedAd: Sendable {
 
   /// Subscribes to the zone's events, runs `start` and waits until `answer` has one; the
   /// subscription ends with the wait. `start` runs on the caller's actor, before any suspension.
-  private func wait<Value: Sendable>(
-    isolation: isolated (any Actor)? = #isolation, start: () throws(MediationError) -> Void,
-    answer: @escaping @Sendable (RewardedAdEvent) -> Result<Value, MediationError>?
+  /// `answer` reads each event with what the earlier ones added up to (`partial` at first),
+  /// under the waiter's lock: pure code of the facade's own, never the app's.
+  private func wait<Partial: Sendable, Value: Sendable>(
+    isolation: isolated (any Actor)? = #isolation, partial: Partial, start: () throws(MediationError) -> Void,
+    answer: @escaping @Sendable (RewardedAdEvent, inout Partial) -> Result<Value, MediationError>?
   ) async throws -> Value {
-    let waiter = EventWaiter<Value>()
+    let waiter = EventWaiter<Partial, Value>(partial: partial)
     let zoneID = self.zoneID
     return try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { continuation in
         guard waiter.begin(continuation) else { return }
         let subscription = hub.subscribe { event in
-          guard event.zoneID == zoneID, let result = answer(event.event) else { return }
-          waiter.finish(result.mapError { $0 })
+          guard event.zoneID == zoneID else { return }
+          waiter.offer { partial in answer(event.event, &partial) }
         }
         guard waiter.hold(subscription) else { return }
         do {

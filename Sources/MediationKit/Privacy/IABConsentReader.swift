@@ -59,16 +59,19 @@ extension IABConsent {
       }
     }
 
+    /// The defaults, the latest reading and the notification observer, behind one lock: a
+    /// refresh reads the defaults and compares with the latest reading in one round, so two
+    /// refreshes racing cannot leave an older reading as the latest. (`UserDefaults` is not
+    /// `Sendable` in every Foundation, so it is read only under the lock.)
     private struct State {
+      let defaults: UserDefaults
       var last: Reading?
       var observer: (any NSObjectProtocol)?
     }
 
-    /// `UserDefaults` is not `Sendable` in every Foundation, so it is read under a lock.
-    private let defaults: Locked<UserDefaults>
     private let notificationCenter: NotificationCenter
     private let onChange: @Sendable (Reading) -> Void
-    private let state = Locked(State())
+    private let state: Locked<State>
 
     /// Reads `defaults` now, calls `onChange` with the reading, and again whenever a later reading
     /// differs.
@@ -81,7 +84,7 @@ extension IABConsent {
       defaults: UserDefaults = .standard, notificationCenter: NotificationCenter = .default,
       onChange: @escaping @Sendable (Reading) -> Void
     ) {
-      self.defaults = Locked(defaults)
+      self.state = Locked(State(defaults: defaults))
       self.notificationCenter = notificationCenter
       self.onChange = onChange
       // Any defaults instance: a CMP may write through another instance of the same suite. A
@@ -108,13 +111,13 @@ extension IABConsent {
 
     /// Reads the keys again and reports the reading if it changed.
     public func refresh() {
-      let reading = defaults.withLock { defaults in Self.read { defaults.object(forKey: $0) } }
-      let changed = state.withLock { state -> Bool in
-        guard state.last != reading else { return false }
+      let changed = state.withLock { state -> Reading? in
+        let reading = Self.read(from: state.defaults)
+        guard state.last != reading else { return nil }
         state.last = reading
-        return true
+        return reading
       }
-      if changed { onChange(reading) }
+      if let changed { onChange(changed) }
     }
 
     /// Reads the keys from `defaults` once.

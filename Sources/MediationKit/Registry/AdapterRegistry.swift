@@ -32,14 +32,14 @@ public final class AdapterRegistry: Sendable {
     case unregistered(NetworkID)
   }
 
-  private struct Observers {
-    var next = 0
-    var handlers: [Int: @Sendable (Change) -> Void] = [:]
-  }
-
-  /// The registrations, and the changes made to them not yet delivered to the observers.
+  /// The registrations, the observers, and the changes not yet delivered to them: one value
+  /// behind one lock, so a change is taken off the queue together with the observers it goes to.
   fileprivate struct State {
     var registrations: [NetworkID: AdapterRegistry.Registration] = [:]
+    /// The observers by token, a token larger than every earlier one, so sorting by token is
+    /// the order they subscribed in.
+    var handlers: [Int: @Sendable (Change) -> Void] = [:]
+    var nextToken = 0
     /// Changes in the order they were made, waiting for the thread delivering them.
     var undelivered: [Change] = []
     /// Whether a thread is delivering changes: a change made meanwhile (on another thread, or by
@@ -49,7 +49,6 @@ public final class AdapterRegistry: Sendable {
   }
 
   private let state = Locked(State())
-  private let observers = Locked(Observers())
 
   /// The process-wide default registry, for apps that want one.
   public static let shared = AdapterRegistry()
@@ -107,21 +106,21 @@ public final class AdapterRegistry: Sendable {
   /// Calls `handler` with every later change, in order: on the thread that makes it, or (while
   /// another thread is delivering a change) on that thread, after the changes before it.
   package func observe(_ handler: @escaping @Sendable (Change) -> Void) -> Cancellable {
-    let token = observers.withLock { observers -> Int in
-      observers.next += 1
-      observers.handlers[observers.next] = handler
-      return observers.next
+    let token = state.withLock { state -> Int in
+      state.nextToken += 1
+      state.handlers[state.nextToken] = handler
+      return state.nextToken
     }
     return Cancellable { [weak self] in
-      _ = self?.observers.withLock { $0.handlers.removeValue(forKey: token) }
+      _ = self?.state.withLock { $0.handlers.removeValue(forKey: token) }
     }
   }
 
-  /// Delivers the queued changes, oldest first, each to every observer, outside every lock; until
-  /// none is left.
+  /// Delivers the queued changes, oldest first, each to every observer, outside the lock; until
+  /// none is left. Each change is taken with the observers subscribed when it is taken, in the
+  /// order they subscribed.
   private func deliverChanges() {
-    while let change = state.withLock({ $0.nextUndelivered() }) {
-      let handlers = observers.withLock { $0.handlers.sorted { $0.key < $1.key }.map(\.value) }
+    while let (change, handlers) = state.withLock({ $0.nextDelivery() }) {
       for handler in handlers { handler(change) }
     }
   }
@@ -161,12 +160,15 @@ extension AdapterRegistry.State {
     return true
   }
 
-  /// The oldest change not delivered yet; `nil` (and the delivery over) when none is left.
-  fileprivate mutating func nextUndelivered() -> AdapterRegistry.Change? {
+  /// The oldest change not delivered yet and the observers to deliver it to, in the order they
+  /// subscribed; `nil` (and the delivery over) when none is left.
+  fileprivate mutating func nextDelivery() -> (
+    AdapterRegistry.Change, [@Sendable (AdapterRegistry.Change) -> Void]
+  )? {
     guard !undelivered.isEmpty else {
       delivering = false
       return nil
     }
-    return undelivered.removeFirst()
+    return (undelivered.removeFirst(), handlers.sorted { $0.key < $1.key }.map(\.value))
   }
 }

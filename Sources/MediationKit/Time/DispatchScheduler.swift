@@ -30,6 +30,10 @@ public final class DispatchScheduler: Scheduler {
 }
 
 /// A one-way flag, set once when work is cancelled.
+///
+/// A lock box rather than `DispatchWorkItem.cancel()`: `DispatchWorkItem` is not `Sendable` in
+/// swift-corelibs-libdispatch (Linux), so a ``Cancellable`` could not hold one without an
+/// unchecked conformance.
 final class CancellationFlag: Sendable {
   private let cancelled = Locked(false)
   var isCancelled: Bool { cancelled.get() }
