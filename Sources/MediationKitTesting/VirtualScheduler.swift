@@ -8,8 +8,8 @@ import MediationKit
 /// nothing is runnable. All state sits under one lock; actions run outside it, on the thread that
 /// drives the scheduler, and may schedule more work.
 public final class VirtualScheduler: VirtualTimeScheduler {
-  /// One scheduled action; also its own cancellation handle.
-  private final class Slot: CancellationTarget {
+  /// One scheduled action.
+  private final class Slot: Sendable {
     enum Status { case pending, running, cancelled }
 
     let action: @Sendable () -> Void
@@ -105,7 +105,7 @@ public final class VirtualScheduler: VirtualTimeScheduler {
     }
     // Released outside the lock (see `runNext`).
     purged.removeAll()
-    return Cancellable(slot)
+    return Cancellable { slot.cancel() }
   }
 
   /// Runs every action due at or before `now + duration`, then sets the clock to that time.

@@ -28,12 +28,6 @@ public struct AdapterWithdrawal: Sendable, Equatable, CustomStringConvertible {
   public var description: String { "\(kind.rawValue): \(message)" }
 }
 
-/// Where the core's ``AdapterWithdrawal/Sink``s deliver: a zone, held so that a sink an SDK keeps
-/// does not keep the zone alive.
-package protocol AdapterWithdrawalReceiver: AnyObject, Sendable {
-  func withdrawn(_ reason: AdapterWithdrawal, loadID: Int, entry: Int)
-}
-
 extension AdapterWithdrawal {
   /// Where an adapter tells the core that an ad it loaded went away before it was shown. Each load
   /// gets its own, in ``AdapterLoadRequest/withdrawals``; keep it with the ad the load makes.
@@ -44,45 +38,19 @@ extension AdapterWithdrawal {
   /// the show: it is reported as a diagnostic. Safe to call from any thread, any number of times.
   public struct Sink: Sendable {
     private let deliver: (@Sendable (AdapterWithdrawal) -> Void)?
-    /// The core's receiver and the load it names: no closure is allocated per load.
-    private let receiver: (any AdapterWithdrawalReceiver)?
-    private let loadID: Int
-    private let entry: Int
 
     /// Creates a sink that hands each withdrawal to `deliver`.
     public init(_ deliver: @escaping @Sendable (AdapterWithdrawal) -> Void) {
       self.deliver = deliver
-      self.receiver = nil
-      self.loadID = 0
-      self.entry = 0
     }
 
-    /// The core's sink for load `loadID`'s request to plan entry `entry`.
-    package init(receiver: any AdapterWithdrawalReceiver, loadID: Int, entry: Int) {
-      self.deliver = nil
-      self.receiver = receiver
-      self.loadID = loadID
-      self.entry = entry
-    }
-
-    private init() {
-      self.deliver = nil
-      self.receiver = nil
-      self.loadID = 0
-      self.entry = 0
-    }
+    private init() { self.deliver = nil }
 
     /// A sink that ignores withdrawals: the default of a request built outside the core (a bid
     /// request, a test).
     public static var ignored: AdapterWithdrawal.Sink { AdapterWithdrawal.Sink() }
 
     /// Tells the core that the SDK no longer has the ad this load made, and why.
-    public func withdrawn(_ reason: AdapterWithdrawal) {
-      if let receiver {
-        receiver.withdrawn(reason, loadID: loadID, entry: entry)
-      } else {
-        deliver?(reason)
-      }
-    }
+    public func withdrawn(_ reason: AdapterWithdrawal) { deliver?(reason) }
   }
 }

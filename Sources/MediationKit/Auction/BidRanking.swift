@@ -27,7 +27,6 @@ package enum BidRanking {
 
   /// Whether a bid of `lhs` (its price, its line item's priority and configuration index) ranks
   /// before one of `rhs`: the order of ``ranked(_:)``.
-  @inline(__always)
   static func ranksBefore(
     _ lhs: (price: Double, priority: Int, configIndex: Int),
     _ rhs: (price: Double, priority: Int, configIndex: Int)

@@ -40,38 +40,21 @@ package protocol VirtualTimeScheduler: Scheduler {}
 
 /// A handle that cancels work not yet done: a scheduled action, or an adapter's load.
 public struct Cancellable: Sendable {
-  private let target: (any CancellationTarget)?
+  private let action: (@Sendable () -> Void)?
 
   /// Creates a handle whose ``cancel()`` runs `cancel`.
   public init(cancel: @escaping @Sendable () -> Void) {
-    self.target = ClosureCancellation(cancel)
+    self.action = cancel
   }
 
-  /// Creates a handle that cancels `target`: for schedulers and adapters that keep their own
-  /// cancellable objects, without a closure allocation per handle.
-  package init(_ target: any CancellationTarget) {
-    self.target = target
-  }
-
-  private init(nothing: Void) { self.target = nil }
+  private init(nothing: Void) { self.action = nil }
 
   /// A handle for work that cannot be cancelled (or has nothing to cancel).
   public static let none = Cancellable(nothing: ())
 
-  /// Cancels the work if it has not finished yet; does nothing otherwise. Idempotent.
-  public func cancel() { target?.cancel() }
-}
-
-/// Something a ``Cancellable`` can cancel.
-package protocol CancellationTarget: AnyObject, Sendable {
-  /// Cancels the work if it has not finished yet; idempotent.
-  func cancel()
-}
-
-private final class ClosureCancellation: CancellationTarget {
-  private let action: @Sendable () -> Void
-  init(_ action: @escaping @Sendable () -> Void) { self.action = action }
-  func cancel() { action() }
+  /// Cancels the work if it has not finished yet; does nothing otherwise. Idempotent when the
+  /// closure it was made with is.
+  public func cancel() { action?() }
 }
 
 // Package, not public: an extension of a standard-library type would collide with an app's own.

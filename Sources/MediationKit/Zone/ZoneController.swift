@@ -198,8 +198,10 @@ final class ZoneController: Sendable {
       }
     case .load:
       var load = request.request
-      load.withdrawals = AdapterWithdrawal.Sink(
-        receiver: WithdrawalReceiver(self), loadID: id.load, entry: id.entry)
+      // Weak: an SDK may keep the sink after the zone is gone.
+      load.withdrawals = AdapterWithdrawal.Sink { [weak self] reason in
+        self?.withdraw(loadID: id.load, entry: id.entry, reason: reason)
+      }
       sent = request.adapter.load(load) { [weak self] result in
         guard let self else { return }
         scheduler.execute {
@@ -225,17 +227,5 @@ final class ZoneController: Sendable {
     ready.loaded.ad.show(
       AdapterShowRequest(zoneID: id, customData: customData, userID: context.userID), from: presenter,
       signals: signals)
-  }
-}
-
-/// Hands a load's withdrawals to its zone, held weakly: an SDK may keep a sink after the zone is
-/// gone.
-private final class WithdrawalReceiver: AdapterWithdrawalReceiver {
-  weak let zone: ZoneController?
-
-  init(_ zone: ZoneController) { self.zone = zone }
-
-  func withdrawn(_ reason: AdapterWithdrawal, loadID: Int, entry: Int) {
-    zone?.withdraw(loadID: loadID, entry: entry, reason: reason)
   }
 }

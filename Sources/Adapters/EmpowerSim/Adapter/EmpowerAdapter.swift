@@ -76,7 +76,7 @@ public final class EmpowerAdapter: SimulatedNetwork, ConsentReadBack {
       slot: router.slot, delegate: router.delegate,
       simulation: EMASimulatedRequest(auctionID: Self.auctionKey(request), bidToken: request.bid?.token),
       privacy: request.privacy)
-    return Cancellable(ad)
+    return Cancellable { ad.cancel() }
   }
 
   /// Forwards changed privacy signals through Empower's privacy API at once.

@@ -182,10 +182,9 @@ struct ZoneContext: Sendable {
 
 /// One load of a placement and, once the zone fills, the single-use ad the load got.
 ///
-/// The load's cancellation handle and the ``AdapterAd`` handed to the core are one object, so a
-/// load allocates once. Cancelling stops waiting for the load (nothing once it completed) and
-/// destroys the zone when nothing else needs it.
-final class EmpowerAd: AdapterAd, CancellationTarget {
+/// The ``AdapterAd`` handed to the core for one load. Cancelling the load stops waiting for it
+/// (nothing once it completed) and destroys the zone when nothing else needs it.
+final class EmpowerAd: AdapterAd {
   private let router: ZoneRouter
   /// Unique among the router's ads.
   let id: UInt64

@@ -95,7 +95,7 @@ public final class GoogleAdapter: SimulatedNetwork, ConsentReadBack {
         completion(.failure(Self.adapterError(failure)))
       }
     }
-    return Cancellable(token)
+    return Cancellable { token.cancel() }
   }
 
   /// Asks the simulated ad server for a bid, after its seeded bid latency.
@@ -121,7 +121,8 @@ public final class GoogleAdapter: SimulatedNetwork, ConsentReadBack {
       case .failure(let failure): completion(.failure(Self.adapterError(failure)))
       }
     }
-    return Cancellable(BidCancellation(token: token, pending: pending))
+    // Finishes the bid and cancels the SDK's request, unless it already ended.
+    return Cancellable { if token.finish() { pending.cancel() } }
   }
 
   /// What a ``load(_:completion:)`` of `request` would answer, without side effects: whether the
@@ -252,28 +253,14 @@ public final class GoogleAdapter: SimulatedNetwork, ConsentReadBack {
 }
 
 /// Whether a load or bid has finished (completed or cancelled): the first of the two wins.
-private final class LoadToken: CancellationTarget {
+private final class LoadToken: Sendable {
   private let finished = Locked(false)
 
   /// Marks the load finished. Returns `true` for the first caller only.
   func finish() -> Bool { !finished.exchange(true) }
 
-  /// Cancelling a load finishes it: its outcome is ignored. (The token is its own handle, so a
-  /// load allocates no closure for its cancellation.)
+  /// Cancelling a load finishes it: its outcome is ignored.
   func cancel() { _ = finish() }
-}
-
-/// A bid's cancellation: finishes the bid and cancels the SDK's request, unless it already ended.
-private final class BidCancellation: CancellationTarget {
-  private let token: LoadToken
-  private let pending: Cancellable
-
-  init(token: LoadToken, pending: Cancellable) {
-    self.token = token
-    self.pending = pending
-  }
-
-  func cancel() { if token.finish() { pending.cancel() } }
 }
 
 /// One loaded `RewardedAd`, as MediationKit's single-use ``AdapterAd``.

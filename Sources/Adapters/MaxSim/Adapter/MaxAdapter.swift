@@ -276,7 +276,8 @@ final class MaxAdUnitRouter: MARewardedAdDelegate, MAAdRevenueDelegate, Sendable
         serverCallback: request.serverCallback.map {
           MASimulatedServerCallbackSettings(urlTemplate: $0.url, eventKey: $0.eventKey ?? "")
         }))
-    return Cancellable(LoadCancellation(router: self, ticket: ticket))
+    // Weak: a handle the core keeps does not keep the router alive.
+    return Cancellable { [weak self] in self?.cancelLoad(ticket) }
   }
 
   /// Forgets the pending load `ticket`: the core gave up on it.
@@ -417,18 +418,4 @@ extension MaxPrivacy {
       hasUserConsent: privacy.hasUserConsent, doNotSell: privacy.doNotSell,
       isAgeRestrictedUser: privacy.isChildDirected, consentStrings: privacy.iab)
   }
-}
-
-/// A load's cancellation handle: one small object rather than a closure in a closure-holding
-/// one. Weak: a handle the core keeps does not keep the router alive.
-private final class LoadCancellation: CancellationTarget {
-  private weak let router: MaxAdUnitRouter?
-  private let ticket: UInt64
-
-  init(router: MaxAdUnitRouter, ticket: UInt64) {
-    self.router = router
-    self.ticket = ticket
-  }
-
-  func cancel() { router?.cancelLoad(ticket) }
 }
