@@ -52,31 +52,37 @@ class InputError(Exception):
     """The package description is missing or not what `swift package describe` prints."""
 
 
-def load_description(describe_json: str | None, package_path: Path) -> dict:
-    """The package description: from `describe_json` ('-' for standard input), else from SwiftPM."""
-    if describe_json is None:
+def read_swiftpm_json(saved: str | None, package_path: Path, subcommand: list[str], stdin: bool) -> tuple[object, str]:
+    """What `swift package <subcommand>` prints, parsed, and where it came from: from the file
+    `saved` ('-' for standard input, where `stdin` allows it), else from SwiftPM in `package_path`."""
+    name = f"`swift package {subcommand[0]}`"
+    command = f"`swift package {' '.join(subcommand)}`"
+    if saved is None:
         try:
-            result = subprocess.run(
-                ["swift", "package", "--package-path", str(package_path), "describe", "--type", "json"],
-                check=False, capture_output=True, text=True)
+            result = subprocess.run(["swift", "package", "--package-path", str(package_path), *subcommand],
+                                    check=False, capture_output=True, text=True)
         except FileNotFoundError as error:
-            raise InputError(f"cannot run `swift package describe`: {error}; expected swift on PATH")
+            raise InputError(f"cannot run {name}: {error}; expected swift on PATH")
         if result.returncode != 0:
-            raise InputError(
-                f"`swift package describe --type json` in {package_path} failed "
-                f"(exit {result.returncode}): {result.stderr.strip()}")
-        text, source = result.stdout, f"`swift package describe` of {package_path}"
-    elif describe_json == "-":
+            raise InputError(f"{command} in {package_path} failed "
+                             f"(exit {result.returncode}): {result.stderr.strip()}")
+        text, source = result.stdout, f"{name} of {package_path}"
+    elif stdin and saved == "-":
         text, source = sys.stdin.read(), "standard input"
     else:
         try:
-            text, source = Path(describe_json).read_text(), describe_json
+            text, source = Path(saved).read_text(), saved
         except OSError as error:
-            raise InputError(f"cannot read {describe_json}: {error.strerror}")
+            raise InputError(f"cannot read {saved}: {error.strerror}")
     try:
-        description = json.loads(text)
+        return json.loads(text), source
     except json.JSONDecodeError as error:
-        raise InputError(f"{source} is not JSON ({error}); expected `swift package describe --type json` output")
+        raise InputError(f"{source} is not JSON ({error}); expected {command} output")
+
+
+def load_description(describe_json: str | None, package_path: Path) -> dict:
+    """The package description: from `describe_json` ('-' for standard input), else from SwiftPM."""
+    description, source = read_swiftpm_json(describe_json, package_path, ["describe", "--type", "json"], stdin=True)
     if not isinstance(description, dict) or not isinstance(description.get("products"), list) \
             or not isinstance(description.get("targets"), list):
         raise InputError(f"{source} has no 'products' and 'targets' lists; "
@@ -86,25 +92,7 @@ def load_description(describe_json: str | None, package_path: Path) -> dict:
 
 def load_manifest(dump_json: str | None, package_path: Path) -> dict:
     """The manifest as `swift package dump-package` prints it: from `dump_json`, else from SwiftPM."""
-    if dump_json is None:
-        try:
-            result = subprocess.run(["swift", "package", "--package-path", str(package_path), "dump-package"],
-                                    check=False, capture_output=True, text=True)
-        except FileNotFoundError as error:
-            raise InputError(f"cannot run `swift package dump-package`: {error}; expected swift on PATH")
-        if result.returncode != 0:
-            raise InputError(f"`swift package dump-package` in {package_path} failed "
-                             f"(exit {result.returncode}): {result.stderr.strip()}")
-        text, source = result.stdout, f"`swift package dump-package` of {package_path}"
-    else:
-        try:
-            text, source = Path(dump_json).read_text(), dump_json
-        except OSError as error:
-            raise InputError(f"cannot read {dump_json}: {error.strerror}")
-    try:
-        manifest = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise InputError(f"{source} is not JSON ({error}); expected `swift package dump-package` output")
+    manifest, source = read_swiftpm_json(dump_json, package_path, ["dump-package"], stdin=False)
     if not isinstance(manifest, dict) or not isinstance(manifest.get("targets"), list):
         raise InputError(f"{source} has no 'targets' list; expected `swift package dump-package` output")
     return manifest

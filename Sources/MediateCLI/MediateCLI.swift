@@ -218,4 +218,17 @@ struct CommandContext {
   func noPositional(_ command: Command) throws(CLIError) {
     if let extra = arguments.positional.first { throw .usage("unexpected argument '\(extra)'", command) }
   }
+
+  /// `option`'s value, a whole number in `range`; `value` when the option is left out.
+  func wholeNumber(_ option: OptionSpec, default value: Int, range: ClosedRange<Int>, _ command: Command)
+    throws(CLIError) -> Int
+  {
+    guard let text = arguments.value(option) else { return value }
+    guard let number = Int(text), range.contains(number) else {
+      throw .usage(
+        "invalid value '\(text)' for \(option.name): expected a whole number from \(range.lowerBound) to "
+          + "\(range.upperBound)", command)
+    }
+    return number
+  }
 }

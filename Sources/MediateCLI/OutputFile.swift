@@ -1,4 +1,5 @@
 import Foundation
+import MediationKitRemoteConfig
 
 #if canImport(Darwin)
   import Darwin
@@ -99,9 +100,9 @@ enum OutputFile {
   struct SystemError: Error {
     var code: Int32
     var message: String
-    /// `operation` failed with the current `errno`.
-    init(_ operation: String) {
-      code = errno
+    /// `operation` failed with `code` (by default the current `errno`).
+    init(_ operation: String, code: Int32 = errno) {
+      self.code = code
       message = "\(operation): \(String(cString: strerror(code)))"
     }
     init(code: Int32, message: String) {
@@ -144,32 +145,10 @@ enum OutputFile {
   }
 
   private static func writeAll(_ data: Data, to descriptor: Int32) throws(SystemError) {
-    var failure: SystemError?
-    data.withUnsafeBytes { buffer in
-      guard let base = buffer.baseAddress else { return }
-      var offset = 0
-      while offset < buffer.count {
-        let written = systemWrite(descriptor, base + offset, buffer.count - offset)
-        if written < 0 {
-          if errno == EINTR { continue }
-          failure = SystemError("write")
-          return
-        }
-        offset += written
-      }
+    do {
+      try writeAllAndFlush(data, to: descriptor)
+    } catch {
+      throw SystemError(error.step == .write ? "write" : "flush", code: error.code)
     }
-    if let failure { throw failure }
-    guard fsync(descriptor) == 0 else { throw SystemError("flush") }
   }
-}
-
-/// POSIX `write(2)`.
-private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
-  #if canImport(Darwin)
-    Darwin.write(descriptor, bytes, count)
-  #elseif canImport(Glibc)
-    Glibc.write(descriptor, bytes, count)
-  #else
-    Musl.write(descriptor, bytes, count)
-  #endif
 }

@@ -257,26 +257,26 @@ struct SQLiteReplayGuardFailureTests {
       timestamp: 1_700_000_000_000, transactionID: "tx-locked", userID: "u"
     ).signedURL(base: "https://publisher.example/ssv", key: Self.googleKey, keyID: 9)
 
-    let other = try SQLiteConnection(unchecked: path)
-    try other.execute("BEGIN IMMEDIATE")  // another writer holds the write lock
-    let maxRejection = try #require(throws: CallbackRejection.self) { try maxVerifier.verify(maxURL) }
-    #expect(maxRejection.reason == .storageFailure)
-    #expect(maxRejection.parameter == "event_id")
-    #expect(
-      maxRejection.message.hasPrefix(
-        "event id \(Self.eventID) could not be checked for a replay: claim failed on the replay guard at \(path): "
-      ))
-    #expect(maxRejection.message.contains("database is locked"))
-    #expect(!maxRejection.message.contains("already accepted"))
-    let googleRejection = try #require(throws: CallbackRejection.self) {
-      try googleVerifier.verify(googleURL)
+    try whileAnotherWriterHoldsTheLock(on: path) {
+      let maxRejection = try #require(throws: CallbackRejection.self) { try maxVerifier.verify(maxURL) }
+      #expect(maxRejection.reason == .storageFailure)
+      #expect(maxRejection.parameter == "event_id")
+      #expect(
+        maxRejection.message.hasPrefix(
+          "event id \(Self.eventID) could not be checked for a replay: claim failed on the replay guard at \(path): "
+        ))
+      #expect(maxRejection.message.contains("database is locked"))
+      #expect(!maxRejection.message.contains("already accepted"))
+      let googleRejection = try #require(throws: CallbackRejection.self) {
+        try googleVerifier.verify(googleURL)
+      }
+      #expect(googleRejection.reason == .storageFailure)
+      #expect(googleRejection.parameter == "transaction_id")
+      #expect(
+        googleRejection.description.hasPrefix(
+          "storage_failure: transaction id tx-locked could not be checked"))
+      #expect(!guardian.claim("plain"))  // the Bool variant fails closed
     }
-    #expect(googleRejection.reason == .storageFailure)
-    #expect(googleRejection.parameter == "transaction_id")
-    #expect(
-      googleRejection.description.hasPrefix("storage_failure: transaction id tx-locked could not be checked"))
-    #expect(!guardian.claim("plain"))  // the Bool variant fails closed
-    try other.execute("ROLLBACK")
 
     // Nothing was recorded: the network's retry is accepted once, then refused as a replay.
     #expect(try maxVerifier.verify(maxURL).transactionID == Self.eventID)
@@ -293,15 +293,15 @@ struct SQLiteReplayGuardFailureTests {
     defer { directory.remove() }
     let path = directory.file("seen.sqlite")
     do { _ = try SQLiteReplayGuard(path: path) }
-    let other = try SQLiteConnection(unchecked: path)
-    try other.execute("BEGIN IMMEDIATE")  // another writer holds the write lock past the timeout
-    let error = try #require(throws: ReplayGuardError.self) {
-      _ = try SQLiteReplayGuard(path: path, busyTimeoutMilliseconds: 20)
+    // Another writer holds the write lock past the timeout.
+    let error = try whileAnotherWriterHoldsTheLock(on: path) {
+      try #require(throws: ReplayGuardError.self) {
+        _ = try SQLiteReplayGuard(path: path, busyTimeoutMilliseconds: 20)
+      }
     }
     #expect(error.isRetryable)
     #expect(error.message.hasPrefix("begin the schema transaction failed on the replay guard at \(path): "))
     #expect(error.message.contains("database is locked"))
-    try other.execute("ROLLBACK")
     // Once the lock is gone the same file opens, unchanged.
     #expect(try SQLiteReplayGuard(path: path, busyTimeoutMilliseconds: 20).count() == 0)
   }

@@ -15,15 +15,15 @@ struct OpenLockTests {
     defer { directory.remove() }
     let path = directory.file("ledger.sqlite")
     do { _ = try SQLiteRewardLedger(path: path) }
-    let other = try SQLiteConnection(unchecked: path)
-    try other.execute("BEGIN IMMEDIATE")  // another writer holds the write lock past the timeout
-    let error = try #require(throws: LedgerError.self) {
-      _ = try SQLiteRewardLedger(
-        path: path, createIfMissing: false, busyTimeoutMilliseconds: 20, wallClockMilliseconds: { 0 })
+    // Another writer holds the write lock past the timeout.
+    let error = try whileAnotherWriterHoldsTheLock(on: path) {
+      try #require(throws: LedgerError.self) {
+        _ = try SQLiteRewardLedger(
+          path: path, createIfMissing: false, busyTimeoutMilliseconds: 20, wallClockMilliseconds: { 0 })
+      }
     }
     #expect(error.isStorageFailure)
     #expect(error.message.contains("database is locked"))
-    try other.execute("ROLLBACK")
     // Once the lock is gone the same file opens, unchanged.
     let ledger = try SQLiteRewardLedger(
       path: path, createIfMissing: false, busyTimeoutMilliseconds: 20, wallClockMilliseconds: { 0 })

@@ -63,3 +63,16 @@ public func failuresOfConcurrentFirstOpens(
   }
   return failures.withLock { $0 }
 }
+
+/// Runs `body` while another connection to `path` holds SQLite's write lock (`BEGIN IMMEDIATE`),
+/// as another process writing to the file would, and releases the lock after it (a throwing `body`
+/// leaves it to the connection's close).
+public func whileAnotherWriterHoldsTheLock<Result>(on path: String, _ body: () throws -> Result) throws
+  -> Result
+{
+  let other = try SQLiteConnection(unchecked: path)
+  try other.execute("BEGIN IMMEDIATE")
+  let result = try withExtendedLifetime(other) { try body() }
+  try other.execute("ROLLBACK")
+  return result
+}

@@ -24,14 +24,7 @@ struct BenchAppCommand {
 
   func run() throws(CLIError) -> Int32 {
     try context.noPositional(.benchApp)
-    var cycles = 20_000
-    if let text = context.arguments.value(.cycles) {
-      guard let value = Int(text), value > 0, value <= 1_000_000 else {
-        throw .usage(
-          "invalid value '\(text)' for --cycles: expected a whole number from 1 to 1000000", .benchApp)
-      }
-      cycles = value
-    }
+    let cycles = try context.wholeNumber(.cycles, default: 20_000, range: 1...1_000_000, .benchApp)
     // Warm up the code paths, the allocator and Dispatch's thread pool, then measure.
     _ = try Self.measure(cycles: min(cycles, 1_000))
     let run = try Self.measure(cycles: cycles)

@@ -19,14 +19,7 @@ struct BenchApplyCommand {
 
   func run() throws(CLIError) -> Int32 {
     try context.noPositional(.benchApply)
-    var applies = 200
-    if let text = context.arguments.value(.cycles) {
-      guard let value = Int(text), value > 0, value <= 100_000 else {
-        throw .usage(
-          "invalid value '\(text)' for --cycles: expected a whole number from 1 to 100000", .benchApply)
-      }
-      applies = value
-    }
+    let applies = try context.wholeNumber(.cycles, default: 200, range: 1...100_000, .benchApply)
     let networks = context.registry.networkIDs
     let scheduler = VirtualScheduler()
     let experiments = context.arguments.has(.experiments)

@@ -25,8 +25,8 @@ struct BenchCallbacksCommand {
 
   func run() throws(CLIError) -> Int32 {
     try context.noPositional(.benchCallbacks)
-    let count = try wholeNumber(.callbacks, default: 20_000, range: 1...1_000_000)
-    let concurrency = try wholeNumber(.concurrency, default: 2, range: 1...256)
+    let count = try context.wholeNumber(.callbacks, default: 20_000, range: 1...1_000_000, .benchCallbacks)
+    let concurrency = try context.wholeNumber(.concurrency, default: 2, range: 1...256, .benchCallbacks)
     let postgres = context.arguments.value(.postgres)
     let callbacks = Self.makeCallbacks(count: count)
     let directory = NSTemporaryDirectory() + "mediate-bench-callbacks-\(UUID().uuidString)"
@@ -204,17 +204,5 @@ struct BenchCallbacksCommand {
         }
       }
     }
-  }
-
-  private func wholeNumber(_ option: OptionSpec, default value: Int, range: ClosedRange<Int>) throws(CLIError)
-    -> Int
-  {
-    guard let text = context.arguments.value(option) else { return value }
-    guard let number = Int(text), range.contains(number) else {
-      throw .usage(
-        "invalid value '\(text)' for \(option.name): expected a whole number from \(range.lowerBound) to "
-          + "\(range.upperBound)", .benchCallbacks)
-    }
-    return number
   }
 }

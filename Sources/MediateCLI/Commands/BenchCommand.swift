@@ -19,14 +19,7 @@ struct BenchCommand {
 
   func run() throws(CLIError) -> Int32 {
     try context.noPositional(.bench)
-    var cycles = 100_000
-    if let text = context.arguments.value(.cycles) {
-      guard let value = Int(text), value > 0, value <= 10_000_000 else {
-        throw .usage(
-          "invalid value '\(text)' for --cycles: expected a whole number from 1 to 10000000", .bench)
-      }
-      cycles = value
-    }
+    let cycles = try context.wholeNumber(.cycles, default: 100_000, range: 1...10_000_000, .bench)
     let seed = try RunCommand(context).seed()
     // Warm up every path (code paths, allocator), then measure.
     _ = Self.direct(cycles: min(cycles, 2_000), seed: seed)

@@ -39,15 +39,8 @@ struct CompareCommand {
     let a = try zone(configA, files[0])
     let b = try zone(configB, files[1])
     let requests = try context.requests(limit: Self.maxRequests) ?? Self.defaultRequests
-    var replications = Self.defaultReplications
-    if let text = context.arguments.value(.replications) {
-      guard let value = Int(text), value >= 1, value <= Self.maxReplications else {
-        throw .usage(
-          "invalid value '\(text)' for --replications: expected a whole number from 1 to \(Self.maxReplications)",
-          .compare)
-      }
-      replications = value
-    }
+    let replications = try context.wholeNumber(
+      .replications, default: Self.defaultReplications, range: 1...Self.maxReplications, .compare)
     guard requests * replications <= Self.maxTotalRequests else {
       throw .usage(
         "--requests \(requests) × --replications \(replications) is more than \(Self.maxTotalRequests) requests per side",

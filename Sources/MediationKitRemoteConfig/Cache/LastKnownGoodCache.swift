@@ -230,7 +230,9 @@ struct LastKnownGoodCache: Sendable {
 
   private struct WriteError: Error {
     var message: String
-    init(_ operation: String) { message = "\(operation): \(String(cString: strerror(errno)))" }
+    init(_ operation: String, code: Int32 = errno) {
+      message = "\(operation): \(String(cString: strerror(code)))"
+    }
   }
 
   /// Numbers this process's temporary files (with the pid, unique across processes).
@@ -247,20 +249,12 @@ struct LastKnownGoodCache: Sendable {
     let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
     guard descriptor >= 0 else { throw WriteError("create \(temporary)") }
     var failure: WriteError?
-    data.withUnsafeBytes { buffer in
-      guard let base = buffer.baseAddress else { return }
-      var offset = 0
-      while offset < buffer.count {
-        let written = systemWrite(descriptor, base + offset, buffer.count - offset)
-        if written < 0 {
-          if errno == EINTR { continue }
-          failure = WriteError("write \(temporary)")
-          return
-        }
-        offset += written
-      }
+    do {
+      try writeAllAndFlush(data, to: descriptor)
+    } catch {
+      failure = WriteError(
+        error.step == .write ? "write \(temporary)" : "flush \(temporary)", code: error.code)
     }
-    if failure == nil && fsync(descriptor) != 0 { failure = WriteError("flush \(temporary)") }
     close(descriptor)
     if failure == nil && rename(temporary, url.path) != 0 { failure = WriteError("rename onto \(url.path)") }
     if let failure {
@@ -315,15 +309,4 @@ struct LastKnownGoodCache: Sendable {
       return UInt32(truncatingIfNeeded: crc)
     }
   }
-}
-
-/// POSIX `write(2)` (the cache's own `write(_:)` hides the bare name).
-private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
-  #if canImport(Darwin)
-    Darwin.write(descriptor, bytes, count)
-  #elseif canImport(Glibc)
-    Glibc.write(descriptor, bytes, count)
-  #else
-    Musl.write(descriptor, bytes, count)
-  #endif
 }

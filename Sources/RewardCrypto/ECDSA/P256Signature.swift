@@ -24,15 +24,7 @@ public struct P256Signature: Sendable, Hashable {
     #if canImport(CryptoKit)
       let raw = try CryptoKitP256.rawSignature(der: der)
     #else
-      let parsed: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
-        var cursor = buffer.baseAddress
-        let signature = d2i_ECDSA_SIG(nil, &cursor, buffer.count)
-        if let signature, cursor != buffer.baseAddress! + buffer.count {
-          ECDSA_SIG_free(signature)
-          return nil
-        }
-        return signature
-      }
+      let parsed = OpenSSLDER.decodeWhole(der, { d2i_ECDSA_SIG(nil, $0, $1) }, free: ECDSA_SIG_free)
       guard let parsed else {
         throw .openSSL(
           "not a DER ECDSA signature (\(der.count) bytes); expected SEQUENCE { r INTEGER, s INTEGER }")
@@ -89,14 +81,9 @@ public struct P256Signature: Sendable, Hashable {
         BN_free(s)
         throw .openSSL("could not build an ECDSA signature from r and s")
       }
-      let length = i2d_ECDSA_SIG(signature, nil)
-      guard length > 0 else { throw .openSSL("could not DER-encode the signature") }
-      var der = [UInt8](repeating: 0, count: Int(length))
-      let written = der.withUnsafeMutableBufferPointer { buffer in
-        var cursor = buffer.baseAddress
-        return i2d_ECDSA_SIG(signature, &cursor)
+      guard let der = OpenSSLDER.encode({ i2d_ECDSA_SIG(signature, $0) }) else {
+        throw .openSSL("could not DER-encode the signature")
       }
-      guard written == length else { throw .openSSL("could not DER-encode the signature") }
       return der
     }
   #endif

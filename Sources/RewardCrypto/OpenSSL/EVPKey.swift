@@ -21,22 +21,10 @@
     /// Decodes a DER SubjectPublicKeyInfo and checks that it is a P-256 key.
     static func publicKey(der: [UInt8]) throws(CryptoError) -> EVPKey {
       guard !der.isEmpty else { throw CryptoError("empty public key; expected a DER SubjectPublicKeyInfo") }
-      let decoded: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
-        var cursor = buffer.baseAddress
-        let key = d2i_PUBKEY(nil, &cursor, buffer.count)
-        // Trailing bytes after the structure are not a key either.
-        if let key, cursor != buffer.baseAddress! + buffer.count {
-          EVP_PKEY_free(key)
-          return nil
-        }
-        return key
-      }
-      guard let decoded else {
-        throw .openSSL("not a DER SubjectPublicKeyInfo (\(der.count) bytes); expected an X.509 public key")
-      }
-      let key = EVPKey(decoded)
-      try key.requireP256(what: "public key")
-      return key
+      let decoded = OpenSSLDER.decodeWhole(der, { d2i_PUBKEY(nil, $0, $1) }, free: EVP_PKEY_free)
+      return try p256(
+        decoded, what: "public key",
+        else: .openSSL("not a DER SubjectPublicKeyInfo (\(der.count) bytes); expected an X.509 public key"))
     }
 
     /// Decodes a PEM `PUBLIC KEY` block and checks that it is a P-256 key.
@@ -45,12 +33,9 @@
         throw CryptoError("no '-----BEGIN PUBLIC KEY-----' block; expected a PEM SubjectPublicKeyInfo")
       }
       let decoded = MemoryBIO.reading(Array(pem.utf8)) { bio in PEM_read_bio_PUBKEY(bio, nil, nil, nil) }
-      guard let decoded, let decoded else {
-        throw .openSSL("the PEM PUBLIC KEY block does not decode to a public key")
-      }
-      let key = EVPKey(decoded)
-      try key.requireP256(what: "public key")
-      return key
+      return try p256(
+        decoded ?? nil, what: "public key",
+        else: .openSSL("the PEM PUBLIC KEY block does not decode to a public key"))
     }
 
     /// Decodes a DER private key, PKCS#8 `PrivateKeyInfo` or SEC1 `ECPrivateKey`, and checks that it
@@ -61,12 +46,10 @@
         var cursor = buffer.baseAddress
         return d2i_AutoPrivateKey(nil, &cursor, buffer.count)
       }
-      guard let decoded else {
-        throw .openSSL("not a DER private key (\(der.count) bytes); expected PKCS#8 or SEC1 (EC PRIVATE KEY)")
-      }
-      let key = EVPKey(decoded)
-      try key.requireP256(what: "private key")
-      return key
+      return try p256(
+        decoded, what: "private key",
+        else: .openSSL("not a DER private key (\(der.count) bytes); expected PKCS#8 or SEC1 (EC PRIVATE KEY)")
+      )
     }
 
     /// Decodes a PEM `PRIVATE KEY` (PKCS#8) or `EC PRIVATE KEY` (SEC1) block and checks that it is a
@@ -85,11 +68,19 @@
         // A password callback that refuses, so OpenSSL never prompts on the terminal.
         PEM_read_bio_PrivateKey(bio, nil, { _, _, _, _ in -1 }, nil)
       }
-      guard let decoded, let decoded else {
-        throw .openSSL("the PEM private key block does not decode to a private key")
-      }
+      return try p256(
+        decoded ?? nil, what: "private key",
+        else: .openSSL("the PEM private key block does not decode to a private key"))
+    }
+
+    /// The key a decoder returned, owned, once it is checked to be a P-256 key; `failure` (made
+    /// only then, so it carries the decoder's reason) when the decoder returned none.
+    private static func p256(
+      _ decoded: OpaquePointer?, what: String, else failure: @autoclosure () -> CryptoError
+    ) throws(CryptoError) -> EVPKey {
+      guard let decoded else { throw failure() }
       let key = EVPKey(decoded)
-      try key.requireP256(what: "private key")
+      try key.requireP256(what: what)
       return key
     }
 
@@ -120,14 +111,9 @@
 
     /// The public half as DER SubjectPublicKeyInfo.
     func publicKeyDER() throws(CryptoError) -> [UInt8] {
-      let length = i2d_PUBKEY(pointer, nil)
-      guard length > 0 else { throw .openSSL("could not encode the public key as DER") }
-      var bytes = [UInt8](repeating: 0, count: Int(length))
-      let written = bytes.withUnsafeMutableBufferPointer { buffer in
-        var cursor = buffer.baseAddress
-        return i2d_PUBKEY(pointer, &cursor)
+      guard let bytes = OpenSSLDER.encode({ i2d_PUBKEY(pointer, $0) }) else {
+        throw .openSSL("could not encode the public key as DER")
       }
-      guard written == length else { throw .openSSL("could not encode the public key as DER") }
       return bytes
     }
 

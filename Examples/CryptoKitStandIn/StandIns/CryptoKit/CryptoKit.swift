@@ -236,15 +236,7 @@ enum OpenSSL {
 
   /// Runs `body` with a decoded public key (the whole of `der`, a P-256 EC key).
   static func withPublicKey<R>(_ der: [UInt8], _ body: (OpaquePointer) throws -> R) throws -> R {
-    let key: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
-      var cursor = buffer.baseAddress
-      let key = d2i_PUBKEY(nil, &cursor, buffer.count)
-      if let key, cursor != buffer.baseAddress! + buffer.count {
-        EVP_PKEY_free(key)
-        return nil
-      }
-      return key
-    }
+    let key = decodeWhole(der, { d2i_PUBKEY(nil, $0, $1) }, free: EVP_PKEY_free)
     ERR_clear_error()
     guard let key else { throw failure }
     defer { EVP_PKEY_free(key) }
@@ -344,6 +336,23 @@ enum OpenSSL {
     return bytes
   }
 
+  /// What `decode` (a `d2i_*` function given the cursor and the length) reads from the whole of
+  /// `der`: nil when it reads nothing or leaves bytes after the structure (`free` then frees it).
+  static func decodeWhole(
+    _ der: [UInt8], _ decode: (UnsafeMutablePointer<UnsafePointer<UInt8>?>, Int) -> OpaquePointer?,
+    free: (OpaquePointer) -> Void
+  ) -> OpaquePointer? {
+    der.withUnsafeBufferPointer { buffer in
+      var cursor = buffer.baseAddress
+      guard let decoded = decode(&cursor, buffer.count) else { return nil }
+      guard let start = buffer.baseAddress, cursor == start + buffer.count else {
+        free(decoded)
+        return nil
+      }
+      return decoded
+    }
+  }
+
   /// What an `i2d_*` function writes: sized with a nil cursor first.
   static func encode(_ write: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?) -> Int32) throws
     -> [UInt8]
@@ -385,15 +394,7 @@ enum OpenSSL {
 
   /// `r ‖ s` of a DER signature whose components fit in 32 bytes.
   static func signatureRaw(der: [UInt8]) throws -> [UInt8] {
-    let parsed: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
-      var cursor = buffer.baseAddress
-      let signature = d2i_ECDSA_SIG(nil, &cursor, buffer.count)
-      if let signature, cursor != buffer.baseAddress! + buffer.count {
-        ECDSA_SIG_free(signature)
-        return nil
-      }
-      return signature
-    }
+    let parsed = decodeWhole(der, { d2i_ECDSA_SIG(nil, $0, $1) }, free: ECDSA_SIG_free)
     ERR_clear_error()
     guard let parsed else { throw CryptoKitError.incorrectParameterSize }
     defer { ECDSA_SIG_free(parsed) }
