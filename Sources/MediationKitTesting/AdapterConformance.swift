@@ -551,17 +551,20 @@ extension ScenarioRun {
 
   /// An ad the SDK no longer has must be withdrawn (the zone then expires it and refuses to
   /// show), not left ready to fail at show time. Tried on a ready ad kept for hours, as long as a
-  /// zone may keep one; and, for an adapter that declares ``AdapterInfo/Capability/availabilityFlag``
-  /// or ``AdapterInfo/Capability/globalListener`` (whose loads share the SDK's ads by design), on
-  /// the second of two zones on one placement after the first zone's show used the SDK's ad.
+  /// zone may keep one, and on the second of two zones on one placement after the first zone's
+  /// show used the SDK's ad — for every adapter: whether two loads of one placement share an SDK
+  /// ad is the SDK's business, and an adapter whose loads each own an ad passes by keeping the
+  /// second zone's ad showable.
   mutating func adGoneBeforeShow(seeds: ClosedRange<UInt64>) {
-    if lateCallbacksApply { adConsumedByAnotherZone(seeds: seeds) }
+    adConsumedByAnotherZone(seeds: seeds)
     adKeptForHours(seeds: seeds)
   }
 
   /// Two zones ready on one placement; the first shows to its end. If the second is still ready
-  /// then, its show must not fail for want of an ad: the SDK's ad went to the first show, so an
-  /// SDK that has no other must have had it withdrawn.
+  /// then, its show must not fail for want of an ad: when the SDK gave both loads one ad (one ad
+  /// per placement, or one availability flag), the first show used it, so an SDK that has no
+  /// other must have had the second withdrawn; when each load got an ad of its own, the second
+  /// shows it.
   private mutating func adConsumedByAnotherZone(seeds: ClosedRange<UInt64>) {
     let name = "ad withdrawn before show"
     var shared = zones[1]

@@ -253,6 +253,58 @@ import Testing
     #expect(error.kind == .notReady)
   }
 
+  /// The zone holds one ad and both loads got it: once the first show uses it, the second load's
+  /// ad is withdrawn at once, so the core never keeps it ready to fail at its show.
+  @Test func aShowThatUsesTheZonesAdWithdrawsTheOtherLoadsAd() throws {
+    let (adapter, scheduler) = try makeAdapter()
+    let results = Recorded<LoadResult>()
+    let withdrawals = [Recorded<AdapterWithdrawal>(), Recorded<AdapterWithdrawal>()]
+    for recorded in withdrawals {
+      var loadRequest = request()
+      loadRequest.withdrawals = AdapterWithdrawal.Sink { recorded.append($0) }
+      _ = adapter.load(loadRequest) { results.append($0) }
+    }
+    scheduler.run()
+    let ads = try results.all.map { try $0.get().ad }
+    #expect(ads.count == 2 && withdrawals.allSatisfy { $0.all.isEmpty })
+    ads[0].show(AdapterShowRequest(zoneID: "app-zone"), from: presenter, signals: AdapterSignal.Sink { _ in })
+    // At once, before any status of the show.
+    #expect(withdrawals[0].all.isEmpty)
+    #expect(withdrawals[1].all.map(\.kind) == [.invalidated])
+    #expect(withdrawals[1].all.first?.message.contains("zone-1") == true)
+    scheduler.run()
+    #expect(withdrawals[1].all.count == 1)
+    // The core discards the withdrawn ad; with the shown one discarded too, the zone is destroyed.
+    ads[1].discard()
+    ads[0].discard()
+    #expect(adapter.routerBookkeeping.heldAds == 0)
+  }
+
+  /// A show the SDK refuses (another full-screen ad is up) does not use the zone's ad: the other
+  /// load's ad stays.
+  @Test func aRefusedShowWithdrawsNothing() throws {
+    let (adapter, scheduler) = try makeAdapter()
+    let other = try #require(try load(adapter, scheduler, "other").first?.get().ad)
+    let results = Recorded<LoadResult>()
+    let withdrawn = Recorded<AdapterWithdrawal>()
+    for index in 0..<2 {
+      var loadRequest = request()
+      if index == 1 { loadRequest.withdrawals = AdapterWithdrawal.Sink { withdrawn.append($0) } }
+      _ = adapter.load(loadRequest) { results.append($0) }
+    }
+    scheduler.run()
+    let ads = try results.all.map { try $0.get().ad }
+    other.show(AdapterShowRequest(zoneID: "x"), from: presenter, signals: AdapterSignal.Sink { _ in })
+    let refused = Recorded<AdapterSignal>()
+    ads[0].show(
+      AdapterShowRequest(zoneID: "app-zone"), from: presenter,
+      signals: AdapterSignal.Sink { refused.append($0) })
+    scheduler.run()
+    #expect(refused.all.first.map { if case .showFailed = $0 { true } else { false } } == true)
+    #expect(withdrawn.all.isEmpty)
+    #expect(show(ads[1], scheduler).contains(.displayed))
+  }
+
   @Test func discardingTheLastAdDestroysTheZone() throws {
     let (adapter, scheduler) = try makeAdapter()
     let ad = try #require(try load(adapter, scheduler).first?.get().ad)

@@ -29,7 +29,7 @@ import Testing
   /// Ids of the loads, oldest first.
   func ids(_ loads: WaitingLoads) -> [UInt64] {
     var ids: [UInt64] = []
-    loads.forEachID { ids.append($0) }
+    loads.forEach { ids.append($0.ad.id) }
     return ids
   }
 
@@ -151,6 +151,29 @@ import Testing
     }
     #expect(demand.heldAds == 1_000 && !demand.isIdle)
     #expect(demand.pendingLoads == 0)
+  }
+
+  /// A show used the zone's one ad: every other unshown ad goes with it, counted as used until the
+  /// core discards it, and a later withdrawal finds nothing more.
+  @Test func withdrawingTheUnshownAdsCountsThemUsedUntilDiscarded() {
+    var demand = ZoneDemand()
+    let withdrawn = Recorded<UInt64>()
+    for id: UInt64 in [1, 2, 3] {
+      var pending = load(id)
+      pending.withdrawals = AdapterWithdrawal.Sink { _ in withdrawn.append(id) }
+      demand.addLoad(pending)
+    }
+    _ = demand.fill()
+    #expect(demand.beginShow(1, signals: sink) == .show)
+    let gone = demand.withdrawUnshown()
+    for sink in gone { sink.withdrawn(AdapterWithdrawal(.invalidated, message: "used")) }
+    #expect(withdrawn.all.sorted() == [2, 3])
+    #expect(demand.withdrawUnshown().isEmpty)
+    #expect(demand.heldAds == 3)
+    #expect(demand.beginShow(2, signals: sink) == .alreadyUsed, "a withdrawn ad does not show")
+    _ = demand.endShow()
+    let idle = [demand.discard(2), demand.discard(3), demand.discard(1)]
+    #expect(idle == [false, false, true])
   }
 
   @Test func poppingWaitingLoadsHandsThemOverOldestFirst() {

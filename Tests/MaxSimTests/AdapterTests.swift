@@ -1,8 +1,9 @@
 import Dispatch
-import MaxSim
 import MediationKit
 import MediationKitTesting
 import Testing
+
+@testable import MaxSim
 
 @Suite struct AdapterTests {
   @Test func registrationDescribesMaxAndBuildsAnAdapterWithItsOwnSDK() {
@@ -229,6 +230,78 @@ import Testing
     if case .showFailed(let error) = failure { #expect(error.kind == .notReady) }
   }
 
+  /// Both loads got the ad unit's one ad: the first show uses it, and the second load's ad is
+  /// withdrawn at once instead of being left ready to fail with -24.
+  @Test func aShowThatUsesTheAdUnitsAdWithdrawsTheOtherLoadsAd() throws {
+    let (scheduler, adapter) = makeAdapter()
+    let loads = [LoadRecorder(), LoadRecorder()]
+    let withdrawals = [WithdrawalRecorder(), WithdrawalRecorder()]
+    for (load, withdrawn) in zip(loads, withdrawals) {
+      var request = loadRequest()
+      request.withdrawals = withdrawn.sink
+      _ = adapter.load(request, completion: load.completion)
+    }
+    scheduler.run()
+    let ads = try loads.map { try #require($0.ad) }
+    #expect(withdrawals.allSatisfy { $0.kinds.isEmpty })
+    ads[0].ad.show(
+      AdapterShowRequest(zoneID: "z"), from: HeadlessPresenter(), signals: AdapterSignal.Sink { _ in })
+    #expect(withdrawals[0].kinds.isEmpty)
+    #expect(withdrawals[1].kinds == [.invalidated])
+    scheduler.run()
+    #expect(withdrawals[1].kinds == [.invalidated])
+    ads[1].ad.discard()
+    ads[0].ad.discard()
+    #expect(adapter.bookkeeping.heldAds == 0)
+  }
+
+  /// A load of another auction replaces the ad unit's ad: the loads that got the old one are
+  /// withdrawn when the new one lands, not left to fail at their show.
+  @Test func aNewerAdReplacingTheAdUnitsAdWithdrawsTheOlderLoads() throws {
+    let (scheduler, adapter) = makeAdapter()
+    let first = LoadRecorder()
+    let withdrawn = WithdrawalRecorder()
+    var request = loadRequest(auctionID: 1)
+    request.withdrawals = withdrawn.sink
+    _ = adapter.load(request, completion: first.completion)
+    scheduler.run()
+    _ = try #require(first.ad)
+    let second = LoadRecorder()
+    _ = adapter.load(loadRequest(auctionID: 2), completion: second.completion)
+    #expect(withdrawn.kinds.isEmpty, "the old ad is there until the new one lands")
+    scheduler.run()
+    let newer = try #require(second.ad)
+    #expect(withdrawn.kinds == [.invalidated])
+    #expect(adapter.bookkeeping.heldAds == 1)
+    let signals = SignalRecorder(clock: scheduler)
+    newer.ad.show(AdapterShowRequest(zoneID: "z"), from: HeadlessPresenter(), signals: signals.sink)
+    scheduler.run()
+    #expect(signals.signals.first == .displayed)
+  }
+
+  /// A show refused because another full-screen ad is up does not use the ad unit's ad.
+  @Test func aRefusedShowWithdrawsNothing() throws {
+    let (scheduler, adapter) = makeAdapter()
+    let other = LoadRecorder()
+    _ = adapter.load(loadRequest("unit-b"), completion: other.completion)
+    let loads = [LoadRecorder(), LoadRecorder()]
+    let withdrawn = WithdrawalRecorder()
+    for (index, load) in loads.enumerated() {
+      var request = loadRequest()
+      if index == 1 { request.withdrawals = withdrawn.sink }
+      _ = adapter.load(request, completion: load.completion)
+    }
+    scheduler.run()
+    try #require(other.ad).ad.show(
+      AdapterShowRequest(zoneID: "y"), from: HeadlessPresenter(), signals: AdapterSignal.Sink { _ in })
+    let refused = SignalRecorder(clock: scheduler)
+    try #require(loads[0].ad).ad.show(
+      AdapterShowRequest(zoneID: "z"), from: HeadlessPresenter(), signals: refused.sink)
+    scheduler.run()
+    #expect(refused.signals.map(\.name) == ["showFailed(-23)"])
+    #expect(withdrawn.kinds.isEmpty)
+  }
+
   @Test func cancelledLoadNeverCompletesAndTheAdServesTheNextLoad() throws {
     let (scheduler, adapter) = makeAdapter()
     let cancelled = LoadRecorder()
@@ -311,5 +384,14 @@ import Testing
   @Test func adapterRunsAreDeterministicPerSeed() {
     #expect(adapterTimeline(seed: 3) == adapterTimeline(seed: 3))
     #expect(adapterTimeline(seed: 3) != adapterTimeline(seed: 4))
+  }
+}
+
+/// Records the withdrawals of one load.
+final class WithdrawalRecorder: Sendable {
+  private let recorded = Locked<[AdapterWithdrawal]>([])
+  var kinds: [AdapterWithdrawal.Kind] { recorded.withLock { $0.map(\.kind) } }
+  var sink: AdapterWithdrawal.Sink {
+    AdapterWithdrawal.Sink { withdrawal in self.recorded.withLock { $0.append(withdrawal) } }
   }
 }

@@ -11,6 +11,7 @@ import Testing
     var routers = 0
     var pendingLoads = 0
     var shows = 0
+    var heldAds = 0
     var auctionsLoading = 0
     var outstandingBids = 0
     var extraParameters = 0
@@ -25,7 +26,8 @@ import Testing
     let sdkCounts = adapter.sdk.bookkeeping
     return Sizes(
       routers: adapterCounts.routers, pendingLoads: adapterCounts.pendingLoads, shows: adapterCounts.shows,
-      auctionsLoading: adCounts.auctionsLoading, outstandingBids: adCounts.outstandingBids,
+      heldAds: adapterCounts.heldAds, auctionsLoading: adCounts.auctionsLoading,
+      outstandingBids: adCounts.outstandingBids,
       extraParameters: adCounts.extraParameters, rewardedAds: sdkCounts.rewardedAds,
       waitingInitializers: sdkCounts.waitingInitializers, scheduled: scheduler.pendingCount)
   }
@@ -69,7 +71,7 @@ import Testing
         if !signals.signals.isEmpty { shows += 1 }
       }
       let now = sizes(adapter, scheduler)
-      #expect(now.pendingLoads == 0 && now.scheduled == 0 && now.auctionsLoading == 0)
+      #expect(now.pendingLoads == 0 && now.scheduled == 0 && now.auctionsLoading == 0 && now.heldAds == 0)
       #expect(now.shows <= 16 && now.outstandingBids <= 64)
       if cycle == 1999 { atTwoThousand = now }
     }

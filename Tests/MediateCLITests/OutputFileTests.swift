@@ -108,7 +108,11 @@ struct OutputFileTests {
   }
 
   @Test func aLedgerStorageFailureAtOpenExits74AndANonLedgerExits65() {
-    #expect(CLIError.ledgerOpen(LedgerError("database is locked", isStorageFailure: true)).exitCode == 74)
-    #expect(CLIError.ledgerOpen(LedgerError("not a reward ledger", isStorageFailure: false)).exitCode == 65)
+    #expect(
+      CLIError.ledgerOpen(LedgerError("database is locked", isStorageFailure: true), path: "f").exitCode == 74
+    )
+    #expect(
+      CLIError.ledgerOpen(LedgerError("not a reward ledger", isStorageFailure: false), path: "f").exitCode
+        == 65)
   }
 }

@@ -116,6 +116,25 @@ struct ConformanceKitTests {
     #expect(gone?.detail.contains("another zone's show used the SDK's ad") == true)
   }
 
+  /// The check does not depend on what the adapter declares: an SDK that keeps one ad per
+  /// placement (as Empower and MAX do) leaves the other zone's ad gone, whatever the capabilities.
+  @Test func anAdLeftReadyAfterAnotherZoneUsedTheSDKAdFailsTheKitWhateverItDeclares() {
+    let report = check { scheduler in
+      let sdk = OneSDKAd()
+      return InstantAdapter { SharedSDKAd(scheduler: scheduler, sdk: sdk) }
+    }
+    #expect(report.violations.map(\.invariant) == [.goneAdsWithdrawn], "\(report)")
+    #expect(report.violations.first?.scenario == "ad withdrawn before show")
+  }
+
+  /// The same SDK, with an adapter that withdraws every other load's ad when a show uses the
+  /// placement's one ad: it passes.
+  @Test func anAdapterThatWithdrawsTheUsedSharedAdPasses() {
+    let report = check { WithdrawingOneAdAdapter(scheduler: $0) }
+    #expect(report.passed, "\(report)")
+    #expect(report.scenarios.first { $0.name == "ad withdrawn before show" }?.ran == true)
+  }
+
   @Test func aLateRewardHandedToTheNextShowFailsTheKit() {
     let report = check({ oneListener($0, misroutes: true) }, lateCallbacks: deliverLate)
     #expect(report.violations.map(\.invariant) == [.lateSignalsReachTheirShow], "\(report)")
@@ -301,6 +320,86 @@ private final class SharedSDKAd: AdapterAd {
   }
 
   func discard() {}
+}
+
+/// An SDK with one ad per placement, like Empower's zones and MAX's ad units: every load of a
+/// placement gets that ad, a show uses it, and the adapter then withdraws the other loads' ads.
+private final class WithdrawingOneAdAdapter: RewardedAdapter {
+  let info = AdapterInfo.testNetwork("probe", displayName: "Probe")
+  let scheduler: any Scheduler
+  /// Per placement: whether it holds its ad, and the withdrawal sinks of the loads that got it
+  /// (by ad number).
+  private let placements = Locked<[String: (loaded: Bool, holders: [Int: AdapterWithdrawal.Sink])]>([:])
+  private let nextAd = Locked(0)
+
+  init(scheduler: any Scheduler) { self.scheduler = scheduler }
+
+  func start(
+    _ request: AdapterStartRequest, completion: @escaping @Sendable (Result<Void, AdapterError>) -> Void
+  ) {
+    completion(.success(()))
+  }
+
+  func load(
+    _ request: AdapterLoadRequest,
+    completion: @escaping @Sendable (Result<AdapterLoadedAd, AdapterError>) -> Void
+  ) -> Cancellable {
+    let number = nextAd.withLock { next in
+      next += 1
+      return next
+    }
+    placements.withLock { placements in
+      placements[request.placementID, default: (false, [:])].loaded = true
+      placements[request.placementID]?.holders[number] = request.withdrawals
+    }
+    completion(
+      .success(AdapterLoadedAd(ad: Ad(adapter: self, placement: request.placementID, number: number))))
+    return .none
+  }
+
+  /// Shows ad `number` of `placement` if the placement still holds its ad, withdrawing the others.
+  fileprivate func show(_ placement: String, _ number: Int, signals: AdapterSignal.Sink) {
+    let (shown, others) = placements.withLock { placements in
+      guard let entry = placements[placement], entry.loaded, entry.holders[number] != nil else {
+        return (false, [AdapterWithdrawal.Sink]())
+      }
+      let others = entry.holders.filter { $0.key != number }.map(\.value)
+      placements[placement] = (false, [:])
+      return (true, others)
+    }
+    guard shown else {
+      signals.send(.showFailed(AdapterError(.notReady, message: "no ad")))
+      return
+    }
+    for sink in others {
+      sink.withdrawn(AdapterWithdrawal(.invalidated, message: "another load's show used it"))
+    }
+    signals.send(.displayed)
+    scheduler.schedule(after: .seconds(30)) { signals.send(.rewarded(nil)) }
+    scheduler.schedule(after: .seconds(31)) { signals.send(.dismissed) }
+  }
+
+  fileprivate func discard(_ placement: String, _ number: Int) {
+    _ = placements.withLock { $0[placement]?.holders.removeValue(forKey: number) }
+  }
+
+  private final class Ad: AdapterAd {
+    let adapter: WithdrawingOneAdAdapter
+    let placement: String
+    let number: Int
+
+    init(adapter: WithdrawingOneAdAdapter, placement: String, number: Int) {
+      self.adapter = adapter
+      self.placement = placement
+      self.number = number
+    }
+
+    func show(_ request: AdapterShowRequest, from presenter: any AdPresenting, signals: AdapterSignal.Sink) {
+      adapter.show(placement, number, signals: signals)
+    }
+
+    func discard() { adapter.discard(placement, number) }
+  }
 }
 
 /// Displays, then is dismissed after 5 s without a reward.

@@ -233,7 +233,7 @@ struct LiveConfigSchemaTests {
         "zones[0].experiments[1].arms[1].lineItems: also overridden by experiments[0]; two "
           + "experiments of a zone may not override the same setting (a user is in one arm of each)",
         "zones[0].experiments[1].arms[1].lineItems: strategy 'bidding' needs at least one line item with "
-          + "\"bidding\": true, found none (with arm 'bid' of experiments[0])",
+          + "\"bidding\": true, found none (with experiments[0].arms[1].strategy 'bidding')",
       ])
     let strategyMeetsItems = Self.experiments(
       """
@@ -248,7 +248,7 @@ struct LiveConfigSchemaTests {
         "zones[0].experiments[0].arms[1].strategy: strategy 'hybrid' needs at least one line item with "
           + "\"bidding\": true, found none",
         "zones[0].experiments[1].arms[1].lineItems: strategy 'hybrid' needs at least one line item with "
-          + "\"bidding\": true, found none (with arm 'bid' of experiments[0])",
+          + "\"bidding\": true, found none (with experiments[0].arms[1].strategy 'hybrid')",
       ])
   }
 
@@ -265,12 +265,77 @@ struct LiveConfigSchemaTests {
     }
   }
 
+  /// An arm id too long, or holding a control character or a bidirectional override, is wrong
+  /// in itself: one issue at that arm's id, quoting it escaped and short, and the override that
+  /// named the arm before the change is not reported at `overrides`.
+  @Test(arguments: [
+    (String(repeating: "b", count: 129), "must be a string of at most 128 characters, found 129 characters"),
+    (
+      #"b\u001b]0;owned\u0007"#,
+      #"must not contain control characters, found U+001B at character 2 of 'b\u{1B}]0;owned\u{7}'"#
+    ),
+    (#"b\u202e"#, #"must not contain control characters, found U+202E at character 2 of 'b\u{202E}'"#),
+    (#"\t"#, #"must not contain control characters, found U+0009 at character 1 of '\u{9}'"#),
+  ])
+  func anArmIDWrongInItselfIsReportedAtTheArm(id: String, message: String) {
+    let json = Self.experiments(
+      #"{"id": "e", "overrides": {"qa-1": "b"}, "arms": [{"id": "a", "weight": 1}, {"id": ""#
+        + id + #"", "weight": 1}]}"#)
+    #expect(Self.issues(json) == ["zones[0].experiments[0].arms[1].id: \(message)"])
+    // An experiment's id is held to the same rules.
+    let experiment = Self.experiments(
+      #"{"id": ""# + id + #"", "arms": [{"id": "a", "weight": 1}, {"id": "b", "weight": 1}]}"#)
+    #expect(Self.issues(experiment) == ["zones[0].experiments[0].id: \(message)"])
+  }
+
+  /// A repeated long id is quoted short: a message never carries a whole hostile string.
+  @Test func aRepeatedIDIsQuotedShort() {
+    let id = String(repeating: "x", count: 100)
+    let json = Self.experiments(
+      #"{"id": "e", "arms": [{"id": ""# + id + #"", "weight": 1}, {"id": ""# + id + #"", "weight": 1}]}"#)
+    #expect(
+      Self.issues(json) == [
+        "zones[0].experiments[0].arms[1].id: duplicate id '\(id.prefix(40))'… (100 characters), first used by arms[0]"
+      ])
+  }
+
+  /// An arm renamed away from the id an override names: the override and the arm ids are the
+  /// candidates, so the issue is at the override and names each arm's id by its path; a user id
+  /// that is no plain name is written as a JSON string in the path, as the decoder's and the
+  /// duplicate-field check's paths write it.
+  @Test func aRenamedArmNamesTheArmIDsByPath() {
+    let renamed = Self.experiments(
+      #"{"id": "e", "overrides": {"qa \"1\"": "b"}, "arms": [{"id": "a", "weight": 1}, {"id": "b2", "weight": 1}]}"#
+    )
+    #expect(
+      Self.issues(renamed) == [
+        #"zones[0].experiments[0].overrides["qa \"1\""]: unknown arm 'b'; arms: arms[0].id 'a', arms[1].id 'b2' "#
+          + "(fix the override, or the arm id it was meant to name)"
+      ])
+    let notAString = Self.experiments(
+      #"{"id": "e", "overrides": {"qa-1": 5}, "arms": [{"id": "a", "weight": 1}, {"id": "b", "weight": 1}]}"#)
+    #expect(
+      Self.issues(notAString) == [
+        #"zones[0].experiments[0].overrides["qa-1"]: expected a string, found a number"#
+      ])
+    let twice = Self.experiments(
+      #"{"id": "e", "overrides": {"qa-1": "a", "qa-1": "b"}, "arms": [{"id": "a", "weight": 1}, {"id": "b", "weight": 1}]}"#
+    )
+    #expect(
+      Self.issues(twice) == [
+        #"zones[0].experiments[0].overrides["qa-1"]: appears more than once in its object; expected each field once"#
+      ])
+  }
+
   @Test func overridesMustNameAnArm() {
     let json = Self.experiments(
       #"{"id": "e", "overrides": {"qa-2": "b", "qa-1": "nope"}, "arms": [{"id": "a", "weight": 1}, {"id": "b", "weight": 1}]}"#
     )
     #expect(
-      Self.issues(json) == [#"zones[0].experiments[0].overrides["qa-1"]: unknown arm 'nope'; arms: a, b"#])
+      Self.issues(json) == [
+        #"zones[0].experiments[0].overrides["qa-1"]: unknown arm 'nope'; arms: arms[0].id 'a', arms[1].id 'b' "#
+          + "(fix the override, or the arm id it was meant to name)"
+      ])
     #expect(
       Self.issues(Self.experiments(#"{"id": "e", "overrides": ["qa"], "arms": []}"#))
         == ["zones[0].experiments[0].overrides: expected an object, found an array"])

@@ -21,11 +21,19 @@ extension CommandContext {
     try Self.checkStoreFile(
       path, createIfMissing: createIfMissing, shortName: "ledger", name: "reward ledger")
     do {
-      return try SQLiteRewardLedger(path: path, createIfMissing: createIfMissing)
+      return try SQLiteRewardLedger(
+        path: path, createIfMissing: createIfMissing,
+        busyTimeoutMilliseconds: Self.ledgerBusyTimeoutMilliseconds,
+        wallClockMilliseconds: MediatorOptions.systemWallClock)
     } catch {
-      throw .ledgerOpen(error)
+      throw .ledgerOpen(error, path: path)
     }
   }
+
+  /// How long opening a `--ledger` waits for a lock another process holds before the open is a
+  /// storage failure (exit 74): the ledger's ``SQLiteRewardLedger/busyTimeoutMilliseconds``.
+  /// Tests bind a short one.
+  @TaskLocal static var ledgerBusyTimeoutMilliseconds = SQLiteRewardLedger.busyTimeoutMilliseconds
 }
 
 extension CommandContext {
@@ -53,9 +61,15 @@ extension CLIError {
     CLIError(kind: .io, message: error.message)
   }
 
-  /// A ledger that could not be opened: exit 74 when the storage failed (trying again may work),
-  /// 65 when the file is not a reward ledger.
-  static func ledgerOpen(_ error: LedgerError) -> CLIError {
-    error.isStorageFailure ? .ledger(error) : .data(error.message)
+  /// The ledger at `path` that could not be opened: exit 74 when the storage failed (a lock held
+  /// past the busy timeout, an I/O error: trying again may work), naming the file and saying that
+  /// nothing was read or recorded; 65 when the file is not a reward ledger.
+  static func ledgerOpen(_ error: LedgerError, path: String) -> CLIError {
+    guard error.isStorageFailure else { return .data(error.message) }
+    return CLIError(
+      kind: .io,
+      message:
+        "cannot open the reward ledger \(path) (\(error.message)); nothing was read or recorded: try "
+        + "again once another process no longer holds its write lock, or once its storage works")
   }
 }

@@ -85,7 +85,7 @@ enum ConfigJSONScan {
         if object {
           guard current == UInt8(ascii: "\""), let name = string() else { return false }
           let text = String(decoding: name, as: UTF8.self)
-          elementPath = path.isEmpty ? text : "\(path).\(text)"
+          elementPath = MediationConfig.joined(path, member: text)
           if !names.insert(name).inserted {
             issues.append(
               MediationConfig.Issue(

@@ -25,6 +25,9 @@ extension MediationConfig {
     public static let maxExperimentsPerZone = 10
     /// Most arms in one experiment.
     public static let maxArmsPerExperiment = 20
+    /// Longest experiment id or arm id, in characters (events, revenue and the reward ledger
+    /// carry them).
+    public static let maxExperimentIDLength = 128
     /// Longest configuration `version`, in characters.
     public static let maxVersionLength = 256
     /// Largest reward amount: every network's SDK holds it (a 32-bit integer) and a `Double`

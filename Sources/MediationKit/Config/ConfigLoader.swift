@@ -73,10 +73,17 @@ extension MediationConfig {
       if let index = key.intValue {
         path += "[\(index)]"
       } else {
-        path += path.isEmpty ? key.stringValue : ".\(key.stringValue)"
+        path = joined(path, member: key.stringValue)
       }
     }
     return path
+  }
+
+  /// `path` followed by its member `name`, as ``pathComponent(member:)`` writes it (no leading
+  /// `.` at the root).
+  static func joined(_ path: String, member name: String) -> String {
+    let component = pathComponent(member: name)
+    return path.isEmpty && component.hasPrefix(".") ? String(component.dropFirst()) : path + component
   }
 
   static func issue(for error: DecodingError) -> Issue {

@@ -261,14 +261,19 @@ extension ZoneConfig {
           overriddenBy[setting] = overriddenBy[setting] ?? experimentIndex
         }
       }
-      // An override naming an arm whose id is itself reported (blank, repeated) is that issue's
-      // consequence: the one issue points at the arm's id, the field to fix.
+      // An override naming an arm whose id is itself reported (blank, repeated, too long, with
+      // control characters) is that issue's consequence: the one issue points at the arm's id, the
+      // field to fix. Otherwise either the override or an arm's id may be the mistake, so the issue
+      // is at the override and names each arm's id by its path.
       for (user, armID) in experiment.overrides.sorted(by: { $0.key < $1.key })
       where armIDsValid && !experiment.arms.contains(where: { $0.id == armID }) {
-        let arms = experiment.arms.map(\.id).joined(separator: ", ")
+        let arms = experiment.arms.indices.map { "arms[\($0)].id \(Self.quoted(experiment.arms[$0].id))" }
         issues.append(
           Issue(
-            path: "\(path).overrides[\"\(user)\"]", message: "unknown arm '\(armID)'; arms: \(arms)"))
+            path: "\(path).overrides" + MediationConfig.pathComponent(member: user),
+            message:
+              "unknown arm \(Self.quoted(armID)); arms: \(arms.joined(separator: ", ")) (fix the override, "
+              + "or the arm id it was meant to name)"))
       }
     }
     if experiments.count <= Limits.maxExperimentsPerZone {  // the check is quadratic in them
@@ -283,7 +288,8 @@ extension ZoneConfig {
     var issues: [Issue] = []
     // Per experiment, its first arm whose strategy needs a bidder: one is enough to report.
     let needingBidder = experiments.map { experiment in
-      experiment.arms.first { $0.strategy.map { $0 != .waterfall } ?? false }
+      experiment.arms.indices.first { experiment.arms[$0].strategy.map { $0 != .waterfall } ?? false }
+        .map { (index: $0, strategy: experiment.arms[$0].strategy) }
     }
     for (itemsIndex, itemsExperiment) in experiments.enumerated() {
       for (armIndex, arm) in itemsExperiment.arms.enumerated() {
@@ -297,26 +303,14 @@ extension ZoneConfig {
           issues.append(
             Issue(
               path: issue.path,
-              message: issue.message + " (with arm '\(other.id)' of experiments[\(strategyIndex)])"))
+              message: issue.message
+                + " (with experiments[\(strategyIndex)].arms[\(other.index)].strategy '\(strategy.rawValue)')"
+            ))
           break
         }
       }
     }
     return issues
-  }
-
-  /// An issue when `id` is blank or was seen before in `list` (`seen` maps ids to their index).
-  private static func idIssue(
-    _ path: String, _ id: String, seen: inout [String: Int], index: Int, list: String
-  ) -> Issue? {
-    if id.trimmingCharacters(in: .whitespaces).isEmpty {
-      return Issue(path: path, message: "must be a non-empty string, found \"\(id)\"")
-    }
-    if let first = seen[id] {
-      return Issue(path: path, message: "duplicate id '\(id)', first used by \(list)[\(first)]")
-    }
-    seen[id] = index
-    return nil
   }
 
   /// An issue when `strategy` needs a bidder and `lineItems` has none.

@@ -25,7 +25,9 @@ import MediationKitSimulation
 /// ``ZoneRouter`` per zone, whose ``ZoneDelegate`` is the zone's delegate; each load is one
 /// ``EmpowerAd`` object, its cancellation handle and then the ad. Loads of a zone that is already
 /// loading join that load; loads of a zone that already holds an ad get that same ad, and
-/// whichever of them is shown first consumes it (the other then fails to show with `notReady`).
+/// whichever of them is shown first consumes it: the others are then withdrawn at once
+/// (``AdapterWithdrawal/Kind/invalidated``, through each load's
+/// ``AdapterLoadRequest/withdrawals``), so the core never keeps one ready to fail at its show.
 /// A zone is destroyed once nothing needs it any more: no load pending, no show on screen, and
 /// every ad it filled discarded by the core (shown or not), so a core that loads again as soon as
 /// a show ends keeps the zone.
@@ -70,7 +72,7 @@ public final class EmpowerAdapter: SimulatedNetwork, ConsentReadBack {
     completion: @escaping @Sendable (Result<AdapterLoadedAd, AdapterError>) -> Void
   ) -> Cancellable {
     let router = router(for: request)
-    let ad = router.addLoad(completion)
+    let ad = router.addLoad(completion, withdrawals: request.withdrawals)
     // Forwards the request's privacy signals through Empower's privacy API, and loads under them.
     manager.loadRewardedAd(
       slot: router.slot, delegate: router.delegate,

@@ -21,11 +21,12 @@ struct ZoneDemand {
 
   /// Loads waiting for `.ready`/`.failed`, in the order they were made.
   private var loads = WaitingLoads()
-  /// Ads handed to the core and neither shown nor discarded (a handful at most).
-  private var unshown: [UInt64] = []
-  /// Ads the core showed (or tried to) and has not discarded yet. A count, not ids: the core
-  /// discards each ad at most once (``AdapterAd/discard()``), and a core that never discards then
-  /// grows a number, not a list.
+  /// Ads handed to the core and neither shown, withdrawn nor discarded (a handful at most), each
+  /// with its load's withdrawal sink.
+  private var unshown: [Unshown] = []
+  /// Ads the core showed (or tried to), or that were withdrawn, and it has not discarded yet. A
+  /// count, not ids: the core discards each ad at most once (``AdapterAd/discard()``), and a core
+  /// that never discards then grows a number, not a list.
   private var usedUndiscarded = 0
   /// The signals of the show on screen, if any.
   private(set) var show: AdapterSignal.Sink?
@@ -59,7 +60,7 @@ struct ZoneDemand {
   /// needs the zone.
   mutating func fill() -> (loads: WaitingLoads, idle: Bool) {
     let filled = takeLoads()
-    filled.forEachID { unshown.append($0) }
+    filled.forEach { unshown.append(Unshown(id: $0.ad.id, withdrawals: $0.withdrawals)) }
     return (filled, isIdle)
   }
 
@@ -76,6 +77,16 @@ struct ZoneDemand {
     guard show == nil else { return .busy }
     show = signals
     return .show
+  }
+
+  /// The zone no longer holds an ad (a show used it): every ad handed to the core and not yet
+  /// shown is gone with it. Counts them as used (the core still discards each) and returns their
+  /// loads' withdrawal sinks.
+  mutating func withdrawUnshown() -> [AdapterWithdrawal.Sink] {
+    let gone = unshown.map(\.withdrawals)
+    usedUndiscarded += unshown.count
+    unshown.removeAll()
+    return gone
   }
 
   /// The show left the screen (or failed): its signals, and whether the zone is then idle.
@@ -99,18 +110,25 @@ struct ZoneDemand {
 
   /// Removes `id` from the unshown ads; whether it was there.
   private mutating func takeUnshown(_ id: UInt64) -> Bool {
-    guard let index = unshown.firstIndex(of: id) else { return false }
+    guard let index = unshown.firstIndex(where: { $0.id == id }) else { return false }
     unshown.swapAt(index, unshown.count - 1)
     unshown.removeLast()
     return true
   }
 }
 
-/// A load waiting on a zone: the ad it will get (also its cancellation handle) and the core's
-/// completion.
+/// A load waiting on a zone: the ad it will get (also its cancellation handle), the core's
+/// completion, and where to tell the core that the ad went away before its show.
 struct PendingLoad {
   let ad: EmpowerAd
   let completion: @Sendable (Result<AdapterLoadedAd, AdapterError>) -> Void
+  var withdrawals: AdapterWithdrawal.Sink = .ignored
+}
+
+/// An ad handed to the core, not yet shown: its id and its load's withdrawal sink.
+struct Unshown {
+  let id: UInt64
+  let withdrawals: AdapterWithdrawal.Sink
 }
 
 /// The loads waiting on a zone, oldest first. The first is stored inline, so the usual zone — one
@@ -144,10 +162,10 @@ struct WaitingLoads {
     return true
   }
 
-  /// Calls `body` with the ad id of each load, oldest first.
-  func forEachID(_ body: (UInt64) -> Void) {
-    guard let id = first?.ad.id else { return }
-    body(id)
-    for load in rest { body(load.ad.id) }
+  /// Calls `body` with each load, oldest first.
+  func forEach(_ body: (PendingLoad) -> Void) {
+    guard let first else { return }
+    body(first)
+    for load in rest { body(load) }
   }
 }

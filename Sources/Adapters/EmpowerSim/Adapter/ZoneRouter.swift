@@ -30,16 +30,19 @@ final class ZoneRouter: Sendable {
 
   /// Adds a load that completes with `completion`; returns the ad it will get, which is also its
   /// cancellation handle.
-  func addLoad(_ completion: @escaping @Sendable (Result<AdapterLoadedAd, AdapterError>) -> Void)
-    -> EmpowerAd
-  {
+  func addLoad(
+    _ completion: @escaping @Sendable (Result<AdapterLoadedAd, AdapterError>) -> Void,
+    withdrawals: AdapterWithdrawal.Sink
+  ) -> EmpowerAd {
     let ad = EmpowerAd(
       router: self,
       id: lastAdID.withLock { last in
         last += 1
         return UInt64(last)
       })
-    context.demand.withLock { $0.addLoad(PendingLoad(ad: ad, completion: completion)) }
+    context.demand.withLock {
+      $0.addLoad(PendingLoad(ad: ad, completion: completion, withdrawals: withdrawals))
+    }
     return ad
   }
 
@@ -56,7 +59,11 @@ final class ZoneRouter: Sendable {
   }
 
   /// Shows ad `ad` with `signals`, or reports why it cannot: already shown or discarded, another ad
-  /// of the zone on screen, or the zone holding no ad (another load's ad consumed it).
+  /// of the zone on screen, or the zone holding no ad.
+  ///
+  /// The zone holds one ad, and every load it answered while holding it got that ad: once a show
+  /// used it (the zone is no longer ready), every other ad of the zone the core holds unshown is
+  /// withdrawn at once, so none is left ready to fail at its show.
   func show(ad: UInt64, from presenter: any AdPresenting, signals: AdapterSignal.Sink) {
     switch context.demand.withLock({ $0.beginShow(ad, signals: signals) }) {
     case .alreadyUsed:
@@ -70,7 +77,19 @@ final class ZoneRouter: Sendable {
             message: "an ad of zone '\(zoneId)' is already showing")))
     case .show:
       // `showRewarded(zoneId:from:)` once `isRewardedReady(zoneId:)` answers `true`.
-      if !context.manager.showRewardedIfReady(slot: slot, from: presenter) {
+      let showed = context.manager.showRewardedIfReady(slot: slot, from: presenter)
+      // Checked under the zone's lock, so a load that fills the zone again meanwhile keeps the ads
+      // it answers.
+      let gone = context.demand.withLock { demand in
+        context.manager.isRewardedReady(slot: slot) ? [] : demand.withdrawUnshown()
+      }
+      for withdrawals in gone {
+        withdrawals.withdrawn(
+          AdapterWithdrawal(
+            .invalidated,
+            message: "Empower zone '\(zoneId)' holds one ad, and a show of another load of the zone used it"))
+      }
+      if !showed {
         // The SDK would answer with `.failed(notReady)` on the zone delegate, but a destroyed or
         // never-loaded zone has no delegate to tell, so report it here.
         context.endShow()?.send(

@@ -288,6 +288,11 @@ public final class EMAManager: Sendable {
     return true
   }
 
+  /// ``isRewardedReady(zoneId:)`` for the zone of `slot`.
+  func isRewardedReady(slot: ZoneSlot) -> Bool {
+    state.withLock { $0.slots[slot.index].zone?.ad != nil }
+  }
+
   /// ``destroyRewardedZone(zoneId:)`` for the zone of `slot`.
   func destroyRewardedZone(slot: ZoneSlot) {
     let (load, zoneId) = state.withLock { state in

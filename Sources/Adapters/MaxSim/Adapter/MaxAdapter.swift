@@ -44,6 +44,12 @@ public enum MaxNetwork {
 /// loads or fails, and routes display callbacks to the show of the `MAAd` they carry. It only
 /// translates: duplicate and late callbacks are forwarded as they come.
 ///
+/// The `MARewardedAd` holds one ad, the newest: loads of the ad unit answered with the same ad
+/// share it, a show uses it up, and a load of another auction replaces it. Whenever the ad unit
+/// no longer holds the ad a load got — another load's show used it, or a newer ad replaced it —
+/// that load's ad is withdrawn at once (``AdapterWithdrawal/Kind/invalidated``, through its
+/// ``AdapterLoadRequest/withdrawals``), so the core never keeps one ready to fail at its show.
+///
 /// Each request's privacy signals go to the SDK through `ALPrivacySettings` (of this adapter's
 /// own ``ALSdk`` instance), and its auction id, line item and reward through the simulation
 /// wiring ``MARewardedAd/load(simulating:)``, so a load's outcome is a pure function of the seed,
@@ -146,14 +152,15 @@ public final class MaxAdapter: SimulatedNetwork, ConsentReadBack {
   }
 
   /// Internal sizes, for tests that check nothing grows with the number of cycles: ad-unit
-  /// routers, and over all of them the loads waiting for the SDK and the shows kept for late
-  /// callbacks.
-  var bookkeeping: (routers: Int, pendingLoads: Int, shows: Int) {
+  /// routers, and over all of them the loads waiting for the SDK, the shows kept for late
+  /// callbacks and the ads the core holds unshown.
+  var bookkeeping: (routers: Int, pendingLoads: Int, shows: Int, heldAds: Int) {
     let all = routers.withLock { Array($0.byAdUnit.values) }
-    return all.reduce(into: (all.count, 0, 0)) { sum, router in
+    return all.reduce(into: (all.count, 0, 0, 0)) { sum, router in
       let counts = router.bookkeeping
       sum.1 += counts.pendingLoads
       sum.2 += counts.shows
+      sum.3 += counts.heldAds
     }
   }
 
@@ -232,6 +239,14 @@ final class MaxAdUnitRouter: MARewardedAdDelegate, MAAdRevenueDelegate, Sendable
     let ticket: UInt64
     let auctionID: UInt64
     let completion: LoadCompletion
+    let withdrawals: AdapterWithdrawal.Sink
+  }
+
+  /// A load's ad handed to the core and neither shown, withdrawn nor discarded.
+  private struct HeldAd {
+    let ticket: UInt64
+    let ad: MAAd
+    let withdrawals: AdapterWithdrawal.Sink
   }
 
   private struct State {
@@ -242,6 +257,8 @@ final class MaxAdUnitRouter: MARewardedAdDelegate, MAAdRevenueDelegate, Sendable
     var loadedAd: MAAd?
     /// Recent shows, newest last; kept after dismissal so late callbacks still reach their show.
     var shows: [ShowRoute] = []
+    /// The ads the core holds unshown (a handful: at most a few per zone on this ad unit).
+    var held: [HeldAd] = []
   }
 
   /// How many finished shows keep their route for late callbacks.
@@ -264,7 +281,9 @@ final class MaxAdUnitRouter: MARewardedAdDelegate, MAAdRevenueDelegate, Sendable
       let ticket = state.nextTicket
       state.nextTicket += 1
       state.pendingLoads.append(
-        PendingLoad(ticket: ticket, auctionID: request.auctionID, completion: completion))
+        PendingLoad(
+          ticket: ticket, auctionID: request.auctionID, completion: completion,
+          withdrawals: request.withdrawals))
       return ticket
     }
     let amount = request.reward.amount.rounded()
@@ -285,9 +304,12 @@ final class MaxAdUnitRouter: MARewardedAdDelegate, MAAdRevenueDelegate, Sendable
     state.withLock { state in state.pendingLoads.removeAll { $0.ticket == ticket } }
   }
 
-  func show(_ ad: MAAd, request: AdapterShowRequest, presenter: any AdPresenting, signals: AdapterSignal.Sink)
-  {
+  func show(
+    _ ad: MAAd, ticket: UInt64, request: AdapterShowRequest, presenter: any AdPresenting,
+    signals: AdapterSignal.Sink
+  ) {
     let replaced = state.withLock { state -> Bool in
+      state.held.removeAll { $0.ticket == ticket }
       if let loaded = state.loadedAd, loaded !== ad { return true }
       state.shows.append(ShowRoute(ad: ad, signals: signals))
       if state.shows.count > Self.showHistory {
@@ -309,6 +331,32 @@ final class MaxAdUnitRouter: MARewardedAdDelegate, MAAdRevenueDelegate, Sendable
       sdk.userIdentifier = request.userID
     }
     rewardedAd.show(forPlacement: request.zoneID, customData: request.customData, viewController: presenter)
+    // A show that started took the ad unit's one ad: the other loads that got it are withdrawn.
+    withdrawGone(
+      because: "MAX ad unit \(ad.adUnitIdentifier) holds one ad, and a show of another load of it used it")
+  }
+
+  /// The core released the ad of load `ticket` (shown or not).
+  fileprivate func release(_ ticket: UInt64) {
+    state.withLock { state in state.held.removeAll { $0.ticket == ticket } }
+  }
+
+  /// Withdraws every held ad the ad unit no longer holds: all of them when it is not ready, else
+  /// those of another ad than the latest loaded. Decided under the router's lock, so a `didLoad`
+  /// on another thread is either seen whole or not at all.
+  private func withdrawGone(because message: String) {
+    let gone = state.withLock { state -> [AdapterWithdrawal.Sink] in
+      guard !state.held.isEmpty else { return [] }
+      let current = rewardedAd.isReady ? state.loadedAd : nil
+      var gone: [AdapterWithdrawal.Sink] = []
+      state.held.removeAll { held in
+        guard held.ad !== current else { return false }
+        gone.append(held.withdrawals)
+        return true
+      }
+      return gone
+    }
+    for withdrawals in gone { withdrawals.withdrawn(AdapterWithdrawal(.invalidated, message: message)) }
   }
 
   /// The show `ad`'s callbacks belong to: the latest show of that ad that did not fail; a
@@ -343,18 +391,28 @@ final class MaxAdUnitRouter: MARewardedAdDelegate, MAAdRevenueDelegate, Sendable
   }
 
   /// Internal sizes, for tests that check nothing grows with the number of cycles.
-  var bookkeeping: (pendingLoads: Int, shows: Int) {
-    state.withLock { ($0.pendingLoads.count, $0.shows.count) }
+  var bookkeeping: (pendingLoads: Int, shows: Int, heldAds: Int) {
+    state.withLock { ($0.pendingLoads.count, $0.shows.count, $0.held.count) }
   }
 
   func didLoad(_ ad: MAAd) {
-    let waiting = state.withLock { state in
+    let (waiting, replaced) = state.withLock { state in
+      let replaced = state.loadedAd.map { $0 !== ad } ?? false
       state.loadedAd = ad
-      return Self.takeLoads(of: ad.simulatedAuctionID, from: &state)
+      let waiting = Self.takeLoads(of: ad.simulatedAuctionID, from: &state)
+      for load in waiting {
+        state.held.append(HeldAd(ticket: load.ticket, ad: ad, withdrawals: load.withdrawals))
+      }
+      return (waiting, replaced)
+    }
+    if replaced {
+      withdrawGone(
+        because:
+          "MAX ad unit \(ad.adUnitIdentifier) replaced this ad with a newer one (a load of another auction)")
     }
     let ecpm = ad.ecpm > 0 ? ad.ecpm : nil
     for load in waiting {
-      let adapterAd = MaxAdapterAd(ad: ad, router: self)
+      let adapterAd = MaxAdapterAd(ad: ad, ticket: load.ticket, router: self)
       load.completion(.success(AdapterLoadedAd(ad: adapterAd, ecpm: ecpm, lifetime: MaxAdapter.adLifetime)))
     }
   }
@@ -396,19 +454,23 @@ final class MaxAdUnitRouter: MARewardedAdDelegate, MAAdRevenueDelegate, Sendable
 /// One loaded MAX ad, handed to the core. Single-use: the core shows it at most once.
 final class MaxAdapterAd: AdapterAd {
   let ad: MAAd
+  /// The load that got it.
+  private let ticket: UInt64
   private let router: MaxAdUnitRouter
 
-  init(ad: MAAd, router: MaxAdUnitRouter) {
+  init(ad: MAAd, ticket: UInt64, router: MaxAdUnitRouter) {
     self.ad = ad
+    self.ticket = ticket
     self.router = router
   }
 
   func show(_ request: AdapterShowRequest, from presenter: any AdPresenting, signals: AdapterSignal.Sink) {
-    router.show(ad, request: request, presenter: presenter, signals: signals)
+    router.show(ad, ticket: ticket, request: request, presenter: presenter, signals: signals)
   }
 
-  /// Nothing to release: the shared `MARewardedAd` keeps an unshown ad for the ad unit's next load.
-  func discard() {}
+  /// Forgets the ad's withdrawal sink; the shared `MARewardedAd` keeps an unshown ad for the ad
+  /// unit's next load.
+  func discard() { router.release(ticket) }
 }
 
 extension MaxPrivacy {
