@@ -20,6 +20,7 @@ let package = Package(
       dependencies: [
         "BeaconSim",
         .product(name: "MediationKit", package: "MediationKit"),
+        .product(name: "MediationKitSimulation", package: "MediationKit"),
         .product(name: "MediationKitTesting", package: "MediationKit"),
       ]),
   ],

@@ -458,7 +458,7 @@ extension ScenarioRun {
     _ lateCallbacks: AdapterConformance.LateCallbacks, probe: SignalProbe, mediator: Mediator,
     scheduler: VirtualScheduler, name: String
   ) {
-    guard let made = mediator.adapter(for: registration.info.id) as? ProbedAdapter else {
+    guard let made = mediator.madeAdapter(for: registration.info.id) as? ProbedAdapter else {
       outcome(name, ran: false, "the mediator has no adapter for \(registration.info.id)")
       return
     }

@@ -72,8 +72,9 @@ public enum FaultInjection {
   /// let registry = try AdapterRegistry([
   ///   FaultInjection.registration(wrapping: MyNetwork.registration(), fault: .duplicateCallbacks)
   /// ])
-  /// let mediator = try Mediator(config: config, registry: registry, scheduler: VirtualScheduler())
-  /// let adapter = mediator.adapter(for: "my-network") as? FaultInjectingAdapter
+  /// let made = MadeAdapters()  // MediationKitSimulation: the adapters a mediator makes, kept
+  /// let mediator = try Mediator(config: config, registry: made.recording(registry), scheduler: VirtualScheduler())
+  /// let adapter = made["my-network"] as? FaultInjectingAdapter
   /// ```
   /// - Parameters:
   ///   - registration: The adapter to perturb.

@@ -244,7 +244,7 @@ struct Harness {
       options: MediatorOptions(
         displayTimeout: FaultInjectionTests.displayTimeout, seed: seed, transactionIDs: .seeded))
     recorder = EventRecorder(mediator)
-    guard let adapter = mediator.adapter(for: network) as? FaultInjectingAdapter else {
+    guard let adapter = mediator.madeAdapter(for: network) as? FaultInjectingAdapter else {
       throw HarnessError.notWrapped(network)
     }
     self.adapter = adapter

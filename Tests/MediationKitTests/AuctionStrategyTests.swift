@@ -223,6 +223,36 @@ struct AuctionStrategyTests {
         $0.privacy == PrivacySettings(hasUserConsent: false, doNotSell: true, isChildDirected: true)
       })
   }
+
+  /// Each ad names the auction that loaded it, the id its networks received: two loads in a row,
+  /// the first shown, in a bidding auction and in a waterfall.
+  @Test(arguments: [ZoneConfig.AuctionStrategy.bidding, .waterfall])
+  func theAdReportsTheAuctionThatLoadedIt(strategy: ZoneConfig.AuctionStrategy) throws {
+    let harness =
+      strategy == .bidding
+      ? try Self.harness(
+        zone([bidder("a", "a-p")], strategy: .bidding), bids: ["a": .bid(after: .zero, price: 1)])
+      : try Self.harness(
+        zone([item("a", "a-w", ecpm: 5)], strategy: .waterfall), bids: [:],
+        waterfall: ["a": .fill(after: .milliseconds(10))])
+    let ad = try harness.mediator.rewardedAd(zone: "z")
+    ad.load()
+    harness.settle()
+    try ad.show(from: HeadlessPresenter())
+    harness.settle()
+    ad.load()
+    harness.settle()
+    let reported = harness.recorder.events(zone: "z").compactMap { event -> String? in
+      switch event {
+      case .ready(let info): "ready \(info.auctionID)"
+      case .shown(let info): "shown \(info.auctionID)"
+      default: nil
+      }
+    }
+    let loaded = harness.adapters["a"]!.loadRequests.map(\.auctionID)
+    #expect(loaded == [1, 2])
+    #expect(reported == ["ready 1", "shown 1", "ready 2"])
+  }
 }
 
 @Suite("Bid ranking")

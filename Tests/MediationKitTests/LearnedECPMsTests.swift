@@ -49,7 +49,7 @@ struct LearnedECPMsTests {
       let item = plan.entries[entry].item
       func response(_ state: AdInfo.NetworkResponse.State, ecpm: Double? = nil) -> AdInfo.NetworkResponse {
         AdInfo.NetworkResponse(
-          network: item.network, placementID: item.placementId, priority: item.priority,
+          of: item.network, placementID: item.placementId, priority: item.priority,
           ecpm: ecpm ?? item.ecpm, state: state, latency: state == .notAttempted ? nil : .milliseconds(500))
       }
       guard winner == nil else {
@@ -177,7 +177,7 @@ struct LearnedECPMsTests {
     let plan = WaterfallPlanner.plan(for: zone)
     let filled = [
       AdInfo.NetworkResponse(
-        network: "a", placementID: "a1", priority: 0, ecpm: 10, state: .loaded, latency: .milliseconds(100))
+        of: "a", placementID: "a1", priority: 0, ecpm: 10, state: .loaded, latency: .milliseconds(100))
     ]
     var learned = LearnedECPMs(plan: plan, random: SeededRandom(seed: 1))
     learned.record(filled, fillPrecision: .estimated)

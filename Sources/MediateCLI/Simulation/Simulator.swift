@@ -224,7 +224,7 @@ private final class SessionDriver: Sendable {
       guard state.remaining > 0 else { return false }
       state.remaining -= 1
       state.stats.requests += 1
-      state.requestStartedAt = mediator.scheduler.now
+      state.requestStartedAt = mediator.engineScheduler.now
       state.waitingToShow = queued
       return true
     }
@@ -266,7 +266,7 @@ private final class SessionDriver: Sendable {
       try? mediator.apply(MediationConfig(zones: [zone]))
       return
     }
-    mediator.scheduler.schedule(after: Simulator.sessionGap) { [self] in startNext() }
+    mediator.engineScheduler.schedule(after: Simulator.sessionGap) { [self] in startNext() }
   }
 
   func handle(_ event: Mediator.ZoneEvent) {
@@ -302,7 +302,7 @@ private final class SessionDriver: Sendable {
   }
 
   private func recordOracle() {
-    let auctionID = mediator.lastAuctionID
+    let auctionID = mediator.latestAuctionID
     state.withLock { state in
       let oracle = oracleECPM(auctionID: auctionID, requests: &state.oracleRequests)
       state.stats.oracleRevenueUSD += oracle / 1000

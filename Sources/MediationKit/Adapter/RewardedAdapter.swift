@@ -103,6 +103,9 @@ extension RewardedAdapter {
 /// (not what the adapter meant to send), so `AdapterConformance` (MediationKitTesting) can check the adapter forwards
 /// ``PrivacySettings/iab`` to the SDK. An adapter whose SDK reads the CMP's `UserDefaults` keys
 /// itself reads them back from where the SDK does.
+///
+/// The adapter's own target adopts it, and that target ships in apps, which link no test kit: so
+/// the protocol is declared here, in the core, and only the test kit reads it.
 public protocol ConsentReadBack: AnyObject, Sendable {
   /// The consent strings the SDK holds now.
   var consentInSDK: IABConsent { get }
@@ -162,7 +165,7 @@ public struct AdapterLoadRequest: Sendable {
   public var reward: AdapterSignal.NetworkReward
   /// Identifies the auction this request belongs to: one per zone load, the same in every bid
   /// request and load of that auction, different across auctions (1, 2, 3… in the order loads
-  /// start; ``Mediator/lastAuctionID`` gives the latest). Use it to tie the load of a winning
+  /// start; the ad a winning load makes reports it as ``AdInfo/auctionID``). Use it to tie the load of a winning
   /// bid to the bid (a network whose bids are valid for one auction only), to group the requests
   /// of one auction, or to correlate the adapter's logs with the mediator's events. `0`: no
   /// auction (a request made outside a mediator).

@@ -198,7 +198,7 @@ struct LoadSequence: Sendable {
   ) -> AdInfo.NetworkResponse {
     let item = plan.entries[entry].item
     return AdInfo.NetworkResponse(
-      network: item.network, placementID: item.placementId, priority: item.priority, ecpm: ecpm ?? item.ecpm,
+      of: item.network, placementID: item.placementId, priority: item.priority, ecpm: ecpm ?? item.ecpm,
       state: state, latency: latency, bid: bid, error: error)
   }
 }

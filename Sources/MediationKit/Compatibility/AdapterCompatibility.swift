@@ -45,8 +45,8 @@ public enum AdapterCompatibility: Sendable, Equatable {
   public var isCompatible: Bool { self == .compatible }
 
   /// What is wrong and what to upgrade, naming both versions, for `info`'s adapter; `nil` when
-  /// compatible.
-  public func problem(for info: AdapterInfo) -> String? {
+  /// compatible. The registry's `incompatibleAdapter` error carries it as its message.
+  package func explanation(for info: AdapterInfo) -> String? {
     let adapter = "\(info.displayName) adapter \(info.adapterVersion) (network '\(info.id)')"
     switch self {
     case .compatible:
@@ -62,21 +62,21 @@ public enum AdapterCompatibility: Sendable, Equatable {
         + "or later (within major \(adapterAPI.major)), or use an adapter version built for \(core.major).\(core.minor)."
     case .sdkTooOld(let sdk, let range):
       return
-        "\(adapter) supports \(info.displayName) SDK \(Self.describe(range)); the linked SDK is \(sdk). "
+        "\(adapter) supports \(info.displayName) SDK \(Self.rangeText(range)); the linked SDK is \(sdk). "
         + "Upgrade the \(info.displayName) SDK to \(range.lowerBound.numbers) or later."
     case .sdkTooNew(let sdk, let range):
       return
-        "\(adapter) supports \(info.displayName) SDK \(Self.describe(range)); the linked SDK is \(sdk). "
+        "\(adapter) supports \(info.displayName) SDK \(Self.rangeText(range)); the linked SDK is \(sdk). "
         + "Upgrade the adapter to a version that supports SDK \(sdk.numbers)."
     case .unreadableSDKVersion(let text):
       return
         "\(adapter) reports SDK version '\(text)', which is not MAJOR.MINOR.PATCH; its supported range "
-        + "\(Self.describe(info.supportedSDKVersions)) cannot be checked. Report the SDK's version as a semantic version."
+        + "\(Self.rangeText(info.supportedSDKVersions)) cannot be checked. Report the SDK's version as a semantic version."
     }
   }
 
   /// `13.0.0..<14.0.0` as ">= 13.0.0, < 14.0.0".
-  public static func describe(_ range: Range<SemanticVersion>) -> String {
+  package static func rangeText(_ range: Range<SemanticVersion>) -> String {
     ">= \(range.lowerBound), < \(range.upperBound)"
   }
 }

@@ -28,9 +28,9 @@ extension Mediator {
     /// When the mediator starts the network (``MediatorOptions/networkStarts``).
     public var start: MediatorOptions.NetworkStart
 
-    /// Creates the status of `network`'s start-up.
-    public init(
-      network: NetworkID, state: State, description: String, latency: Duration? = nil,
+    /// Creates the status of `network`'s start-up; the mediator makes these.
+    package init(
+      of network: NetworkID, state: State, description: String, latency: Duration? = nil,
       start: MediatorOptions.NetworkStart = .atLaunch
     ) {
       self.network = network

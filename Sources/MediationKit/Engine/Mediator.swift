@@ -271,8 +271,9 @@ public final class Mediator: Sendable {
     try await context.pendingRewards()
   }
 
-  /// The scheduler every delay and event of this mediator goes through.
-  public var scheduler: any Scheduler { context.scheduler }
+  /// The scheduler every delay and event of this mediator goes through, for MediationKit's own
+  /// tools and tests; an app keeps the one it passed to `init`.
+  package var engineScheduler: any Scheduler { context.scheduler }
 
   /// The facade for one zone.
   /// - Throws: ``MediationError`` `unknownZone`, listing the known zones.
@@ -372,14 +373,14 @@ public final class Mediator: Sendable {
     for zone in config.zones where !zone.experiments.isEmpty { zones[zone.id]?.userChanged(in: config) }
   }
 
-  /// The adapter this mediator made for `network`, if it is registered: for tests and diagnostic
-  /// tools that inspect an adapter or its SDK (a `FaultInjectingAdapter`'s fault, say). The
-  /// engine alone calls its methods.
-  public func adapter(for network: NetworkID) -> (any RewardedAdapter)? { context.adapters[network] }
+  /// The adapter this mediator made for `network`, if it is registered, for MediationKit's own
+  /// test kit, tools and tests that inspect an adapter or its SDK. The engine alone calls its
+  /// methods.
+  package func madeAdapter(for network: NetworkID) -> (any RewardedAdapter)? { context.adapters[network] }
 
-  /// The id of the auction started last: 1, 2, 3… in the order loads start (0 before the first).
-  /// Read it when a zone publishes `loading` to learn the id its networks received.
-  public var lastAuctionID: UInt64 { context.lastAuctionID }
+  /// The id of the auction started last: 1, 2, 3… in the order loads start (0 before the first),
+  /// for the simulator, which reads it when a zone publishes `loading` (before any ``AdInfo``).
+  package var latestAuctionID: UInt64 { context.lastAuctionID }
 
   /// Whether any zone's ad is on screen.
   public var isAnyAdShowing: Bool { context.screenHolder != nil }

@@ -147,6 +147,6 @@ struct StartGate<Waiter> {
       case .timedOut(_, let after): (.timedOut, "no answer within \(MessageFormat.duration(after))", after)
       }
     return Mediator.AdapterStatus(
-      network: network, state: state, description: description, latency: latency, start: mode)
+      of: network, state: state, description: description, latency: latency, start: mode)
   }
 }

@@ -21,14 +21,22 @@ public struct AdInfo: Sendable, Equatable {
   /// zone (``ZoneConfig/experiments``) for the current user (``Mediator/setUserID(_:)``). Empty
   /// when the zone has no experiments or no user id was set (the zone ran as configured).
   public var experimentArms: [String: String]
+  /// The id of the auction that loaded the ad: the ``AdapterLoadRequest/auctionID`` every network
+  /// asked in it received, in its bid requests and loads. The mediator numbers its auctions 1, 2,
+  /// 3… in the order loads start, so a seeded run gives the same ids; `0` only in an `AdInfo` made
+  /// outside a mediator.
+  public var auctionID: UInt64
 
-  /// Creates the description of an ad ready in zone `zoneID`, served by `network`.
+  /// Creates the description of an ad ready in zone `zoneID`, served by `network`: the mediator
+  /// makes these; an app's tests make them to drive their handlers of `ready` and `shown`.
   public init(
     zoneID: String, network: NetworkID, placementID: String, ecpm: Double,
     responses: [AdInfo.NetworkResponse],
     latency: Duration, precision: AdapterSignal.RevenuePrecision = .publisherDefined,
-    strategy: ZoneConfig.AuctionStrategy = .waterfall, experimentArms: [String: String] = [:]
+    strategy: ZoneConfig.AuctionStrategy = .waterfall, experimentArms: [String: String] = [:],
+    auctionID: UInt64 = 0
   ) {
+    self.auctionID = auctionID
     self.experimentArms = experimentArms
     self.precision = precision
     self.strategy = strategy
@@ -94,9 +102,9 @@ extension AdInfo {
     /// Why it failed or was skipped.
     public var error: String?
 
-    /// Creates the outcome of one line item.
-    public init(
-      network: NetworkID, placementID: String, priority: Int, ecpm: Double, state: State,
+    /// Creates the outcome of one line item; the mediator makes these.
+    package init(
+      of network: NetworkID, placementID: String, priority: Int, ecpm: Double, state: State,
       latency: Duration? = nil, bid: Double? = nil, error: String? = nil
     ) {
       self.bid = bid

@@ -71,7 +71,7 @@ public final class AdapterRegistry: Sendable {
   ///   the SDK's) versions and what to upgrade; `duplicateNetwork` if the id is already registered.
   public func register(_ registration: Registration) throws(MediationError) {
     let info = registration.info
-    if let problem = AdapterCompatibility.check(info).problem(for: info) {
+    if let problem = AdapterCompatibility.check(info).explanation(for: info) {
       throw MediationError(.incompatibleAdapter, problem)
     }
     let (existing, delivers) = state.withLock { state -> (AdapterInfo?, Bool) in

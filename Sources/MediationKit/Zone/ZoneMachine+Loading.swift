@@ -224,7 +224,7 @@ extension ZoneMachine {
       let info = AdInfo(
         zoneID: id, network: item.network, placementID: item.placementId, ecpm: price, responses: answers,
         latency: now - ended.startedAt, precision: precision, strategy: setup.zone.strategy,
-        experimentArms: setup.experimentArms)
+        experimentArms: setup.experimentArms, auctionID: ended.request.auctionID)
       var lifetime = setup.adExpiry
       if let own = loaded.lifetime { lifetime = min(lifetime, own) }
       let ready = ReadyAd(

@@ -1,5 +1,6 @@
 import BeaconSim
 import MediationKit
+import MediationKitSimulation
 import MediationKitTesting
 import Testing
 
@@ -21,12 +22,14 @@ struct BeaconAdapterTests {
           ],
           rewardGraceSeconds: 5, autoReload: false)
       }
+      let made = MadeAdapters()
       mediator = try Mediator(
         config: MediationConfig(zones: configs),
-        registry: AdapterRegistry([BeaconNetwork.registration(appKey: appKey, profile: profile)]),
+        registry: made.recording(
+          AdapterRegistry([BeaconNetwork.registration(appKey: appKey, profile: profile)])),
         scheduler: scheduler, options: MediatorOptions(seed: 3))
       recorder = EventRecorder(mediator)
-      sdk = try #require((mediator.adapter(for: BeaconNetwork.id) as? BeaconAdapter)?.sdk)
+      sdk = try #require((made[BeaconNetwork.id] as? BeaconAdapter)?.sdk)
     }
   }
 
