@@ -117,6 +117,17 @@ struct KeyTests {
     #expect(ed.description.contains("ED25519"))
   }
 
+  @Test func aPrivateKeyWithBytesAfterItIsRefusedOnEveryBackend() throws {
+    let key = try P256SigningKey(pemRepresentation: KeyFixtures.rfcKeyPKCS8)
+    #expect(try P256SigningKey(derRepresentation: key.derRepresentation).publicKey == key.publicKey)
+    #expect(throws: CryptoError.self) {
+      try P256SigningKey(derRepresentation: key.derRepresentation + [0x00])
+    }
+    #expect(throws: CryptoError.self) {
+      try P256PublicKey(derRepresentation: key.publicKey.derRepresentation + [0x00])
+    }
+  }
+
   @Test func malformedKeysAreRefusedWithAReason() throws {
     #expect(throws: CryptoError.self) { try P256PublicKey(derRepresentation: []) }
     #expect(throws: CryptoError.self) { try P256PublicKey(derRepresentation: [0x30, 0x59, 0x30]) }

@@ -42,14 +42,13 @@
     /// is a P-256 key.
     static func privateKey(der: [UInt8]) throws(CryptoError) -> EVPKey {
       guard !der.isEmpty else { throw CryptoError("empty private key; expected PKCS#8 or SEC1 DER") }
-      let decoded: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
-        var cursor = buffer.baseAddress
-        return d2i_AutoPrivateKey(nil, &cursor, buffer.count)
-      }
+      // The whole input, as the CryptoKit branch requires: bytes after the key are refused.
+      let decoded = OpenSSLDER.decodeWhole(der, { d2i_AutoPrivateKey(nil, $0, $1) }, free: EVP_PKEY_free)
       return try p256(
         decoded, what: "private key",
-        else: .openSSL("not a DER private key (\(der.count) bytes); expected PKCS#8 or SEC1 (EC PRIVATE KEY)")
-      )
+        else: .openSSL(
+          "not a DER private key (\(der.count) bytes), or bytes after it; expected PKCS#8 or SEC1 (EC PRIVATE KEY)"
+        ))
     }
 
     /// Decodes a PEM `PRIVATE KEY` (PKCS#8) or `EC PRIVATE KEY` (SEC1) block and checks that it is a
