@@ -17,13 +17,16 @@ import MediationKitSimulation
 /// - `quote` (``SimulatedNetwork``) tells what a load of a request would do, without loading.
 ///
 /// Unity cannot cancel a load: cancelling only stops listening; the SDK keeps the placement's ad,
-/// and the next load of it reports it at once.
+/// and the next load of it reports it at once. So two zones loading one placement hold the same
+/// SDK ad: a show uses it up for both, and the adapter then withdraws the other zone's ad through
+/// its load's ``AdapterLoadRequest/withdrawals``, so the core never leaves it ready to fail.
 public final class UnityAdapter: SimulatedNetwork {
   /// The network and versions this adapter drives.
   public let info: AdapterInfo
   /// The SDK instance the adapter drives (its own, not ``UnityAdsSDK/shared``).
   public let sdk: UnityAdsSDK
   private let gameId: String
+  private let unshown = UnshownAds()
 
   /// Creates an adapter driving `sdk`, initialized with `gameId` on start.
   public init(sdk: UnityAdsSDK, gameId: String) {
@@ -45,7 +48,8 @@ public final class UnityAdapter: SimulatedNetwork {
     let metaData = UADSMetaData()
     for (key, value) in Self.metaData(request.privacy) { metaData.set(key, value: value) }
     metaData.commit(to: sdk)
-    let listener = LoadListener(sdk: sdk, completion: completion)
+    let listener = LoadListener(
+      sdk: sdk, unshown: unshown, withdrawals: request.withdrawals, completion: completion)
     sdk.load(
       request.placementID, loadDelegate: listener, auctionID: request.auctionID == 0 ? nil : request.auctionID
     )
@@ -121,18 +125,28 @@ final class LoadListener: UnityAdsLoadDelegate, Sendable {
   typealias Completion = @Sendable (Result<AdapterLoadedAd, AdapterError>) -> Void
 
   private let sdk: UnityAdsSDK
+  private let unshown: UnshownAds
+  private let withdrawals: AdapterWithdrawal.Sink
   /// Taken by the first answer or by cancellation.
   private let completion: Locked<Completion?>
 
-  init(sdk: UnityAdsSDK, completion: @escaping Completion) {
+  init(
+    sdk: UnityAdsSDK, unshown: UnshownAds, withdrawals: AdapterWithdrawal.Sink,
+    completion: @escaping Completion
+  ) {
     self.sdk = sdk
+    self.unshown = unshown
+    self.withdrawals = withdrawals
     self.completion = Locked(completion)
   }
 
   func cancel() { _ = take() }
 
   func unityAdsAdLoaded(_ placementId: String) {
-    take()?(.success(AdapterLoadedAd(ad: UnityAd(sdk: sdk, placementId: placementId))))
+    guard let completion = take() else { return }
+    let ad = UnityAd(sdk: sdk, placementId: placementId, unshown: unshown)
+    unshown.add(ad, withdrawals: withdrawals)
+    completion(.success(AdapterLoadedAd(ad: ad)))
   }
 
   func unityAdsAdFailed(
@@ -149,27 +163,67 @@ final class LoadListener: UnityAdsLoadDelegate, Sendable {
 final class UnityAd: AdapterAd {
   private let sdk: UnityAdsSDK
   let placementId: String
+  private let unshown: UnshownAds
 
-  init(sdk: UnityAdsSDK, placementId: String) {
+  init(sdk: UnityAdsSDK, placementId: String, unshown: UnshownAds) {
     self.sdk = sdk
     self.placementId = placementId
+    self.unshown = unshown
   }
 
   func show(_ request: AdapterShowRequest, from presenter: any AdPresenting, signals: AdapterSignal.Sink) {
-    sdk.show(presenter, placementId: placementId, showDelegate: ShowListener(signals))
+    unshown.remove(self)
+    sdk.show(
+      presenter, placementId: placementId,
+      showDelegate: ShowListener(signals, placementUsedUp: unshown.usedUp))
   }
 
   /// Unity has no API to drop a loaded ad: the placement keeps it for the next load.
-  func discard() {}
+  func discard() { unshown.remove(self) }
 }
 
-/// The delegate of one show: translates every callback into a signal, as it comes.
+/// The ads handed to the core and neither shown nor discarded, by placement, each with its load's
+/// withdrawal sink. Unity holds one ad per placement, so once a show uses it up, every other ad
+/// of the placement is gone too and is withdrawn.
+final class UnshownAds: Sendable {
+  private let ads = Locked<[String: [ObjectIdentifier: AdapterWithdrawal.Sink]]>([:])
+
+  func add(_ ad: UnityAd, withdrawals: AdapterWithdrawal.Sink) {
+    ads.withLock { $0[ad.placementId, default: [:]][ObjectIdentifier(ad)] = withdrawals }
+  }
+
+  func remove(_ ad: UnityAd) {
+    ads.withLock { ads in
+      ads[ad.placementId]?[ObjectIdentifier(ad)] = nil
+      if ads[ad.placementId]?.isEmpty == true { ads[ad.placementId] = nil }
+    }
+  }
+
+  /// Withdraws every unshown ad of `placementId`: a show used up the SDK's ad of it. The sinks are
+  /// called outside the lock.
+  func usedUp(_ placementId: String) {
+    let gone = ads.withLock { $0.removeValue(forKey: placementId) } ?? [:]
+    let reason = AdapterWithdrawal(
+      .invalidated, message: "another show used up Unity's ad of placement '\(placementId)'")
+    for withdrawals in gone.values { withdrawals.withdrawn(reason) }
+  }
+}
+
+/// The delegate of one show: translates every callback into a signal, as it comes, and says when
+/// the show used up the placement's ad (it started, or failed after the SDK took the ad).
 final class ShowListener: UnityAdsShowDelegate, Sendable {
   private let signals: AdapterSignal.Sink
+  private let placementUsedUp: @Sendable (String) -> Void
 
-  init(_ signals: AdapterSignal.Sink) { self.signals = signals }
+  init(_ signals: AdapterSignal.Sink, placementUsedUp: @escaping @Sendable (String) -> Void = { _ in }) {
+    self.signals = signals
+    self.placementUsedUp = placementUsedUp
+  }
 
-  func unityAdsShowStart(_ placementId: String) { signals.send(.displayed) }
+  func unityAdsShowStart(_ placementId: String) {
+    placementUsedUp(placementId)
+    signals.send(.displayed)
+  }
 
   func unityAdsShowClick(_ placementId: String) { signals.send(.clicked) }
 
@@ -186,6 +240,9 @@ final class ShowListener: UnityAdsShowDelegate, Sendable {
   func unityAdsShowFailed(
     _ placementId: String, withError error: UnityAdsShowError, withMessage message: String
   ) {
+    // Only a show refused because another ad is up leaves the placement's ad in the SDK; after
+    // any other failure it has none (taken by the failed show, or never loaded).
+    if error != .showErrorAlreadyShowing { placementUsedUp(placementId) }
     signals.send(.showFailed(UnityAdapter.adapterError(error, message)))
   }
 }
