@@ -209,12 +209,7 @@ struct AuctionStrategyTests {
       zone([bidder("a", "a-p")], strategy: .bidding), bids: ["a": .bid(after: .zero, price: 1)])
     harness.mediator.privacy = PrivacySettings(hasUserConsent: false, doNotSell: true, isChildDirected: true)
     let ad = try harness.mediator.rewardedAd(zone: "z")
-    ad.load()
-    harness.settle()
-    try ad.show(from: HeadlessPresenter())
-    harness.settle()
-    ad.load()
-    harness.settle()
+    try harness.loadShowAndLoadAgain(ad)
     let adapter = harness.adapters["a"]!
     #expect(adapter.bidRequests.map(\.auctionID) == [1, 2])
     #expect(adapter.loadRequests.first?.auctionID == 1)
@@ -236,12 +231,7 @@ struct AuctionStrategyTests {
         zone([item("a", "a-w", ecpm: 5)], strategy: .waterfall), bids: [:],
         waterfall: ["a": .fill(after: .milliseconds(10))])
     let ad = try harness.mediator.rewardedAd(zone: "z")
-    ad.load()
-    harness.settle()
-    try ad.show(from: HeadlessPresenter())
-    harness.settle()
-    ad.load()
-    harness.settle()
+    try harness.loadShowAndLoadAgain(ad)
     let reported = harness.recorder.events(zone: "z").compactMap { event -> String? in
       switch event {
       case .ready(let info): "ready \(info.auctionID)"

@@ -41,6 +41,16 @@ struct Harness {
   /// Runs a minute of virtual time: enough for any load, not enough for an ad to expire.
   func settle(_ duration: Duration = .seconds(60)) { scheduler.advance(by: duration) }
 
+  /// Loads `ad`, shows it and loads again, each step let run to its end.
+  func loadShowAndLoadAgain(_ ad: RewardedAd) throws {
+    ad.load()
+    settle()
+    try ad.show(from: HeadlessPresenter())
+    settle()
+    ad.load()
+    settle()
+  }
+
   func names(_ zone: String = "z") -> [String] { recorder.names(zone: zone) }
 }
 

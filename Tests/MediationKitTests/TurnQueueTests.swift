@@ -5,20 +5,21 @@ import Testing
 
 @Suite("TurnQueue: one taker at a time, inputs in order")
 struct TurnQueueTests {
-  @Test func theFirstCallerTakesEveryInputInOrderAndLaterCallersOnlyQueue() {
+  @Test func theFirstCallerPerformsItsInputThenTakesTheQueuedOnesInOrder() {
     var queue = TurnQueue<Int>()
     var taken: [Int?] = []
-    let turns = [queue.enqueue(1), queue.enqueue(2)]
+    let turns = [queue.startOrQueue(1), queue.startOrQueue(2)]
     taken.append(queue.next())
-    let whileTaking = queue.enqueue(3)
-    taken += [queue.next(), queue.next(), queue.next()]
-    let afterTheTurn = queue.enqueue(4)
+    let whileTaking = queue.startOrQueue(3)
     taken += [queue.next(), queue.next()]
+    let afterTheTurn = queue.startOrQueue(4)
+    taken.append(queue.next())
 
-    #expect(turns == [true, false], "the first caller takes the queue; the second only queues")
+    #expect(turns == [true, false], "the first caller's turn, with its own input; the second only queues")
     #expect(!whileTaking, "an input queued while its taker performs one waits its turn")
-    #expect(afterTheTurn, "the turn ended with nil: the next caller takes the queue")
-    #expect(taken == [1, 2, 3, nil, 4, nil])
+    #expect(afterTheTurn, "the turn ended with nil: the next caller starts one")
+    #expect(
+      taken == [2, 3, nil, nil], "the caller performs its own input; next() hands the queued ones in order")
   }
 }
 

@@ -1,8 +1,10 @@
 /// Inputs taken one at a time, in order, by whichever thread finds none being taken: the pure
-/// half of a serial mailbox. Its owner keeps it behind its lock and performs each input outside:
+/// half of a serial mailbox (the mediator's changes, the event hub's deliveries, the registry's
+/// changes). Its owner keeps it behind its lock and performs each input outside:
 ///
 /// ```swift
-/// guard state.withLock({ $0.turns.enqueue(input) }) else { return }  // another thread's turn
+/// guard state.withLock({ $0.turns.startOrQueue(input) }) else { return }  // another's turn
+/// perform(input)
 /// while let input = state.withLock({ $0.turns.next() }) { perform(input) }
 /// ```
 ///
@@ -13,15 +15,17 @@ struct TurnQueue<Input> {
   private var pending: [Input] = []
   private var taking = false
 
-  /// Queues `input`.
+  /// Starts the caller's turn with `input`, or queues `input` for the caller whose turn it is.
   ///
-  /// - Returns: Whether the caller is to take the queue's inputs now (`next()` until `nil`):
-  ///   `false` when another caller is taking them, and will take this one too.
-  mutating func enqueue(_ input: Input) -> Bool {
+  /// - Returns: `true` when it is the caller's turn: it performs `input` itself, then takes
+  ///   `next()` until `nil`. `false` when another caller is taking inputs, and will take this one.
+  mutating func startOrQueue(_ input: Input) -> Bool {
+    guard taking else {
+      taking = true
+      return true
+    }
     pending.append(input)
-    guard !taking else { return false }
-    taking = true
-    return true
+    return false
   }
 
   /// The next input for the caller whose turn it is; `nil` ends the turn.

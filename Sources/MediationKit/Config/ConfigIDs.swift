@@ -20,7 +20,7 @@ extension ZoneConfig {
           "must not contain control characters, found \(Self.codePoint(scalar)) at character \(offset + 1) of "
           + Self.quoted(id))
     }
-    if id.first.map({ $0.isWhitespace && id.trimmingCharacters(in: .whitespaces).isEmpty }) ?? true {
+    if id.trimmingCharacters(in: .whitespaces).isEmpty {
       return MediationConfig.Issue(path: path, message: "must be a non-empty string, found \"\(id)\"")
     }
     if let first = seen[id] {

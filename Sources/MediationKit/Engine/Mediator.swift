@@ -163,14 +163,17 @@ public final class Mediator: Sendable {
   /// is making changes, queues it for that thread to make next. No lock is held while a change is
   /// made: zones and adapters are called from here.
   private func make(_ change: Change) {
-    guard state.withLock({ $0.changes.enqueue(change) }) else { return }
-    while let change = state.withLock({ $0.changes.next() }) {
-      switch change {
-      case .apply(let config): applyNow(config)
-      case .network(let network, let note): reconfigureZones(naming: network, note: note)
-      case .user: resolveArmsAgain()
-      case .privacy: tellAdaptersOfPrivacy()
-      }
+    guard state.withLock({ $0.changes.startOrQueue(change) }) else { return }
+    perform(change)
+    while let change = state.withLock({ $0.changes.next() }) { perform(change) }
+  }
+
+  private func perform(_ change: Change) {
+    switch change {
+    case .apply(let config): applyNow(config)
+    case .network(let network, let note): reconfigureZones(naming: network, note: note)
+    case .user: resolveArmsAgain()
+    case .privacy: tellAdaptersOfPrivacy()
     }
   }
 

@@ -25,8 +25,8 @@ final class EventHub: Sendable {
     var nextToken = 0
     /// In subscription order; replaced (not mutated in place) so delivering only retains it.
     var subscribers: [Subscriber] = []
-    var queue: [Mediator.ZoneEvent] = []
-    var delivering = false
+    /// One delivery at a time: an event published during another's delivery waits its turn.
+    var deliveries = TurnQueue<Mediator.ZoneEvent>()
     var nextTicket: UInt64 = 0
     /// The zones holding their events behind a reward being recorded.
     var held: [String: [Held]] = [:]
@@ -34,12 +34,7 @@ final class EventHub: Sendable {
     /// Queues `event` behind the one being delivered, or starts delivering it: then returns the
     /// subscribers to hand it to.
     mutating func beginDelivery(_ event: Mediator.ZoneEvent) -> [Subscriber]? {
-      if delivering {
-        queue.append(event)
-        return nil
-      }
-      delivering = true
-      return subscribers
+      deliveries.startOrQueue(event) ? subscribers : nil
     }
   }
 
@@ -60,7 +55,7 @@ final class EventHub: Sendable {
   /// delivered — or, while its zone's reward is being recorded, holds it behind that reward.
   func publish(_ event: Mediator.ZoneEvent) {
     let first = state.withLock { state -> [Subscriber]? in
-      if !state.held.isEmpty, state.held[event.zoneID] != nil {
+      if state.held[event.zoneID] != nil {
         state.held[event.zoneID]?.append(.event(event))
         return nil
       }
@@ -110,23 +105,11 @@ final class EventHub: Sendable {
   /// Hands `event` to `subscribers`, then every event queued meanwhile to the subscribers of
   /// the moment.
   private func deliver(_ event: Mediator.ZoneEvent, to subscribers: [Subscriber]) {
-    var subscribers = subscribers
     for subscriber in subscribers { subscriber.handler(event) }
-    while let queued = nextQueued(&subscribers) {
+    while let (queued, subscribers) = state.withLock({ state in
+      state.deliveries.next().map { ($0, state.subscribers) }
+    }) {
       for subscriber in subscribers { subscriber.handler(queued) }
-    }
-  }
-
-  /// The next queued event and the subscribers to deliver it to; `nil` (and delivery over) when
-  /// the queue is empty.
-  private func nextQueued(_ subscribers: inout [Subscriber]) -> Mediator.ZoneEvent? {
-    state.withLock { state in
-      guard !state.queue.isEmpty else {
-        state.delivering = false
-        return nil
-      }
-      subscribers = state.subscribers
-      return state.queue.removeFirst()
     }
   }
 }

@@ -40,12 +40,10 @@ public final class AdapterRegistry: Sendable {
     /// the order they subscribed in.
     var handlers: [Int: @Sendable (Change) -> Void] = [:]
     var nextToken = 0
-    /// Changes in the order they were made, waiting for the thread delivering them.
-    var undelivered: [Change] = []
-    /// Whether a thread is delivering changes: a change made meanwhile (on another thread, or by
-    /// an observer) is queued behind, so every observer sees the changes in the order they were
-    /// made, and no observer runs under the lock.
-    var delivering = false
+    /// One change delivered at a time: a change made meanwhile (on another thread, or by an
+    /// observer) waits its turn, so every observer sees the changes in the order they were made,
+    /// and no observer runs under the lock.
+    var changes = TurnQueue<Change>()
   }
 
   private let state = Locked(State())
@@ -74,10 +72,11 @@ public final class AdapterRegistry: Sendable {
     if let problem = AdapterCompatibility.check(info).explanation(for: info) {
       throw MediationError(.incompatibleAdapter, problem)
     }
-    let (existing, delivers) = state.withLock { state -> (AdapterInfo?, Bool) in
-      if let existing = state.registrations[registration.info.id] { return (existing.info, false) }
+    let change = Change.registered(registration)
+    let (existing, observers) = state.withLock { state -> (AdapterInfo?, Observers?) in
+      if let existing = state.registrations[registration.info.id] { return (existing.info, nil) }
       state.registrations[registration.info.id] = registration
-      return (nil, state.queue(.registered(registration)))
+      return (nil, state.startDelivering(change))
     }
     if let existing {
       throw MediationError(
@@ -85,7 +84,7 @@ public final class AdapterRegistry: Sendable {
         "network '\(registration.info.id)' is already registered (\(existing.displayName) adapter \(existing.adapterVersion))"
       )
     }
-    if delivers { deliverChanges() }
+    if let observers { deliver(change, to: observers) }
   }
 
   /// Removes a network. Every running mediator made from this registry cancels its loads and
@@ -95,12 +94,13 @@ public final class AdapterRegistry: Sendable {
   /// afresh.
   /// - Throws: ``MediationError`` `unknownNetwork`, naming the registered ids.
   public func unregister(_ id: NetworkID) throws(MediationError) {
-    let delivers = state.withLock { state -> Bool? in
+    let change = Change.unregistered(id)
+    let found = state.withLock { state -> Observers?? in
       guard state.registrations.removeValue(forKey: id) != nil else { return nil }
-      return state.queue(.unregistered(id))
+      return .some(state.startDelivering(change))
     }
-    guard let delivers else { throw MediationError.unknownNetwork(id, known: networkIDs) }
-    if delivers { deliverChanges() }
+    guard let found else { throw MediationError.unknownNetwork(id, known: networkIDs) }
+    if let observers = found { deliver(change, to: observers) }
   }
 
   /// Calls `handler` with every later change, in order: on the thread that makes it, or (while
@@ -116,12 +116,15 @@ public final class AdapterRegistry: Sendable {
     }
   }
 
-  /// Delivers the queued changes, oldest first, each to every observer, outside the lock; until
-  /// none is left. Each change is taken with the observers subscribed when it is taken, in the
-  /// order they subscribed.
-  private func deliverChanges() {
-    while let (change, handlers) = state.withLock({ $0.nextDelivery() }) {
-      for handler in handlers { handler(change) }
+  /// Delivers `change` to `observers`, then every change queued meanwhile, oldest first, outside
+  /// the lock; until none is left. Each change is taken with the observers subscribed when it is
+  /// taken, in the order they subscribed.
+  private func deliver(_ change: Change, to observers: Observers) {
+    for handler in observers { handler(change) }
+    while let (change, observers) = state.withLock({ state in
+      state.changes.next().map { ($0, state.observers) }
+    }) {
+      for handler in observers { handler(change) }
     }
   }
 
@@ -151,24 +154,17 @@ public final class AdapterRegistry: Sendable {
   }
 }
 
-extension AdapterRegistry.State {
-  /// Queues `change` for delivery; whether the caller is to deliver it (no one else is).
-  fileprivate mutating func queue(_ change: AdapterRegistry.Change) -> Bool {
-    undelivered.append(change)
-    if delivering { return false }
-    delivering = true
-    return true
-  }
+extension AdapterRegistry {
+  fileprivate typealias Observers = [@Sendable (AdapterRegistry.Change) -> Void]
+}
 
-  /// The oldest change not delivered yet and the observers to deliver it to, in the order they
-  /// subscribed; `nil` (and the delivery over) when none is left.
-  fileprivate mutating func nextDelivery() -> (
-    AdapterRegistry.Change, [@Sendable (AdapterRegistry.Change) -> Void]
-  )? {
-    guard !undelivered.isEmpty else {
-      delivering = false
-      return nil
-    }
-    return (undelivered.removeFirst(), handlers.sorted { $0.key < $1.key }.map(\.value))
+extension AdapterRegistry.State {
+  /// The observers, in the order they subscribed.
+  fileprivate var observers: AdapterRegistry.Observers { handlers.sorted { $0.key < $1.key }.map(\.value) }
+
+  /// Starts delivering `change`, returning the observers to hand it to, or queues it behind the
+  /// change being delivered (`nil`).
+  fileprivate mutating func startDelivering(_ change: AdapterRegistry.Change) -> AdapterRegistry.Observers? {
+    changes.startOrQueue(change) ? observers : nil
   }
 }
