@@ -594,7 +594,7 @@ extension ScenarioRun {
     {
       fail(
         .goneAdsWithdrawn, name,
-        "another zone's show used the SDK's ad of this placement, yet this zone's ad stayed ready and its show failed (\(error.message)): withdraw it through AdapterLoadRequest.withdrawals when the SDK no longer has an ad for it"
+        "another zone's show used the SDK's ad of this placement, yet this zone's ad stayed ready and its show failed (\(error.message)): withdraw it through AdapterLoadRequest.sink when the SDK no longer has an ad for it"
       )
     }
   }
@@ -647,7 +647,7 @@ extension ScenarioRun {
     {
       fail(
         .goneAdsWithdrawn, name,
-        "the ad was ready for \(hold) but the network no longer had it (\(error.message)): withdraw it through AdapterLoadRequest.withdrawals when the SDK loses it"
+        "the ad was ready for \(hold) but the network no longer had it (\(error.message)): withdraw it through AdapterLoadRequest.sink when the SDK loses it"
       )
     }
     verifyContract(recorder, zone: kept.id, name)

@@ -66,7 +66,7 @@ public final class ScriptedAdapter: RewardedAdapter, ConsentReadBack {
     var ignoresCancellation = false
     var privacyChanges: [PrivacySettings] = []
     /// The withdrawal sinks of the ads loaded and not yet discarded.
-    var liveAds: [ObjectIdentifier: AdapterWithdrawal.Sink] = [:]
+    var liveAds: [ObjectIdentifier: AdapterSignal.Sink] = [:]
   }
 
   public let info: AdapterInfo
@@ -218,7 +218,7 @@ public final class ScriptedAdapter: RewardedAdapter, ConsentReadBack {
         let loaded = AdapterLoadedAd(ad: makeAd(request))
         deliver { completion(.success(loaded)) }
         scheduler.schedule(after: withdrawnAfter) { [self] in
-          deliver { request.withdrawals.withdrawn(reason) }
+          deliver { request.sink.withdraw(reason) }
         }
       }
     }
@@ -236,12 +236,12 @@ public final class ScriptedAdapter: RewardedAdapter, ConsentReadBack {
   /// ``AdapterLoadRequest/withdrawals``.
   public func withdrawLoadedAds(_ reason: AdapterWithdrawal) {
     let sinks = state.withLock { Array($0.liveAds.values) }
-    for sink in sinks { deliver { sink.withdrawn(reason) } }
+    for sink in sinks { deliver { sink.withdraw(reason) } }
   }
 
   private func makeAd(_ request: AdapterLoadRequest) -> ScriptedAd {
     let ad = ScriptedAd(adapter: self)
-    state.withLock { $0.liveAds[ObjectIdentifier(ad)] = request.withdrawals }
+    state.withLock { $0.liveAds[ObjectIdentifier(ad)] = request.sink }
     return ad
   }
 

@@ -261,7 +261,7 @@ import Testing
     let withdrawals = [Recorded<AdapterWithdrawal>(), Recorded<AdapterWithdrawal>()]
     for recorded in withdrawals {
       var loadRequest = request()
-      loadRequest.withdrawals = AdapterWithdrawal.Sink { recorded.append($0) }
+      loadRequest.sink = AdapterSignal.Sink.ignored.replacingWithdrawals { recorded.append($0) }
       _ = adapter.load(loadRequest) { results.append($0) }
     }
     scheduler.run()
@@ -289,7 +289,9 @@ import Testing
     let withdrawn = Recorded<AdapterWithdrawal>()
     for index in 0..<2 {
       var loadRequest = request()
-      if index == 1 { loadRequest.withdrawals = AdapterWithdrawal.Sink { withdrawn.append($0) } }
+      if index == 1 {
+        loadRequest.sink = AdapterSignal.Sink.ignored.replacingWithdrawals { withdrawn.append($0) }
+      }
       _ = adapter.load(loadRequest) { results.append($0) }
     }
     scheduler.run()

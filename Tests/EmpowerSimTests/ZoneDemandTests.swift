@@ -160,13 +160,13 @@ import Testing
     let withdrawn = Recorded<UInt64>()
     for id: UInt64 in [1, 2, 3] {
       var pending = load(id)
-      pending.withdrawals = AdapterWithdrawal.Sink { _ in withdrawn.append(id) }
+      pending.sink = AdapterSignal.Sink.ignored.replacingWithdrawals { _ in withdrawn.append(id) }
       demand.addLoad(pending)
     }
     _ = demand.fill()
     #expect(demand.beginShow(1, signals: sink) == .show)
     let gone = demand.withdrawUnshown()
-    for sink in gone { sink.withdrawn(AdapterWithdrawal(.invalidated, message: "used")) }
+    for sink in gone { sink.withdraw(AdapterWithdrawal(.invalidated, message: "used")) }
     #expect(withdrawn.all.sorted() == [2, 3])
     #expect(demand.withdrawUnshown().isEmpty)
     #expect(demand.heldAds == 3)

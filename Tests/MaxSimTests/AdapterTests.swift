@@ -238,7 +238,7 @@ import Testing
     let withdrawals = [WithdrawalRecorder(), WithdrawalRecorder()]
     for (load, withdrawn) in zip(loads, withdrawals) {
       var request = loadRequest()
-      request.withdrawals = withdrawn.sink
+      request.sink = withdrawn.sink
       _ = adapter.load(request, completion: load.completion)
     }
     scheduler.run()
@@ -262,7 +262,7 @@ import Testing
     let first = LoadRecorder()
     let withdrawn = WithdrawalRecorder()
     var request = loadRequest(auctionID: 1)
-    request.withdrawals = withdrawn.sink
+    request.sink = withdrawn.sink
     _ = adapter.load(request, completion: first.completion)
     scheduler.run()
     _ = try #require(first.ad)
@@ -288,7 +288,7 @@ import Testing
     let withdrawn = WithdrawalRecorder()
     for (index, load) in loads.enumerated() {
       var request = loadRequest()
-      if index == 1 { request.withdrawals = withdrawn.sink }
+      if index == 1 { request.sink = withdrawn.sink }
       _ = adapter.load(request, completion: load.completion)
     }
     scheduler.run()
@@ -391,7 +391,9 @@ import Testing
 final class WithdrawalRecorder: Sendable {
   private let recorded = Locked<[AdapterWithdrawal]>([])
   var kinds: [AdapterWithdrawal.Kind] { recorded.withLock { $0.map(\.kind) } }
-  var sink: AdapterWithdrawal.Sink {
-    AdapterWithdrawal.Sink { withdrawal in self.recorded.withLock { $0.append(withdrawal) } }
+  var sink: AdapterSignal.Sink {
+    AdapterSignal.Sink.ignored.replacingWithdrawals { withdrawal in
+      self.recorded.withLock { $0.append(withdrawal) }
+    }
   }
 }

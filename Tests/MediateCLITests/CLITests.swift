@@ -226,10 +226,10 @@ struct CLITests {
     let object = try #require(JSONSerialization.jsonObject(with: Data(json.out[0].utf8)) as? [String: Any])
     #expect(object["adapter_api_version"] as? String == AdapterCompatibility.coreAPIVersion.description)
     let max = try #require((object["networks"] as? [[String: Any]])?.first { $0["id"] as? String == "max" })
-    #expect(max["adapter_api_version"] as? String == "2.0.0")
+    #expect(max["adapter_api_version"] as? String == "2.1.0")
     #expect(max["supported_sdk_versions"] as? [String: String] == ["min": "13.0.0", "below": "14.0.0"])
     let text = mediate(["networks"], registry: registry).out
-    #expect(text.contains { $0.hasPrefix("max ") && $0.contains("13.3.1-sim   13.0.0..<14.0.0  2.0.0") })
+    #expect(text.contains { $0.hasPrefix("max ") && $0.contains("13.3.1-sim   13.0.0..<14.0.0  2.1.0") })
     #expect(
       text.contains {
         $0.hasPrefix(

@@ -20,7 +20,7 @@ struct AdQueueTests {
     ReadyAd(
       info: AdInfo(zoneID: "z", network: "n", placementID: "p", ecpm: ecpm, responses: [], latency: .zero),
       loaded: AdapterLoadedAd(ad: QueuedAd()), expiresAt: expiresAt, networkReportsRevenue: false,
-      loadID: loadID)
+      request: RequestID(load: loadID, entry: 0))
   }
 
   static func queue(_ ads: ReadyAd..., leaving why: AdQueue.Empty? = nil) -> AdQueue {

@@ -329,7 +329,7 @@ private final class WithdrawingOneAdAdapter: RewardedAdapter {
   let scheduler: any Scheduler
   /// Per placement: whether it holds its ad, and the withdrawal sinks of the loads that got it
   /// (by ad number).
-  private let placements = Locked<[String: (loaded: Bool, holders: [Int: AdapterWithdrawal.Sink])]>([:])
+  private let placements = Locked<[String: (loaded: Bool, holders: [Int: AdapterSignal.Sink])]>([:])
   private let nextAd = Locked(0)
 
   init(scheduler: any Scheduler) { self.scheduler = scheduler }
@@ -350,7 +350,7 @@ private final class WithdrawingOneAdAdapter: RewardedAdapter {
     }
     placements.withLock { placements in
       placements[request.placementID, default: (false, [:])].loaded = true
-      placements[request.placementID]?.holders[number] = request.withdrawals
+      placements[request.placementID]?.holders[number] = request.sink
     }
     completion(
       .success(AdapterLoadedAd(ad: Ad(adapter: self, placement: request.placementID, number: number))))
@@ -361,7 +361,7 @@ private final class WithdrawingOneAdAdapter: RewardedAdapter {
   fileprivate func show(_ placement: String, _ number: Int, signals: AdapterSignal.Sink) {
     let (shown, others) = placements.withLock { placements in
       guard let entry = placements[placement], entry.loaded, entry.holders[number] != nil else {
-        return (false, [AdapterWithdrawal.Sink]())
+        return (false, [AdapterSignal.Sink]())
       }
       let others = entry.holders.filter { $0.key != number }.map(\.value)
       placements[placement] = (false, [:])
@@ -372,7 +372,7 @@ private final class WithdrawingOneAdAdapter: RewardedAdapter {
       return
     }
     for sink in others {
-      sink.withdrawn(AdapterWithdrawal(.invalidated, message: "another load's show used it"))
+      sink.withdraw(AdapterWithdrawal(.invalidated, message: "another load's show used it"))
     }
     signals.send(.displayed)
     scheduler.schedule(after: .seconds(30)) { signals.send(.rewarded(nil)) }

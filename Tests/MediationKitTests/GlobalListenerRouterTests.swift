@@ -226,7 +226,9 @@ struct GlobalListenerRouterTests {
     let withdrawn = Locked<[AdapterWithdrawal]>([])
     var request = AdapterLoadRequest(
       zoneID: "z", placementID: "p", ecpm: 1, reward: AdapterSignal.NetworkReward(type: "c", amount: 1))
-    request.withdrawals = AdapterWithdrawal.Sink { reason in withdrawn.withLock { $0.append(reason) } }
+    request.sink = AdapterSignal.Sink.ignored.replacingWithdrawals { reason in
+      withdrawn.withLock { $0.append(reason) }
+    }
     let tickets = Locked<[UInt64]>([])
     for _ in 1...3 {
       _ = router.load(request) { result in tickets.withLock { $0.append(try! result.get()) } }

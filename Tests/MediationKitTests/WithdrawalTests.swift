@@ -124,10 +124,37 @@ struct WithdrawalTests {
     // From the test's thread (not the executor): the fill hops onto the scheduler, the withdrawal
     // reaches the core before it.
     adapter.complete(0, with: .success(AdapterLoadedAd(ad: HeldAd())))
-    request.withdrawals.withdrawn(lost)
+    request.sink.withdraw(lost)
     #expect(!ad.isReady)
     scheduler.advance(by: .seconds(1))
     #expect(!ad.isReady)
+    #expect(recorder.names(zone: "z") == ["loading", "ready", "diagnostic", "expired"])
+  }
+
+  /// Adapter API 2.0's withdrawal sink still works: it is a view of the ad's one sink.
+  @available(*, deprecated, message: "exercises the deprecated AdapterLoadRequest.withdrawals")
+  @Test func theDeprecatedWithdrawalSinkStillWithdrawsTheAd() throws {
+    let adapter = HeldLoadsAdapter()
+    let scheduler = VirtualScheduler()
+    let mediator = try Mediator(
+      config: MediationConfig(zones: [zone([item("held", "h1", ecpm: 1)])]),
+      registry: AdapterRegistry([adapter.registration]), scheduler: scheduler)
+    let recorder = EventRecorder(mediator)
+    let ad = try mediator.rewardedAd(zone: "z")
+    ad.load()
+    scheduler.advance(by: .seconds(1))
+    var request = try #require(adapter.requests.first)
+    adapter.complete(0, with: .success(AdapterLoadedAd(ad: HeldAd())))
+    scheduler.advance(by: .seconds(1))
+    #expect(ad.isReady)
+    let seen = Locked<[AdapterWithdrawal]>([])
+    let kept = request.withdrawals
+    request.withdrawals = AdapterWithdrawal.Sink { reason in seen.withLock { $0.append(reason) } }
+    request.sink.withdraw(lost)
+    #expect(seen.withLock { $0 } == [lost] && ad.isReady, "a replaced withdrawal sink takes the withdrawals")
+    kept.withdrawn(lost)
+    #expect(!ad.isReady)
+    scheduler.advance(by: .seconds(1))
     #expect(recorder.names(zone: "z") == ["loading", "ready", "diagnostic", "expired"])
   }
 
@@ -147,7 +174,7 @@ struct WithdrawalTests {
     let request = try #require(adapter.requests.first)
     // The fill's handling reads the clock once when the answer arrives and again as the load
     // ends; the withdrawal lands at that second read, as another thread's would.
-    scheduler.onRead(2) { request.withdrawals.withdrawn(lost) }
+    scheduler.onRead(2) { request.sink.withdraw(lost) }
     adapter.complete(0, with: .success(AdapterLoadedAd(ad: HeldAd())))
     scheduler.inner.advance(by: .seconds(1))
     #expect(scheduler.hookRan)

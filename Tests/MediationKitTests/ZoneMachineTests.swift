@@ -64,6 +64,11 @@ struct ZoneMachineTests {
     /// The current arming of `kind`, or one never made (whose firing is stale).
     func timer(_ kind: TimerID.Kind) -> TimerID { armed[kind] ?? TimerID(kind: kind, generation: -1) }
 
+    /// The ad of the latest show (0 before the first): where a show's signals come from.
+    var lastShownAd: Int {
+      machine.session?.ready.loadID ?? machine.lingering.last?.session.ready.loadID ?? 0
+    }
+
     var request: RequestID { RequestID(load: machine.lastLoadID, entry: machine.load?.open.last?.entry ?? 0) }
 
     func describe(_ effect: ZoneEffect) -> String {
@@ -84,7 +89,7 @@ struct ZoneMachineTests {
       case .recordReward: return "rewarded"
       case .failRemoved: return "failed(unknown_zone)"
       case .discard: return "discard"
-      case .present(let ad, let show): return "present(\(ad.loadID) as \(show))"
+      case .present(let ad): return "present(\(ad.loadID))"
       case .refuseShow(.error(let error)): return "refused(\(error.code.rawValue))"
       case .refuseShow(.removed): return "refused(removed)"
       case .releaseScreen: return "releaseScreen"
@@ -143,7 +148,7 @@ struct ZoneMachineTests {
 
   static func displayed() -> Driver {
     var driver = onScreen()
-    driver.feed(.signal(show: 1, .displayed))
+    driver.feed(.signal(ad: 1, .displayed))
     return driver
   }
 
@@ -158,10 +163,10 @@ struct ZoneMachineTests {
     var retrying = loading(setup(autoReload: true))
     retrying.feed(.loadFailed(retrying.request, noFill))
     var grace = displayed()
-    grace.feed(.signal(show: 1, .dismissed))
+    grace.feed(.signal(ad: 1, .dismissed))
     var lingering = displayed()
-    lingering.feed(.signal(show: 1, .rewarded(nil)))
-    lingering.feed(.signal(show: 1, .dismissed))
+    lingering.feed(.signal(ad: 1, .rewarded(nil)))
+    lingering.feed(.signal(ad: 1, .dismissed))
     var removed = ready()
     removed.feed(.apply(.removed(reason: "gone")))
     var queueLoading = ready(setup(depth: 2))
@@ -189,9 +194,9 @@ struct ZoneMachineTests {
       ("withdrawn(1)", { _ in .withdrawn(RequestID(load: 1, entry: 0), reason) }),
       ("show", { _ in .show(customData: nil, screen: .acquired) }),
       ("showBusy", { _ in .show(customData: nil, screen: .taken(by: "other")) }),
-      ("displayed", { .signal(show: $0.machine.lastShowID, .displayed) }),
-      ("rewarded", { .signal(show: $0.machine.lastShowID, .rewarded(nil)) }),
-      ("dismissed", { .signal(show: $0.machine.lastShowID, .dismissed) }),
+      ("displayed", { .signal(ad: $0.lastShownAd, .displayed) }),
+      ("rewarded", { .signal(ad: $0.lastShownAd, .rewarded(nil)) }),
+      ("dismissed", { .signal(ad: $0.lastShownAd, .dismissed) }),
       ("loadTimer", { .timerFired($0.timer(.load)) }),
       ("expiryTimer", { .timerFired($0.timer(.expiry)) }),
       ("retryTimer", { .timerFired($0.timer(.retry)) }),
@@ -328,16 +333,16 @@ struct ZoneMachineRuleTests {
     driver.feed(.sent(driver.request, Handle(.none)))
     driver.feed(.loaded(driver.request, T.loaded()))
     driver.feed(.show(customData: nil, screen: .acquired))
-    driver.feed(.signal(show: 1, .displayed))
-    driver.feed(.signal(show: 1, .rewarded(nil)))
-    let ended = driver.feed(.signal(show: 1, .dismissed))
+    driver.feed(.signal(ad: 1, .displayed))
+    driver.feed(.signal(ad: 1, .rewarded(nil)))
+    let ended = driver.feed(.signal(ad: 1, .dismissed))
     #expect(ended.suffix(2) == ["arm(linger 30.0 seconds)", "releaseScreen"])
     #expect(driver.machine.session == nil)
-    #expect(driver.feed(.show(customData: nil, screen: .acquired)).last == "present(2 as 2)")
+    #expect(driver.feed(.show(customData: nil, screen: .acquired)).last == "present(2)")
     #expect(
       driver.state == "idle shown show(2 awaitingDisplay) lingering(1) [display,showDuration,linger]")
     // The first show's late signal reaches its own session, not the one on screen.
-    #expect(driver.feed(.signal(show: 1, .rewarded(nil))) == ["diagnostic(duplicate_reward)"])
+    #expect(driver.feed(.signal(ad: 1, .rewarded(nil))) == ["diagnostic(duplicate_reward)"])
     #expect(driver.machine.session?.machine.phase == .awaitingDisplay)
   }
 
@@ -397,7 +402,7 @@ struct ZoneMachineRuleTests {
       .load(requested: true, networks: T.networks, privacy: T.privacy),
       .auctionStarted(load: 1, auctionID: 3),
       .sent(RequestID(load: 1, entry: 0), Handle(.none)), .loaded(RequestID(load: 1, entry: 0), T.loaded()),
-      .show(customData: "c", screen: .acquired), .signal(show: 1, .displayed), .signal(show: 1, .dismissed),
+      .show(customData: "c", screen: .acquired), .signal(ad: 1, .displayed), .signal(ad: 1, .dismissed),
     ]
     var first = T.Driver()
     var second = T.Driver()
@@ -406,7 +411,7 @@ struct ZoneMachineRuleTests {
     #expect(a == b)
     #expect(first.state == second.state)
     #expect(inputs == inputs)
-    #expect(ZoneInput.signal(show: 1, .displayed) != .signal(show: 2, .displayed))
+    #expect(ZoneInput.signal(ad: 1, .displayed) != .signal(ad: 2, .displayed))
   }
 }
 
@@ -492,7 +497,7 @@ extension ZoneMachineTests {
       "loadFailed": " -> idle ready(1) [expiry]",
       "withdrawn(1)": "cancel(expiry) discard diagnostic(ad_withdrawn) expired -> idle withdrawn",
       "show":
-        "cancel(expiry) arm(display 10.0 seconds) arm(showDuration 600.0 seconds) present(1 as 1) -> idle shown show(1 awaitingDisplay) [display,showDuration]",
+        "cancel(expiry) arm(display 10.0 seconds) arm(showDuration 600.0 seconds) present(1) -> idle shown show(1 awaitingDisplay) [display,showDuration]",
       "showBusy": "refused(another_ad_showing) -> idle ready(1) [expiry]",
       "displayed": " -> idle ready(1) [expiry]",
       "rewarded": " -> idle ready(1) [expiry]",
@@ -708,7 +713,7 @@ extension ZoneMachineTests {
       "withdrawn(1)":
         "cancel(expiry) discard diagnostic(ad_withdrawn) expired -> loading(2) withdrawn [load]",
       "show":
-        "cancel(expiry) arm(display 10.0 seconds) arm(showDuration 600.0 seconds) present(1 as 1) -> loading(2) shown show(1 awaitingDisplay) [load,display,showDuration]",
+        "cancel(expiry) arm(display 10.0 seconds) arm(showDuration 600.0 seconds) present(1) -> loading(2) shown show(1 awaitingDisplay) [load,display,showDuration]",
       "showBusy": "refused(another_ad_showing) -> loading(2) ready(1) [load,expiry]",
       "displayed": " -> loading(2) ready(1) [load,expiry]",
       "rewarded": " -> loading(2) ready(1) [load,expiry]",

@@ -119,7 +119,8 @@ public protocol AdapterAd: AnyObject, Sendable {
   /// - Parameters:
   ///   - request: The show's context (zone, custom data).
   ///   - presenter: What to present from.
-  ///   - signals: Where to send every SDK callback, translated.
+  ///   - signals: Where to send every SDK callback, translated: the ad's one sink, the same as
+  ///     its load request's ``AdapterLoadRequest/sink``.
   func show(_ request: AdapterShowRequest, from presenter: any AdPresenting, signals: AdapterSignal.Sink)
 
   /// Releases the ad (destroyed, expired, or lost an auction). Called at most once, possibly
@@ -177,10 +178,11 @@ public struct AdapterLoadRequest: Sendable {
   /// The line item's server-to-server reward callback (``ZoneConfig/LineItem/serverCallback``), for networks
   /// whose server calls the publisher's endpoint after a rewarded impression; `nil` for none.
   public var serverCallback: ZoneConfig.ServerCallbackConfig?
-  /// Where this load's ad tells the core, before it is shown, that the SDK no longer has it
-  /// (availability lost, expired or invalidated on the SDK's side). Keep it with the ad;
-  /// ``AdapterWithdrawal/Sink/ignored`` in bid requests.
-  public var withdrawals: AdapterWithdrawal.Sink
+  /// Where the ad this load makes tells the core what happens to it: before its show, that the
+  /// SDK no longer has it (``AdapterSignal/Sink/withdraw(_:)``); from its show on, the show's
+  /// signals. Keep it with the ad; the show is given the same sink.
+  /// ``AdapterSignal/Sink/ignored`` in bid requests.
+  public var sink: AdapterSignal.Sink
 
   public init(
     zoneID: String, placementID: String, ecpm: Double, reward: AdapterSignal.NetworkReward,
@@ -196,21 +198,21 @@ public struct AdapterLoadRequest: Sendable {
     self.privacy = privacy
     self.bid = bid
     self.serverCallback = serverCallback
-    self.withdrawals = .ignored
+    self.sink = .ignored
   }
 
   /// This request aimed at another line item: its placement, eCPM and server callback, the winning
-  /// `bid` (if any) and the load's withdrawal sink,.
+  /// `bid` (if any) and the sink of the ad the load makes.
   package func retargeted(
     placementID: String, ecpm: Double, serverCallback: ZoneConfig.ServerCallbackConfig?, bid: AdapterBid?,
-    withdrawals: AdapterWithdrawal.Sink
+    sink: AdapterSignal.Sink
   ) -> AdapterLoadRequest {
     var request = self
     request.ecpm = ecpm
     request.placementID = placementID
     request.serverCallback = serverCallback
     request.bid = bid
-    request.withdrawals = withdrawals
+    request.sink = sink
     return request
   }
 }

@@ -40,7 +40,7 @@ public typealias ImpressionRevenue = AdapterSignal.ImpressionRevenue
 public typealias RevenuePrecision = AdapterSignal.RevenuePrecision
 
 /// ``AdapterWithdrawal/Sink`` by its 1.x name.
-@available(*, deprecated, renamed: "AdapterWithdrawal.Sink")
+@available(*, deprecated, message: "call withdraw(_:) on the ad's one sink, AdapterLoadRequest.sink")
 public typealias AdapterWithdrawalSink = AdapterWithdrawal.Sink
 
 /// ``ZoneConfig/AuctionStrategy`` by its 1.x name.

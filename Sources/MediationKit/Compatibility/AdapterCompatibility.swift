@@ -91,12 +91,14 @@ extension AdapterCompatibility {
   /// the major number when it changes incompatibly.
   ///
   /// 1.1 added ``RewardedAdapter/privacyDidChange(_:)`` (with a default) and ``ConsentReadBack``;
-  /// 1.2 added ``AdapterLoadRequest/withdrawals`` (an ad that goes away before its show),
+  /// 1.2 added `AdapterLoadRequest.withdrawals` (an ad that goes away before its show),
   /// ``AdapterSignal/Sink/show`` (a show's identity) and ``GlobalListenerRouter``;
   /// 2.0 is incompatible: ``AdapterEnvironment`` carries only the scheduler and the random stream
   /// (a simulated network takes its wall clock and callback sender as parameters of its
   /// registration), the seam's types are nested (`AdapterSignal.NetworkReward`,
   /// `AdapterSignal.Sink`, `AdapterRegistry.Registration`), and a withdrawal may be
-  /// `configurationChanged`.
-  public static let coreAPIVersion = SemanticVersion(2, 0, 0)
+  /// `configurationChanged`; 2.1 gives each loaded ad one sink for its withdrawal and its show's
+  /// signals (``AdapterLoadRequest/sink``, ``AdapterSignal/Sink/withdraw(_:)``), and deprecates
+  /// `AdapterLoadRequest.withdrawals` and `AdapterWithdrawal.Sink`.
+  public static let coreAPIVersion = SemanticVersion(2, 1, 0)
 }

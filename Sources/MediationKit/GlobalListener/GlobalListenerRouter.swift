@@ -7,7 +7,7 @@
 /// - **Fan-out:** one availability callback fills every load waiting for a placement it covers,
 ///   each with an ad object of its own (several ad objects for one SDK ad). What the flag covers
 ///   and what its turning false does — withdraw the loaded objects through their loads'
-///   ``AdapterLoadRequest/withdrawals``, or keep them — is the ``Availability`` it was made with.
+///   ``AdapterLoadRequest/sink``, or keep them — is the ``Availability`` it was made with.
 /// - **Synchronous completion:** a placement already available fills inside ``load(_:completion:)``,
 ///   and an SDK that reports availability from inside its own load call finds the load waiting.
 /// - **Cancel = stop waiting:** a cancelled load is forgotten; the SDK's load goes on.
@@ -38,7 +38,9 @@ public final class GlobalListenerRouter: Sendable {
   private struct State {
     var routes: GlobalListenerRoutes
     var completions: [UInt64: @Sendable (Result<UInt64, AdapterError>) -> Void] = [:]
-    var withdrawals: [UInt64: AdapterWithdrawal.Sink] = [:]
+    /// The sinks of the ad objects loaded and not shown yet, for their withdrawals.
+    var unshown: [UInt64: AdapterSignal.Sink] = [:]
+    /// The sinks of the recent shows, for their signals.
     var sinks: [UInt64: AdapterSignal.Sink] = [:]
   }
 
@@ -88,14 +90,14 @@ public final class GlobalListenerRouter: Sendable {
     let (ticket, effects) = state.withLock { state in
       let (ticket, effects) = state.routes.addLoad(placementID: request.placementID)
       state.completions[ticket] = completion
-      state.withdrawals[ticket] = request.withdrawals
+      state.unshown[ticket] = request.sink
       return (ticket, effects)
     }
     perform(effects)
     return Cancellable { [weak self] in
       self?.state.withLock { state in
         state.routes.cancelLoad(ticket)
-        if state.completions.removeValue(forKey: ticket) != nil { state.withdrawals[ticket] = nil }
+        if state.completions.removeValue(forKey: ticket) != nil { state.unshown[ticket] = nil }
       }
     }
   }
@@ -121,7 +123,7 @@ public final class GlobalListenerRouter: Sendable {
   public func discarded(_ ticket: UInt64) {
     state.withLock { state in
       state.routes.discarded(ticket)
-      state.withdrawals[ticket] = nil
+      state.unshown[ticket] = nil
     }
   }
 
@@ -131,7 +133,7 @@ public final class GlobalListenerRouter: Sendable {
   public func showStarted(_ ticket: UInt64, placementID: String, signals: AdapterSignal.Sink) {
     state.withLock { state in
       state.routes.showStarted(ticket, placementID: placementID)
-      state.withdrawals[ticket] = nil
+      state.unshown[ticket] = nil
       state.sinks[ticket] = signals
       let recent = Set(state.routes.shows.map(\.ticket))
       state.sinks = state.sinks.filter { recent.contains($0.key) }
@@ -191,11 +193,11 @@ public final class GlobalListenerRouter: Sendable {
         state.withLock { $0.completions.removeValue(forKey: ticket) }?(.success(ticket))
       case .fail(let ticket, let error):
         state.withLock { state in
-          state.withdrawals[ticket] = nil
+          state.unshown[ticket] = nil
           return state.completions.removeValue(forKey: ticket)
         }?(.failure(error))
       case .withdraw(let ticket, let reason):
-        state.withLock { $0.withdrawals.removeValue(forKey: ticket) }?.withdrawn(reason)
+        state.withLock { $0.unshown.removeValue(forKey: ticket) }?.withdraw(reason)
       }
     }
   }

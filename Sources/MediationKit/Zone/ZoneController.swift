@@ -52,7 +52,7 @@ final class ZoneController: Sendable {
     for effect in effects {
       switch effect {
       case .refuseShow(let reason): refusal = reason
-      case .present(let ready, let show): present(ready, show: show, from: presenter, customData: customData)
+      case .present(let ready): present(ready, from: presenter, customData: customData)
       default: perform([effect])
       }
     }
@@ -198,10 +198,7 @@ final class ZoneController: Sendable {
       }
     case .load:
       var load = request.request
-      // Weak: an SDK may keep the sink after the zone is gone.
-      load.withdrawals = AdapterWithdrawal.Sink { [weak self] reason in
-        self?.withdraw(loadID: id.load, entry: id.entry, reason: reason)
-      }
+      load.sink = sink(ofAd: id)
       sent = request.adapter.load(load) { [weak self] result in
         guard let self else { return }
         scheduler.execute {
@@ -215,17 +212,26 @@ final class ZoneController: Sendable {
     handle(.sent(id, Handle(sent)))
   }
 
-  /// Puts `ready` on screen as show `show`; its signals hop onto the executor.
-  private func present(_ ready: ReadyAd, show: Int, from presenter: any AdPresenting, customData: String?) {
-    let scheduler = context.scheduler
-    // Weak: the SDK may keep the sink after the ad is discarded.
-    let signals = AdapterSignal.Sink(show: AdapterSignal.Sink.ShowID(zoneID: id, number: show)) {
-      [weak self] signal in
-      guard let self else { return }
-      scheduler.execute { self.handle(.signal(show: show, signal)) }
-    }
+  /// Puts `ready` on screen; its show is given the sink its load was.
+  private func present(_ ready: ReadyAd, from presenter: any AdPresenting, customData: String?) {
     ready.loaded.ad.show(
       AdapterShowRequest(zoneID: id, customData: customData, userID: context.userID), from: presenter,
-      signals: signals)
+      signals: sink(ofAd: ready.request))
+  }
+
+  /// The one sink of the ad request `id` loads, named by its load: a withdrawal un-readies the ad
+  /// on the caller's thread, signals hop onto the executor. Made again for the show, the same.
+  private func sink(ofAd id: RequestID) -> AdapterSignal.Sink {
+    let scheduler = context.scheduler
+    // Weak: an SDK may keep the sink after the ad is discarded and the zone is gone.
+    return AdapterSignal.Sink(
+      show: AdapterSignal.Sink.ShowID(zoneID: self.id, number: id.load),
+      signals: { [weak self] signal in
+        guard let self else { return }
+        scheduler.execute { self.handle(.signal(ad: id.load, signal)) }
+      },
+      withdrawals: { [weak self] reason in
+        self?.withdraw(loadID: id.load, entry: id.entry, reason: reason)
+      })
   }
 }

@@ -21,8 +21,8 @@ enum ZoneEffect: Sendable {
   case failRemoved(prefix: String)
   /// Release an ad the zone will never show.
   case discard(any AdapterAd)
-  /// Put `ad` on screen as show `show`.
-  case present(ReadyAd, show: Int)
+  /// Put `ad` on screen.
+  case present(ReadyAd)
   /// Refuse the show the app asked for.
   case refuseShow(ShowRefusal)
   /// Free the full-screen gate.
@@ -57,16 +57,21 @@ final class ReadyAd: Sendable {
   /// How the impression's one revenue is chosen: the network's figure, else the core's estimate
   /// from the winning price.
   let revenue: ShowStateMachine.RevenueRule
-  /// The load that made it, which its ``AdapterWithdrawal/Sink`` names.
-  let loadID: Int
+  /// The request that loaded it, which its ``AdapterSignal/Sink`` names.
+  let request: RequestID
+  /// The load that made it: the ad's number in the zone.
+  var loadID: Int { request.load }
 
-  init(info: AdInfo, loaded: AdapterLoadedAd, expiresAt: Duration, networkReportsRevenue: Bool, loadID: Int) {
+  init(
+    info: AdInfo, loaded: AdapterLoadedAd, expiresAt: Duration, networkReportsRevenue: Bool,
+    request: RequestID
+  ) {
     self.info = info
     self.loaded = loaded
     self.expiresAt = expiresAt
     self.revenue = ShowStateMachine.RevenueRule(
       estimate: AdapterSignal.ImpressionRevenue(usd: info.ecpm / 1000, precision: info.precision),
       networkReportsRevenue: networkReportsRevenue)
-    self.loadID = loadID
+    self.request = request
   }
 }

@@ -27,8 +27,8 @@ enum ZoneInput: Sendable, Equatable {
   case withdrawn(RequestID, AdapterWithdrawal)
   /// The app asked to show; `screen` says whether the engine's full-screen gate was taken for it.
   case show(customData: String?, screen: Screen)
-  /// An adapter signal of show `show` (``ShowSession/id``).
-  case signal(show: Int, AdapterSignal)
+  /// An adapter signal from the ad load `load` made (its show, when it is shown).
+  case signal(ad: Int, AdapterSignal)
   /// The timer `id` was scheduled; the handle cancels it.
   case timerArmed(TimerID, Handle)
   case timerFired(TimerID)

@@ -105,7 +105,7 @@ extension ZoneMachine {
     let item = current.setup.plan.entries[entry].item
     let request = current.request.retargeted(
       placementID: item.placementId, ecpm: item.ecpm, serverCallback: item.serverCallback, bid: bid,
-      withdrawals: .ignored)
+      sink: .ignored)
     load!.open.removeAll { $0.entry == entry }
     load!.open.append(Open(entry: entry, kind: kind, bid: bid))
     out.append(
@@ -230,7 +230,7 @@ extension ZoneMachine {
       let ready = ReadyAd(
         info: info, loaded: loaded, expiresAt: now + lifetime,
         networkReportsRevenue: setup.reportsRevenue[entry],
-        loadID: ended.id)
+        request: RequestID(load: ended.id, entry: entry))
       consecutiveFailures = 0
       acceptedAd = loaded.ad
       var withdrawal: AdapterWithdrawal?

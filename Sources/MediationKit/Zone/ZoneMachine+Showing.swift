@@ -45,7 +45,7 @@ extension ZoneMachine {
       learningEpoch: learningEpoch)
     arm(.display, after: timings.displayTimeout, &out)
     arm(.showDuration, after: timings.maxShowDuration, &out)
-    out.append(.present(ready, show: lastShowID))
+    out.append(.present(ready))
   }
 
   /// Feeds `input` to show `show` (the show on screen when `nil`, for its timers); a show past
@@ -67,6 +67,12 @@ extension ZoneMachine {
     lingering[index].session.machine.handle(input, into: &actions)
     applyShowTimers(actions, &out)
     emit(actions, of: lingering[index].session, &out)
+  }
+
+  /// The show of the ad load `load` made: on screen, or in its late-signal window.
+  func showID(ofAd load: Int) -> Int? {
+    if let session, session.ready.loadID == load { return session.id }
+    return lingering.first { $0.session.ready.loadID == load }?.session.id
   }
 
   /// Arms and disarms the show timers `actions` ask for.

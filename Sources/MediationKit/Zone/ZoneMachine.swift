@@ -138,7 +138,9 @@ struct ZoneMachine: Sendable {
       withdrawn(request, reason: reason, now: now, &out)
     case .show(let customData, let screen):
       show(customData: customData, screen: screen, now: now, &out)
-    case .signal(let show, let signal):
+    case .signal(let ad, let signal):
+      // Before its show an ad has no session, and its signals are ignored.
+      guard let show = showID(ofAd: ad) else { break }
       showInput(.signal(signal), show: show, now: now, &out)
     case .timerArmed(let id, let handle):
       if timers[id.kind]?.generation == id.generation {

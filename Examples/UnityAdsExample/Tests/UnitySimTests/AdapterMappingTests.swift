@@ -59,7 +59,7 @@ struct UnityAdapterMappingTests {
   @Test func loadedCompletesWithANewAdAtTheLineItemsPrice() {
     let recorder = LoadRecorder()
     LoadListener(
-      sdk: makeSDK().sdk, unshown: UnshownAds(), withdrawals: .ignored, completion: recorder.completion
+      sdk: makeSDK().sdk, unshown: UnshownAds(), sink: .ignored, completion: recorder.completion
     ).unityAdsAdLoaded("Rewarded_iOS")
     #expect(recorder.results.count == 1)
     #expect((recorder.ad?.ad as? UnityAd)?.placementId == "Rewarded_iOS")
@@ -76,7 +76,7 @@ struct UnityAdapterMappingTests {
   func failedCompletesWithAMappedError(error: UnityAdsLoadError, kind: AdapterError.Kind) {
     let recorder = LoadRecorder()
     LoadListener(
-      sdk: makeSDK().sdk, unshown: UnshownAds(), withdrawals: .ignored, completion: recorder.completion
+      sdk: makeSDK().sdk, unshown: UnshownAds(), sink: .ignored, completion: recorder.completion
     )
     .unityAdsAdFailed(toLoad: "Rewarded_iOS", withError: error, withMessage: "nope")
     #expect(recorder.results.count == 1)
@@ -86,14 +86,14 @@ struct UnityAdapterMappingTests {
   @Test func aLoadCompletesAtMostOnceAndNeverAfterCancellation() {
     let once = LoadRecorder()
     let listener = LoadListener(
-      sdk: makeSDK().sdk, unshown: UnshownAds(), withdrawals: .ignored, completion: once.completion)
+      sdk: makeSDK().sdk, unshown: UnshownAds(), sink: .ignored, completion: once.completion)
     listener.unityAdsAdLoaded("Rewarded_iOS")
     listener.unityAdsAdFailed(toLoad: "Rewarded_iOS", withError: .noFill, withMessage: "late")
     #expect(once.results.count == 1)
 
     let cancelled = LoadRecorder()
     let other = LoadListener(
-      sdk: makeSDK().sdk, unshown: UnshownAds(), withdrawals: .ignored, completion: cancelled.completion)
+      sdk: makeSDK().sdk, unshown: UnshownAds(), sink: .ignored, completion: cancelled.completion)
     other.cancel()
     other.unityAdsAdLoaded("Rewarded_iOS")
     #expect(cancelled.results.isEmpty)

@@ -27,7 +27,7 @@ import MediationKitSimulation
 /// loading join that load; loads of a zone that already holds an ad get that same ad, and
 /// whichever of them is shown first consumes it: the others are then withdrawn at once
 /// (``AdapterWithdrawal/Kind/invalidated``, through each load's
-/// ``AdapterLoadRequest/withdrawals``), so the core never keeps one ready to fail at its show.
+/// ``AdapterLoadRequest/sink``), so the core never keeps one ready to fail at its show.
 /// A zone is destroyed once nothing needs it any more: no load pending, no show on screen, and
 /// every ad it filled discarded by the core (shown or not), so a core that loads again as soon as
 /// a show ends keeps the zone.
@@ -72,7 +72,7 @@ public final class EmpowerAdapter: SimulatedNetwork, ConsentReadBack {
     completion: @escaping @Sendable (Result<AdapterLoadedAd, AdapterError>) -> Void
   ) -> Cancellable {
     let router = router(for: request)
-    let ad = router.addLoad(completion, withdrawals: request.withdrawals)
+    let ad = router.addLoad(completion, sink: request.sink)
     // Forwards the request's privacy signals through Empower's privacy API, and loads under them.
     manager.loadRewardedAd(
       slot: router.slot, delegate: router.delegate,

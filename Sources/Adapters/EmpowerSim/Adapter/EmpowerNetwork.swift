@@ -12,7 +12,7 @@ public enum EmpowerNetwork {
   /// The adapter's network, versions and capabilities.
   public static let info = AdapterInfo(
     id: id, displayName: "Empower", adapterVersion: "1.0.0", sdkVersion: EMAManager.sdkVersion,
-    adapterAPIVersion: SemanticVersion(2, 0, 0),
+    adapterAPIVersion: SemanticVersion(2, 1, 0),
     supportedSDKVersions: SemanticVersion(3, 0)..<SemanticVersion(4, 0),
     capabilities: [.rewarded, .bidding])
 

@@ -22,7 +22,7 @@ struct ZoneDemand {
   /// Loads waiting for `.ready`/`.failed`, in the order they were made.
   private var loads = WaitingLoads()
   /// Ads handed to the core and neither shown, withdrawn nor discarded (a handful at most), each
-  /// with its load's withdrawal sink.
+  /// with its load's sink.
   private var unshown: [Unshown] = []
   /// Ads the core showed (or tried to), or that were withdrawn, and it has not discarded yet. A
   /// count, not ids: the core discards each ad at most once (``AdapterAd/discard()``), and a core
@@ -60,7 +60,7 @@ struct ZoneDemand {
   /// needs the zone.
   mutating func fill() -> (loads: WaitingLoads, idle: Bool) {
     let filled = takeLoads()
-    filled.forEach { unshown.append(Unshown(id: $0.ad.id, withdrawals: $0.withdrawals)) }
+    filled.forEach { unshown.append(Unshown(id: $0.ad.id, sink: $0.sink)) }
     return (filled, isIdle)
   }
 
@@ -81,9 +81,9 @@ struct ZoneDemand {
 
   /// The zone no longer holds an ad (a show used it): every ad handed to the core and not yet
   /// shown is gone with it. Counts them as used (the core still discards each) and returns their
-  /// loads' withdrawal sinks.
-  mutating func withdrawUnshown() -> [AdapterWithdrawal.Sink] {
-    let gone = unshown.map(\.withdrawals)
+  /// loads' sinks.
+  mutating func withdrawUnshown() -> [AdapterSignal.Sink] {
+    let gone = unshown.map(\.sink)
     usedUndiscarded += unshown.count
     unshown.removeAll()
     return gone
@@ -122,13 +122,13 @@ struct ZoneDemand {
 struct PendingLoad {
   let ad: EmpowerAd
   let completion: @Sendable (Result<AdapterLoadedAd, AdapterError>) -> Void
-  var withdrawals: AdapterWithdrawal.Sink = .ignored
+  var sink: AdapterSignal.Sink = .ignored
 }
 
-/// An ad handed to the core, not yet shown: its id and its load's withdrawal sink.
+/// An ad handed to the core, not yet shown: its id and its load's sink.
 struct Unshown {
   let id: UInt64
-  let withdrawals: AdapterWithdrawal.Sink
+  let sink: AdapterSignal.Sink
 }
 
 /// The loads waiting on a zone, oldest first. The first is stored inline, so the usual zone — one

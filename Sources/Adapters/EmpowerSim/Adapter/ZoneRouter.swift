@@ -32,7 +32,7 @@ final class ZoneRouter: Sendable {
   /// cancellation handle.
   func addLoad(
     _ completion: @escaping @Sendable (Result<AdapterLoadedAd, AdapterError>) -> Void,
-    withdrawals: AdapterWithdrawal.Sink
+    sink: AdapterSignal.Sink
   ) -> EmpowerAd {
     let ad = EmpowerAd(
       router: self,
@@ -41,7 +41,7 @@ final class ZoneRouter: Sendable {
         return UInt64(last)
       })
     context.demand.withLock {
-      $0.addLoad(PendingLoad(ad: ad, completion: completion, withdrawals: withdrawals))
+      $0.addLoad(PendingLoad(ad: ad, completion: completion, sink: sink))
     }
     return ad
   }
@@ -83,8 +83,8 @@ final class ZoneRouter: Sendable {
       let gone = context.demand.withLock { demand in
         context.manager.isRewardedReady(slot: slot) ? [] : demand.withdrawUnshown()
       }
-      for withdrawals in gone {
-        withdrawals.withdrawn(
+      for sink in gone {
+        sink.withdraw(
           AdapterWithdrawal(
             .invalidated,
             message: "Empower zone '\(zoneId)' holds one ad, and a show of another load of the zone used it"))

@@ -9,7 +9,7 @@ public enum GoogleNetwork {
   /// What the Google adapter is and supports.
   public static let info = AdapterInfo(
     id: id, displayName: "Google AdMob", adapterVersion: "1.0.0", sdkVersion: MobileAds.sdkVersion,
-    adapterAPIVersion: SemanticVersion(2, 0, 0),
+    adapterAPIVersion: SemanticVersion(2, 1, 0),
     supportedSDKVersions: SemanticVersion(12, 0)..<SemanticVersion(14, 0),
     capabilities: [.rewarded, .bidding, .impressionRevenue, .serverSideReward])
 

@@ -9,7 +9,7 @@ public enum MaxNetwork {
   /// The adapter's network, versions and capabilities.
   public static let info = AdapterInfo(
     id: id, displayName: "AppLovin MAX", adapterVersion: "1.0.0", sdkVersion: ALSdk.version,
-    adapterAPIVersion: SemanticVersion(2, 0, 0),
+    adapterAPIVersion: SemanticVersion(2, 1, 0),
     supportedSDKVersions: SemanticVersion(13, 0)..<SemanticVersion(14, 0),
     capabilities: [.rewarded, .bidding, .impressionRevenue, .serverSideReward])
 
@@ -48,7 +48,7 @@ public enum MaxNetwork {
 /// share it, a show uses it up, and a load of another auction replaces it. Whenever the ad unit
 /// no longer holds the ad a load got — another load's show used it, or a newer ad replaced it —
 /// that load's ad is withdrawn at once (``AdapterWithdrawal/Kind/invalidated``, through its
-/// ``AdapterLoadRequest/withdrawals``), so the core never keeps one ready to fail at its show.
+/// ``AdapterLoadRequest/sink``), so the core never keeps one ready to fail at its show.
 ///
 /// Each request's privacy signals go to the SDK through `ALPrivacySettings` (of this adapter's
 /// own ``ALSdk`` instance), and its auction id, line item and reward through the simulation
@@ -239,14 +239,14 @@ final class MaxAdUnitRouter: MARewardedAdDelegate, MAAdRevenueDelegate, Sendable
     let ticket: UInt64
     let auctionID: UInt64
     let completion: LoadCompletion
-    let withdrawals: AdapterWithdrawal.Sink
+    let sink: AdapterSignal.Sink
   }
 
   /// A load's ad handed to the core and neither shown, withdrawn nor discarded.
   private struct HeldAd {
     let ticket: UInt64
     let ad: MAAd
-    let withdrawals: AdapterWithdrawal.Sink
+    let sink: AdapterSignal.Sink
   }
 
   private struct State {
@@ -283,7 +283,7 @@ final class MaxAdUnitRouter: MARewardedAdDelegate, MAAdRevenueDelegate, Sendable
       state.pendingLoads.append(
         PendingLoad(
           ticket: ticket, auctionID: request.auctionID, completion: completion,
-          withdrawals: request.withdrawals))
+          sink: request.sink))
       return ticket
     }
     let amount = request.reward.amount.rounded()
@@ -345,18 +345,18 @@ final class MaxAdUnitRouter: MARewardedAdDelegate, MAAdRevenueDelegate, Sendable
   /// those of another ad than the latest loaded. Decided under the router's lock, so a `didLoad`
   /// on another thread is either seen whole or not at all.
   private func withdrawGone(because message: String) {
-    let gone = state.withLock { state -> [AdapterWithdrawal.Sink] in
+    let gone = state.withLock { state -> [AdapterSignal.Sink] in
       guard !state.held.isEmpty else { return [] }
       let current = rewardedAd.isReady ? state.loadedAd : nil
-      var gone: [AdapterWithdrawal.Sink] = []
+      var gone: [AdapterSignal.Sink] = []
       state.held.removeAll { held in
         guard held.ad !== current else { return false }
-        gone.append(held.withdrawals)
+        gone.append(held.sink)
         return true
       }
       return gone
     }
-    for withdrawals in gone { withdrawals.withdrawn(AdapterWithdrawal(.invalidated, message: message)) }
+    for sink in gone { sink.withdraw(AdapterWithdrawal(.invalidated, message: message)) }
   }
 
   /// The show `ad`'s callbacks belong to: the latest show of that ad that did not fail; a
@@ -401,7 +401,7 @@ final class MaxAdUnitRouter: MARewardedAdDelegate, MAAdRevenueDelegate, Sendable
       state.loadedAd = ad
       let waiting = Self.takeLoads(of: ad.simulatedAuctionID, from: &state)
       for load in waiting {
-        state.held.append(HeldAd(ticket: load.ticket, ad: ad, withdrawals: load.withdrawals))
+        state.held.append(HeldAd(ticket: load.ticket, ad: ad, sink: load.sink))
       }
       return (waiting, replaced)
     }
@@ -468,7 +468,7 @@ final class MaxAdapterAd: AdapterAd {
     router.show(ad, ticket: ticket, request: request, presenter: presenter, signals: signals)
   }
 
-  /// Forgets the ad's withdrawal sink; the shared `MARewardedAd` keeps an unshown ad for the ad
+  /// Forgets the ad's sink; the shared `MARewardedAd` keeps an unshown ad for the ad
   /// unit's next load.
   func discard() { router.release(ticket) }
 }

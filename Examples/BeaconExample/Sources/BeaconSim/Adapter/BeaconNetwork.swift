@@ -8,7 +8,7 @@ public enum BeaconNetwork {
   /// The adapter's network, versions and capabilities.
   public static let info = AdapterInfo(
     id: id, displayName: "Beacon Ads", adapterVersion: "1.0.0", sdkVersion: BeaconAds.version,
-    adapterAPIVersion: SemanticVersion(2, 0, 0),
+    adapterAPIVersion: SemanticVersion(2, 1, 0),
     supportedSDKVersions: SemanticVersion(3, 0)..<SemanticVersion(4, 0),
     capabilities: [.rewarded, .globalListener, .availabilityFlag])
 

@@ -19,7 +19,7 @@ import MediationKitSimulation
 /// Unity cannot cancel a load: cancelling only stops listening; the SDK keeps the placement's ad,
 /// and the next load of it reports it at once. So two zones loading one placement hold the same
 /// SDK ad: a show uses it up for both, and the adapter then withdraws the other zone's ad through
-/// its load's ``AdapterLoadRequest/withdrawals``, so the core never leaves it ready to fail.
+/// its load's ``AdapterLoadRequest/sink``, so the core never leaves it ready to fail.
 public final class UnityAdapter: SimulatedNetwork {
   /// The network and versions this adapter drives.
   public let info: AdapterInfo
@@ -49,7 +49,7 @@ public final class UnityAdapter: SimulatedNetwork {
     for (key, value) in Self.metaData(request.privacy) { metaData.set(key, value: value) }
     metaData.commit(to: sdk)
     let listener = LoadListener(
-      sdk: sdk, unshown: unshown, withdrawals: request.withdrawals, completion: completion)
+      sdk: sdk, unshown: unshown, sink: request.sink, completion: completion)
     sdk.load(
       request.placementID, loadDelegate: listener, auctionID: request.auctionID == 0 ? nil : request.auctionID
     )
@@ -126,17 +126,17 @@ final class LoadListener: UnityAdsLoadDelegate, Sendable {
 
   private let sdk: UnityAdsSDK
   private let unshown: UnshownAds
-  private let withdrawals: AdapterWithdrawal.Sink
+  private let sink: AdapterSignal.Sink
   /// Taken by the first answer or by cancellation.
   private let completion: Locked<Completion?>
 
   init(
-    sdk: UnityAdsSDK, unshown: UnshownAds, withdrawals: AdapterWithdrawal.Sink,
+    sdk: UnityAdsSDK, unshown: UnshownAds, sink: AdapterSignal.Sink,
     completion: @escaping Completion
   ) {
     self.sdk = sdk
     self.unshown = unshown
-    self.withdrawals = withdrawals
+    self.sink = sink
     self.completion = Locked(completion)
   }
 
@@ -145,7 +145,7 @@ final class LoadListener: UnityAdsLoadDelegate, Sendable {
   func unityAdsAdLoaded(_ placementId: String) {
     guard let completion = take() else { return }
     let ad = UnityAd(sdk: sdk, placementId: placementId, unshown: unshown)
-    unshown.add(ad, withdrawals: withdrawals)
+    unshown.add(ad, sink: sink)
     completion(.success(AdapterLoadedAd(ad: ad)))
   }
 
@@ -183,13 +183,13 @@ final class UnityAd: AdapterAd {
 }
 
 /// The ads handed to the core and neither shown nor discarded, by placement, each with its load's
-/// withdrawal sink. Unity holds one ad per placement, so once a show uses it up, every other ad
+/// sink. Unity holds one ad per placement, so once a show uses it up, every other ad
 /// of the placement is gone too and is withdrawn.
 final class UnshownAds: Sendable {
-  private let ads = Locked<[String: [ObjectIdentifier: AdapterWithdrawal.Sink]]>([:])
+  private let ads = Locked<[String: [ObjectIdentifier: AdapterSignal.Sink]]>([:])
 
-  func add(_ ad: UnityAd, withdrawals: AdapterWithdrawal.Sink) {
-    ads.withLock { $0[ad.placementId, default: [:]][ObjectIdentifier(ad)] = withdrawals }
+  func add(_ ad: UnityAd, sink: AdapterSignal.Sink) {
+    ads.withLock { $0[ad.placementId, default: [:]][ObjectIdentifier(ad)] = sink }
   }
 
   func remove(_ ad: UnityAd) {
@@ -205,7 +205,7 @@ final class UnshownAds: Sendable {
     let gone = ads.withLock { $0.removeValue(forKey: placementId) } ?? [:]
     let reason = AdapterWithdrawal(
       .invalidated, message: "another show used up Unity's ad of placement '\(placementId)'")
-    for withdrawals in gone.values { withdrawals.withdrawn(reason) }
+    for sink in gone.values { sink.withdraw(reason) }
   }
 }
 

@@ -13,7 +13,7 @@ public enum UnityNetwork {
   /// The adapter's network, versions and capabilities.
   public static let info = AdapterInfo(
     id: id, displayName: "Unity Ads", adapterVersion: "1.0.0", sdkVersion: UnityAdsSDK.sdkVersion,
-    adapterAPIVersion: SemanticVersion(2, 0, 0),
+    adapterAPIVersion: SemanticVersion(2, 1, 0),
     supportedSDKVersions: SemanticVersion(4, 0)..<SemanticVersion(5, 0),
     capabilities: [.rewarded])
 
