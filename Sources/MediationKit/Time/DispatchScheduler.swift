@@ -2,15 +2,9 @@ import Dispatch
 import Foundation
 
 /// A scheduler on wall-clock time: a serial `DispatchQueue` (the main queue in an app).
-///
-/// Delayed actions wait in the scheduler's own deadline list, and Dispatch is asked for a
-/// wake-up only when an action is due sooner than every wake-up already asked for: the engine
-/// arms and cancels several timeouts per ad, and each `asyncAfter` would wake Dispatch's timer
-/// thread, which costs an app more CPU than the engine's own work.
 public final class DispatchScheduler: Scheduler {
   private let queue: DispatchQueue
   private let start = ContinuousClock.now
-  private let pending = Locked(PendingActions())
 
   /// Creates a scheduler that runs its actions serially on `queue`.
   ///
@@ -23,113 +17,25 @@ public final class DispatchScheduler: Scheduler {
 
   @discardableResult
   public func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> Cancellable {
+    let flag = CancellationFlag()
+    let work: @Sendable () -> Void = { if !flag.isCancelled { action() } }
     if delay <= .zero {
-      let id = pending.withLock { $0.add(action) }
-      queue.async { [self] in
-        if let action = pending.withLock({ $0.take(id) }) { action() }
-      }
-      return Cancellable { [weak self] in self?.pending.withLock { $0.cancel(id) } }
+      queue.async(execute: work)
+    } else {
+      let nanoseconds = Int(min(delay.seconds * 1e9, Double(Int.max / 2)))
+      queue.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds), execute: work)
     }
-    let now = self.now
-    let (id, wake) = pending.withLock { $0.add(action, due: now + delay) }
-    if let wake { ask(wakeAt: wake, now: now) }
-    return Cancellable { [weak self] in self?.pending.withLock { $0.cancel(id) } }
-  }
-
-  /// Asks Dispatch to run the due actions at `wake` (at least that long from `now`).
-  private func ask(wakeAt wake: Duration, now: Duration) {
-    // Rounded up: a wake-up a nanosecond early would find nothing due and ask again.
-    let nanoseconds = Int(min(((wake - now).seconds * 1e9).rounded(.up), Double(Int.max / 2)))
-    queue.asyncAfter(deadline: .now() + .nanoseconds(max(nanoseconds, 0))) { [self] in
-      runDue(wokenFor: wake)
-    }
-  }
-
-  /// Runs every delayed action due now, in deadline order, one lock round each (an action may
-  /// cancel another that is also due); then asks for the next wake-up if none is outstanding.
-  private func runDue(wokenFor wake: Duration) {
-    pending.withLock { $0.woke(wake) }
-    while true {
-      let now = self.now
-      switch pending.withLock({ $0.takeDue(now: now) }) {
-      case .action(let action): action()
-      case .wake(let next): return ask(wakeAt: next, now: now)
-      case .none: return
-      }
-    }
+    return Cancellable { flag.cancel() }
   }
 }
 
-/// The actions a ``DispatchScheduler`` has not run yet: immediate ones until their turn on the
-/// queue, delayed ones by deadline, and the wake-ups asked of Dispatch that have not fired. A
-/// pure value; the scheduler keeps it behind its lock.
-struct PendingActions {
-  private var lastID: UInt64 = 0
-  private var actions: [UInt64: (due: Duration?, run: @Sendable () -> Void)] = [:]
-  /// The delayed actions' deadlines, sorted by deadline and then by id (scheduling order).
-  private var deadlines: [(due: Duration, id: UInt64)] = []
-  /// The wake-ups asked of Dispatch that have not fired yet.
-  private var wakes: [Duration] = []
-
-  enum Next {
-    case action(@Sendable () -> Void)
-    case wake(Duration)
-    case none
-  }
-
-  /// Adds an immediate action; returns its id.
-  mutating func add(_ action: @escaping @Sendable () -> Void) -> UInt64 {
-    lastID += 1
-    actions[lastID] = (nil, action)
-    return lastID
-  }
-
-  /// Adds an action due at `due`; returns its id and the wake-up to ask Dispatch for, if no
-  /// wake-up already asked for comes at or before `due`.
-  mutating func add(_ action: @escaping @Sendable () -> Void, due: Duration) -> (UInt64, wake: Duration?) {
-    lastID += 1
-    actions[lastID] = (due, action)
-    deadlines.insert((due, lastID), at: index(of: (due, lastID)))
-    guard !wakes.contains(where: { $0 <= due }) else { return (lastID, nil) }
-    wakes.append(due)
-    return (lastID, due)
-  }
-
-  /// Removes and returns immediate action `id`, unless it was cancelled.
-  mutating func take(_ id: UInt64) -> (@Sendable () -> Void)? {
-    actions.removeValue(forKey: id)?.run
-  }
-
-  mutating func cancel(_ id: UInt64) {
-    guard let removed = actions.removeValue(forKey: id), let due = removed.due else { return }
-    let index = index(of: (due, id))
-    if index < deadlines.count, deadlines[index].id == id { deadlines.remove(at: index) }
-  }
-
-  mutating func woke(_ wake: Duration) {
-    if let index = wakes.firstIndex(of: wake) { wakes.remove(at: index) }
-  }
-
-  /// The first delayed action if it is due at `now`; otherwise the wake-up to ask for the
-  /// earliest deadline, unless one is outstanding.
-  mutating func takeDue(now: Duration) -> Next {
-    while let first = deadlines.first, first.due <= now {
-      deadlines.removeFirst()
-      if let action = actions.removeValue(forKey: first.id) { return .action(action.run) }
-    }
-    guard let first = deadlines.first, !wakes.contains(where: { $0 <= first.due }) else { return .none }
-    wakes.append(first.due)
-    return .wake(first.due)
-  }
-
-  /// Where `key` goes in `deadlines`, by binary search.
-  private func index(of key: (due: Duration, id: UInt64)) -> Int {
-    var low = 0
-    var high = deadlines.count
-    while low < high {
-      let middle = (low + high) / 2
-      if deadlines[middle] < key { low = middle + 1 } else { high = middle }
-    }
-    return low
-  }
+/// A one-way flag, set once when work is cancelled.
+///
+/// A lock box rather than `DispatchWorkItem.cancel()`: `DispatchWorkItem` is not `Sendable` in
+/// swift-corelibs-libdispatch (Linux), so a ``Cancellable`` could not hold one without an
+/// unchecked conformance.
+final class CancellationFlag: Sendable {
+  private let cancelled = Locked(false)
+  var isCancelled: Bool { cancelled.get() }
+  func cancel() { cancelled.set(true) }
 }
