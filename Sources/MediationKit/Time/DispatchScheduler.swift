@@ -2,9 +2,15 @@ import Dispatch
 import Foundation
 
 /// A scheduler on wall-clock time: a serial `DispatchQueue` (the main queue in an app).
+///
+/// Delayed actions wait in the scheduler's own deadline list, and Dispatch is asked for a
+/// wake-up only when an action is due sooner than every wake-up already asked for: the engine
+/// arms and cancels several timeouts per ad, and each `asyncAfter` would wake Dispatch's timer
+/// thread, which costs an app more CPU than the engine's own work.
 public final class DispatchScheduler: Scheduler {
   private let queue: DispatchQueue
   private let start = ContinuousClock.now
+  private let pending = Locked(PendingActions())
 
   /// Creates a scheduler that runs its actions serially on `queue`.
   ///
@@ -17,25 +23,39 @@ public final class DispatchScheduler: Scheduler {
 
   @discardableResult
   public func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> Cancellable {
-    let flag = CancellationFlag()
-    let work: @Sendable () -> Void = { if !flag.isCancelled { action() } }
     if delay <= .zero {
-      queue.async(execute: work)
-    } else {
-      let nanoseconds = Int(min(delay.seconds * 1e9, Double(Int.max / 2)))
-      queue.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds), execute: work)
+      let id = pending.withLock { $0.add(action) }
+      queue.async { [self] in
+        if let action = pending.withLock({ $0.take(id) }) { action() }
+      }
+      return Cancellable { [weak self] in self?.pending.withLock { $0.cancel(id) } }
     }
-    return Cancellable { flag.cancel() }
+    let now = self.now
+    let (id, wake) = pending.withLock { $0.add(action, due: now + delay) }
+    if let wake { ask(wakeAt: wake, now: now) }
+    return Cancellable { [weak self] in self?.pending.withLock { $0.cancel(id) } }
   }
-}
 
-/// A one-way flag, set once when work is cancelled.
-///
-/// A lock box rather than `DispatchWorkItem.cancel()`: `DispatchWorkItem` is not `Sendable` in
-/// swift-corelibs-libdispatch (Linux), so a ``Cancellable`` could not hold one without an
-/// unchecked conformance.
-final class CancellationFlag: Sendable {
-  private let cancelled = Locked(false)
-  var isCancelled: Bool { cancelled.get() }
-  func cancel() { cancelled.set(true) }
+  /// Asks Dispatch to run the due actions at `wake` (at least that long from `now`).
+  private func ask(wakeAt wake: Duration, now: Duration) {
+    // Rounded up: a wake-up a nanosecond early would find nothing due and ask again.
+    let nanoseconds = Int(min(((wake - now).seconds * 1e9).rounded(.up), Double(Int.max / 2)))
+    queue.asyncAfter(deadline: .now() + .nanoseconds(max(nanoseconds, 0))) { [self] in
+      runDue(wokenFor: wake)
+    }
+  }
+
+  /// Runs every delayed action due now, in deadline order, one lock round each (an action may
+  /// cancel another that is also due); then asks for the next wake-up if none is outstanding.
+  private func runDue(wokenFor wake: Duration) {
+    pending.withLock { $0.woke(wake) }
+    while true {
+      let now = self.now
+      switch pending.withLock({ $0.takeDue(now: now) }) {
+      case .action(let action): action()
+      case .wake(let next): return ask(wakeAt: next, now: now)
+      case .none: return
+      }
+    }
+  }
 }
