@@ -3,20 +3,22 @@
 /// produce a new input (an adapter's handle, an answer, a timer firing), which goes through the
 /// machine again.
 enum ZoneEffect: Sendable {
+  // Cases with large payloads are `indirect`: every input returns an array of effects, copied
+  // element by element, and one inline request or event made each element over 200 bytes.
   /// Give load `load` its auction id (mediator-wide, 1, 2, 3… in the order loads start) and
   /// hand it back with ``ZoneInput/auctionStarted(load:auctionID:)``.
   case startAuction(load: Int)
   /// Send a bid or load request to `adapter`; with `admit`, only once its network has started
   /// (else ``ZoneInput/awaitingStart(_:_:)`` or ``ZoneInput/notStarted(_:reason:)``).
-  case send(Request)
+  indirect case send(Request)
   case cancel(Cancellable)
   /// Schedule the timer `id`; its firing is ``ZoneInput/timerFired(_:)``.
   case arm(TimerID, after: Duration)
-  case publish(RewardedAdEvent, network: NetworkID?, arms: [String: String]?)
+  indirect case publish(RewardedAdEvent, network: NetworkID?, arms: [String: String]?)
   /// Publish an event of show `ad`, made on `zone`.
-  case publishShow(ShowStateMachine.Event, ReadyAd, zone: ZoneConfig)
+  indirect case publishShow(ShowStateMachine.Event, ReadyAd, zone: ZoneConfig)
   /// Record the reward of show `ad` (in the ledger, when there is one), then publish it.
-  case recordReward(AdapterSignal.NetworkReward?, ReadyAd, zone: ZoneConfig)
+  indirect case recordReward(AdapterSignal.NetworkReward?, ReadyAd, zone: ZoneConfig)
   /// Publish `failed(unknownZone)`, its message starting with `prefix` (the zone was removed).
   case failRemoved(prefix: String)
   /// Release an ad the zone will never show.

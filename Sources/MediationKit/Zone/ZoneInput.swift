@@ -6,9 +6,10 @@
 /// privacy signals, the auction id), so the machine never asks anything outside itself and a
 /// recorded sequence of inputs replays exactly.
 enum ZoneInput: Sendable, Equatable {
+  // `indirect`: the privacy signals would make every input over 200 bytes.
   /// The app asked for a load (`requested`), or the zone reloads on its own (after a fill,
   /// a show, an expiry, a withdrawal or a retry's backoff: ``ZoneEffect/reload``).
-  case load(requested: Bool, networks: NetworkAvailability, privacy: PrivacySettings)
+  indirect case load(requested: Bool, networks: NetworkAvailability, privacy: PrivacySettings)
   /// The auction id the engine gave load `load` (``ZoneEffect/startAuction(load:)``): the load's
   /// requests go out now.
   case auctionStarted(load: Int, auctionID: UInt64)
