@@ -272,22 +272,27 @@ struct ZoneMachineTimerTests {
     if case .cancel = late.first {} else { Issue.record("expected a cancel, got \(late)") }
   }
 
-  /// Each failed load schedules its own retry: one scheduled earlier still fires (once), only the
-  /// latest is the pending retry, and a load the app asks for cancels that one.
-  @Test func anEarlierRetryStillFiresOnceAfterALaterOne() {
+  /// A zone has at most one retry pending: any load that starts cancels it (a load under way is
+  /// what the retry would start), so a failure during that load arms the only retry, and the
+  /// earlier one's firing is ignored. A load the app asks for cancels it too, even when the
+  /// queue is full and no load starts.
+  @Test func aLoadThatStartsCancelsThePendingRetry() {
     var driver = T.loading(T.setup(autoReload: true))
     driver.feed(.loadFailed(driver.request, noFill))
     let first = driver.timer(.retry)
-    driver.feed(.load(requested: false, networks: T.networks, privacy: T.privacy))
+    #expect(
+      driver.feed(.load(requested: false, networks: T.networks, privacy: T.privacy))
+        == ["cancel(retry)", "auction(2)"])
+    #expect(!driver.machine.isArmed(.retry))
     driver.feed(.auctionStarted(load: 2, auctionID: 2))
     driver.feed(.sent(driver.request, Handle(.none)))
     #expect(driver.feed(.loadFailed(driver.request, noFill)).suffix(1) == ["arm(retry 4.0 seconds)"])
     let second = driver.timer(.retry)
     #expect(second != first)
-    #expect(driver.feed(.timerFired(first)) == ["reload"])
-    #expect(!driver.machine.isArmed(.retry))
     #expect(driver.feed(.timerFired(first)).isEmpty)
+    #expect(driver.machine.isArmed(.retry))
     #expect(driver.feed(.timerFired(second)) == ["reload"])
+    #expect(!driver.machine.isArmed(.retry))
     #expect(driver.feed(.timerFired(second)).isEmpty)
     // A load the app asks for cancels the pending retry.
     var asked = T.loading(T.setup(autoReload: true))
@@ -559,7 +564,7 @@ extension ZoneMachineTests {
     ],
     "retrying": [
       "load": "cancel(retry) auction(2) -> starting(2) notLoaded",
-      "reload": "auction(2) -> starting(2) notLoaded [retry]",
+      "reload": "cancel(retry) auction(2) -> starting(2) notLoaded",
       "auctionStarted": " -> idle notLoaded [retry]",
       "sent": "cancel(request) -> idle notLoaded [retry]",
       "loaded": "discard diagnostic(late_load) -> idle notLoaded [retry]",

@@ -53,7 +53,7 @@ extension ZoneMachine {
     if consecutiveWithdrawals == 1 {
       out.append(.reload)
     } else {
-      armRetry(after: Self.retryDelay(afterFailures: consecutiveWithdrawals - 1), &out)
+      arm(.retry, after: Self.retryDelay(afterFailures: consecutiveWithdrawals - 1), &out)
     }
   }
 

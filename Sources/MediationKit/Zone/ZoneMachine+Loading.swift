@@ -5,8 +5,9 @@ extension ZoneMachine {
   /// A load is asked for: starts one on the current setup unless one is under way or the queue
   /// holds `queueDepth` unexpired ads (then the ad a show would take is `ready` again). In a zone
   /// removed from the configuration nothing loads: a load the app `requested` fails with
-  /// `unknownZone`, a reload of the zone's own is dropped. A load the app asks for cancels a
-  /// pending retry.
+  /// `unknownZone`, a reload of the zone's own is dropped. A load the app asks for cancels the
+  /// pending retry, and so does any load that starts: the zone has at most one retry pending,
+  /// and a load under way is what it would have started.
   mutating func startLoad(
     requested: Bool, networks: NetworkAvailability, privacy: PrivacySettings, now: Duration,
     _ out: inout [ZoneEffect]
@@ -25,6 +26,7 @@ extension ZoneMachine {
       out.append(.publish(.ready(best.info), network: best.info.network, arms: nil))
       return
     }
+    disarm(.retry, &out)
     lastLoadID += 1
     lastLoadSetup = setup
     var plan = learned?.nextLoad(in: setup.plan) ?? setup.plan
@@ -217,7 +219,7 @@ extension ZoneMachine {
       error.waterfall = answers
       for handle in leftovers { out.append(.cancel(handle)) }
       out.append(.publish(.failed(error), network: nil, arms: ended.setup.experimentArms))
-      if autoReload { armRetry(after: Self.retryDelay(afterFailures: consecutiveFailures), &out) }
+      if autoReload { arm(.retry, after: Self.retryDelay(afterFailures: consecutiveFailures), &out) }
     case .filled(let entry, let loaded, let price, let precision, let answers):
       let setup = ended.setup
       let item = setup.plan.entries[entry].item

@@ -11,9 +11,9 @@
 ///
 /// What may coexist, and so is kept in separate fields rather than one enum: a load may run while
 /// the queue holds ready ads (below the depth), ads past their expiry (whose timer has not fired
-/// yet) or none; a retry may be pending while a load runs (a load the app asked for) or while ads
-/// are ready (a withdrawal's backoff); a show may be on screen during all of it, and ended shows
-/// wait out their late-signal windows.
+/// yet) or none; one retry may be pending while ads are ready (a withdrawal's backoff) or while a
+/// load runs (armed by a withdrawal during it; a load that starts cancels it); a show may be on
+/// screen during all of it, and ended shows wait out their late-signal windows.
 struct ZoneMachine: Sendable {
   /// The engine-wide show timings (``MediatorOptions``).
   struct Timings: Sendable, Equatable {
@@ -101,8 +101,6 @@ struct ZoneMachine: Sendable {
   var lingering: [Lingering] = []
   private var timers: [TimerID.Kind: Armed] = [:]
   private var lastTimerGeneration = 0
-  /// Retries scheduled before the latest one, each still to fire (``armRetry(after:_:)``).
-  private var earlierRetries: Set<Int> = []
 
   init(setup: ZoneSetup, timings: Timings) {
     self.id = setup.zone.id
@@ -149,15 +147,7 @@ struct ZoneMachine: Sendable {
         out.append(.cancel(handle.cancellable))
       }
     case .timerFired(let id):
-      if id.kind == .retry, earlierRetries.remove(id.generation) != nil {
-        retryFired(&out)
-        break
-      }
       guard timers[id.kind]?.generation == id.generation else { break }
-      if id.kind == .retry {
-        retryFired(&out)
-        break
-      }
       timers[id.kind] = nil
       fired(id.kind, now: now, &out)
     case .apply(let change):
@@ -195,22 +185,6 @@ struct ZoneMachine: Sendable {
     if let handle = armed.handle { out.append(.cancel(handle)) }
   }
 
-  /// Schedules a retry of the zone's own load after `delay`. Each failure (or repeated
-  /// withdrawal) schedules its own retry: one scheduled earlier still fires, and only the latest
-  /// is the zone's pending retry, which a load the app asks for cancels and which holds back the
-  /// refill after a fill.
-  mutating func armRetry(after delay: Duration, _ out: inout [ZoneEffect]) {
-    if let earlier = timers.removeValue(forKey: .retry) { earlierRetries.insert(earlier.generation) }
-    arm(.retry, after: delay, &out)
-  }
-
-  /// A retry fired: the zone loads again, and no retry is pending any more (one scheduled after
-  /// it still fires).
-  private mutating func retryFired(_ out: inout [ZoneEffect]) {
-    if let pending = timers.removeValue(forKey: .retry) { earlierRetries.insert(pending.generation) }
-    out.append(.reload)
-  }
-
   /// Arms the expiry timer at the earliest expiry in the queue, or disarms it when the queue is
   /// empty; after every change to the queue.
   mutating func rearmExpiry(now: Duration, _ out: inout [ZoneEffect]) {
@@ -231,7 +205,7 @@ struct ZoneMachine: Sendable {
       guard let id = load?.id else { return }
       plan(id, now: now, &out) { $0.auctionTimedOut(now: now) }
     case .expiry: expire(now: now, &out)
-    case .retry: retryFired(&out)
+    case .retry: out.append(.reload)
     case .display: showInput(.displayTimeoutEnded, show: nil, now: now, &out)
     case .showDuration: showInput(.showTimeoutEnded, show: nil, now: now, &out)
     case .grace: showInput(.graceWindowEnded, show: nil, now: now, &out)
