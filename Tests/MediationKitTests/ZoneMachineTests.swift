@@ -301,6 +301,27 @@ struct ZoneMachineTimerTests {
       asked.feed(.load(requested: true, networks: T.networks, privacy: T.privacy)).first == "cancel(retry)")
   }
 
+  /// Refills that fail while an ad is ready escalate the backoff; a show resets it, so the reload
+  /// after the queue empties retries after 2 s, not after what the refills ran up.
+  @Test func aShowResetsTheRetryBackoff() {
+    var driver = T.ready(T.setup(autoReload: true, depth: 2))
+    for (failure, backoff) in [(2, 2), (3, 4), (4, 8)] {
+      driver.feed(.load(requested: false, networks: T.networks, privacy: T.privacy))
+      driver.feed(.auctionStarted(load: failure, auctionID: UInt64(failure)))
+      driver.feed(.sent(driver.request, Handle(.none)))
+      #expect(
+        driver.feed(.loadFailed(driver.request, noFill)).suffix(1) == ["arm(retry \(backoff).0 seconds)"])
+    }
+    driver.feed(.show(customData: nil, screen: .acquired))
+    driver.feed(.load(requested: false, networks: T.networks, privacy: T.privacy))
+    driver.feed(.auctionStarted(load: 5, auctionID: 5))
+    driver.feed(.sent(driver.request, Handle(.none)))
+    // Both placements are free again: the waterfall asks p1, then p2.
+    #expect(driver.feed(.loadFailed(driver.request, noFill)).suffix(1) == ["load(5.1)"])
+    driver.feed(.sent(driver.request, Handle(.none)))
+    #expect(driver.feed(.loadFailed(driver.request, noFill)).suffix(1) == ["arm(retry 2.0 seconds)"])
+  }
+
   @Test func everyTimerKindIgnoresAnArmingItNeverMade() {
     for (name, state) in T.states() {
       for kind in TimerID.Kind.allCases {

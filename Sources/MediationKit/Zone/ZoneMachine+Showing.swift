@@ -37,6 +37,7 @@ extension ZoneMachine {
     queue.take(ready, leaving: .shown)
     rearmExpiry(now: now, &out)
     consecutiveWithdrawals = 0
+    consecutiveFailures = 0
     if caps != nil { showTimes.append(now) }
     lastShowID += 1
     session = ShowSession(

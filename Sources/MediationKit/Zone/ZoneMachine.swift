@@ -81,7 +81,8 @@ struct ZoneMachine: Sendable {
   var load: Load?
   /// The id of the latest load (0 before the first).
   var lastLoadID = 0
-  /// Consecutive failed loads, for the retry backoff; reset by a fill.
+  /// Consecutive failed loads, for the retry backoff; reset by a fill, and by a show (new demand:
+  /// refills that failed while ads were ready must not slow the reload after the queue empties).
   var consecutiveFailures = 0
   /// Ads withdrawn in a row without a show in between, for the reload backoff.
   var consecutiveWithdrawals = 0
