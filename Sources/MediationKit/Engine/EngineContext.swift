@@ -5,19 +5,16 @@ import Foundation
 final class EngineContext: Sendable {
   let scheduler: any Scheduler
   let options: MediatorOptions
-  /// The adapters, by network id, as they stand now: adapters can be registered and unregistered
-  /// while the mediator runs (``NetworkStarts/add(_:adapter:info:)``).
-  var adapters: [NetworkID: any RewardedAdapter] { starts.adapters }
   /// Where rewards are recorded before the app is told; `nil` for none.
   let ledger: (any RewardLedger)?
   /// Where the ledger is written and read (``MediatorOptions/ledgerQueue``); `nil` without one.
   private let ledgerIO: LedgerIO?
   let hub = EventHub()
-  /// Each network's start-up, and the requests waiting for it.
-  let starts: NetworkStarts
 
   /// What the lock guards: the few values every zone of the mediator reads and writes.
-  private struct Shared {
+  struct Shared {
+    /// Each network's adapter and start-up, and the requests waiting for a start.
+    var starts: NetworkStarts
     var random: SeededRandom
     var lastAuctionID: UInt64 = 0
     var privacy = PrivacySettings()
@@ -31,7 +28,8 @@ final class EngineContext: Sendable {
     var rewardOrigins: [String: (zoneID: String, network: NetworkID)] = [:]
   }
 
-  private let shared: Locked<Shared>
+  /// The one lock of what the zones share; touched by this file and EngineContext+NetworkStarts.
+  let shared: Locked<Shared>
 
   /// - Parameter adapters: Each network's adapter with its info, read by the caller outside any lock.
   init(
@@ -43,9 +41,10 @@ final class EngineContext: Sendable {
     self.ledger = ledger
     self.ledgerIO = ledger.map { _ in LedgerIO(options.ledgerQueue, scheduler: scheduler) }
     self.options = options
-    self.shared = Locked(Shared(random: SeededRandom(seed: options.seed).derived("mediator")))
-    self.starts = NetworkStarts(
-      adapters: adapters, modes: options.networkStarts, timeout: options.startTimeout, scheduler: scheduler)
+    self.shared = Locked(
+      Shared(
+        starts: NetworkStarts(adapters: adapters, modes: options.networkStarts),
+        random: SeededRandom(seed: options.seed).derived("mediator")))
   }
 
   /// A new unique reward transaction id, from ``MediatorOptions/transactionIDs``.
@@ -120,15 +119,6 @@ final class EngineContext: Sendable {
 
   /// The zone whose ad is on screen, if any.
   var screenHolder: String? { shared.withLock { $0.screenHolder } }
-
-  // MARK: Adapter start-up
-
-  var adapterStatuses: [Mediator.AdapterStatus] { starts.statuses }
-
-  /// Starts every adapter that starts at launch, at once, each with the start timeout.
-  func startAdapters(placements: [NetworkID: [String]]) {
-    starts.launch(placements: placements)
-  }
 
   /// Records `reward` in the ledger, then publishes it: the app is told only once it is durable.
   /// If the ledger cannot record it, the reward is still delivered, after a diagnostic saying so.

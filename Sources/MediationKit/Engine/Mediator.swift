@@ -11,7 +11,7 @@ public final class Mediator: Sendable {
   /// The configuration in use: the one given at `init`, then the last one ``apply(_:)`` accepted.
   public var config: MediationConfig { state.withLock { $0.config } }
   /// The registered adapters' info, sorted by network id; it follows the registry's changes.
-  public var networks: [AdapterInfo] { context.starts.infos.values.sorted { $0.id < $1.id } }
+  public var networks: [AdapterInfo] { context.adapterInfos.values.sorted { $0.id < $1.id } }
   private let context: EngineContext
 
   /// A change made one at a time, in order (see ``TurnQueue``): zones see configurations, network
@@ -181,7 +181,7 @@ public final class Mediator: Sendable {
     var (old, zones) = state.withLock { ($0.config, $0.zones) }
     let version = config.version.map { "'\($0)'" } ?? "(no version)"
     let plan = LiveChange(from: old, to: config)
-    context.starts.updatePlacements(Self.placements(of: config))
+    context.updatePlacements(Self.placements(of: config))
     for zone in config.zones {
       let summary = plan.summary(ofZone: zone.id)
       if let controller = zones[zone.id] {
@@ -212,12 +212,12 @@ public final class Mediator: Sendable {
     case .registered(let registration):
       network = registration.info.id
       let adapter = Self.makeAdapter(registration, scheduler: context.scheduler, random: random)
-      let start = context.starts.add(network, adapter: adapter, info: adapter.info)
+      let start = context.addNetwork(network, adapter: adapter, info: adapter.info)
       start()
       note = "network '\(network)' registered"
     case .unregistered(let id):
       network = id
-      let refuseWaiting = context.starts.remove(id, reason: "network '\(id)' was unregistered")
+      let refuseWaiting = context.removeNetwork(id, reason: "network '\(id)' was unregistered")
       refuseWaiting()
       note = "network '\(id)' unregistered"
     }

@@ -5,7 +5,7 @@
 /// start is under way waits here; when the start ends, every waiter is released at once, to go on
 /// or to be skipped with the reason. Once a start has failed or timed out, or when the app chose
 /// never to start the network, requests are refused at once. A start that times out and answers
-/// later still opens the gate for the requests after it. The owner (``NetworkStarts``) holds the
+/// later still opens the gate for the requests after it. The owner (``EngineContext``, which keeps every gate in ``NetworkStarts``) holds the
 /// lock, calls the adapter and runs the timers; this type only decides.
 struct StartGate<Waiter> {
   enum Phase: Equatable {

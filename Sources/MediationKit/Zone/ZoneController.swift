@@ -14,7 +14,7 @@ final class ZoneController: Sendable {
   init(zone: ZoneConfig, in config: MediationConfig, context: EngineContext) {
     self.id = zone.id
     self.context = context
-    let (adapters, infos) = context.starts.adaptersAndInfos
+    let (adapters, infos) = context.adaptersAndInfos
     let setup = ZoneSetup(
       zone: zone, in: config, userID: context.userID, adapters: adapters, infos: infos,
       seed: context.options.seed)
@@ -75,7 +75,7 @@ final class ZoneController: Sendable {
   /// Swaps in the setup `zone` and `config` make (``Mediator/apply(_:)``, a network registered or
   /// unregistered); `change`, when given, is published as a `configurationApplied` diagnostic.
   func reconfigure(_ zone: ZoneConfig, in config: MediationConfig, change: String?) {
-    let (adapters, infos) = context.starts.adaptersAndInfos
+    let (adapters, infos) = context.adaptersAndInfos
     let setup = ZoneSetup(
       zone: zone, in: config, userID: context.userID, adapters: adapters, infos: infos,
       seed: context.options.seed)
@@ -133,7 +133,8 @@ final class ZoneController: Sendable {
   /// What a load asks of the engine when it starts: the networks' start-up and the privacy
   /// signals, read now.
   private func loadInput(requested: Bool) -> ZoneInput {
-    .load(requested: requested, networks: context.starts.availability, privacy: context.privacy)
+    let (networks, privacy) = context.loadConditions
+    return .load(requested: requested, networks: networks, privacy: privacy)
   }
 
   private func perform(_ effects: [ZoneEffect]) {
@@ -179,7 +180,7 @@ final class ZoneController: Sendable {
   private func send(_ request: ZoneEffect.Request) {
     let id = request.id
     if request.admit {
-      let admission = context.starts.admit(request.network) {
+      let admission = context.admit(request.network) {
         { [weak self] refusal in self?.handle(.startEnded(id, refusal: refusal)) }
       }
       switch admission {
