@@ -203,3 +203,52 @@ struct LearnedECPMs: Sendable {
     return load + gap.lowerBound + Int(random.nextUnit() * Double(gap.count))
   }
 }
+
+extension LearnedECPMs {
+  /// What the estimates have learned, as plain values (a flight recording's checkpoint).
+  struct Snapshot: Codable, Sendable, Equatable {
+    struct Estimate: Codable, Sendable, Equatable {
+      var attempts: Double
+      var fills: Double
+      var seconds: Double
+      var priceWeight: Double
+      var priceSum: Double
+      var dueAt: Int
+      var unpaidPrice: Double?
+      var unpaidWeight: Double?
+    }
+
+    var estimates: [Estimate]
+    var randomState: UInt64
+    var loads: Int
+    var promoted: Int
+  }
+
+  var snapshot: Snapshot {
+    Snapshot(
+      estimates: estimates.map {
+        Snapshot.Estimate(
+          attempts: $0.attempts, fills: $0.fills, seconds: $0.seconds, priceWeight: $0.priceWeight,
+          priceSum: $0.priceSum, dueAt: $0.dueAt, unpaidPrice: $0.unpaid?.price,
+          unpaidWeight: $0.unpaid?.weight)
+      },
+      randomState: random.state, loads: loads, promoted: promoted)
+  }
+
+  /// Takes what `snapshot` learned, when it is of the same waterfall (as many estimates).
+  mutating func restore(_ snapshot: Snapshot) {
+    guard snapshot.estimates.count == estimates.count else { return }
+    for (index, learned) in snapshot.estimates.enumerated() {
+      estimates[index].attempts = learned.attempts
+      estimates[index].fills = learned.fills
+      estimates[index].seconds = learned.seconds
+      estimates[index].priceWeight = learned.priceWeight
+      estimates[index].priceSum = learned.priceSum
+      estimates[index].dueAt = learned.dueAt
+      estimates[index].unpaid = learned.unpaidWeight.map { (learned.unpaidPrice, $0) }
+    }
+    random = SeededRandom(seed: snapshot.randomState)
+    loads = snapshot.loads
+    promoted = snapshot.promoted
+  }
+}

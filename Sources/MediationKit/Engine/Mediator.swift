@@ -12,7 +12,7 @@ public final class Mediator: Sendable {
   public var config: MediationConfig { state.withLock { $0.config } }
   /// The registered adapters' info, sorted by network id; it follows the registry's changes.
   public var networks: [AdapterInfo] { context.adapterInfos.values.sorted { $0.id < $1.id } }
-  private let context: EngineContext
+  let context: EngineContext
 
   /// A change made one at a time, in order (see ``TurnQueue``): zones see configurations, network
   /// changes and user changes in the order they came, and adapters see privacy changes in order.
@@ -384,6 +384,15 @@ public final class Mediator: Sendable {
   /// The id of the auction started last: 1, 2, 3… in the order loads start (0 before the first),
   /// for the simulator, which reads it when a zone publishes `loading` (before any ``AdInfo``).
   package var latestAuctionID: UInt64 { context.lastAuctionID }
+
+  /// Every zone the mediator runs, in the configuration's order (removed zones last, by id).
+  var zoneControllers: [ZoneController] {
+    state.withLock { state in
+      let order = state.config.zones.map(\.id)
+      return order.compactMap { state.zones[$0] }
+        + state.zones.keys.filter { !order.contains($0) }.sorted().compactMap { state.zones[$0] }
+    }
+  }
 
   /// Whether any zone's ad is on screen.
   public var isAnyAdShowing: Bool { context.screenHolder != nil }

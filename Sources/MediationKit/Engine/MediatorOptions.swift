@@ -36,6 +36,8 @@ public struct MediatorOptions: Sendable {
   /// ``MediatorOptions/LedgerQueue/automatic`` (a background queue; the executor itself on a `VirtualScheduler`)
   /// by default. Unused without a ledger.
   public var ledgerQueue: MediatorOptions.LedgerQueue
+  /// What the mediator records of each zone, for export and replay: nothing by default.
+  public var flightRecorder: MediatorOptions.FlightRecorder
 
   public init(
     displayTimeout: Duration = .seconds(45), seed: UInt64 = 0, startTimeout: Duration = .seconds(10),
@@ -43,8 +45,10 @@ public struct MediatorOptions: Sendable {
     lateSignalWindow: Duration = .seconds(60), maxShowDuration: Duration = .seconds(300),
     wallClockMilliseconds: @escaping @Sendable () -> Int64 = MediatorOptions.systemWallClock,
     transactionIDs: MediatorOptions.TransactionIDSource = .systemRandom,
-    ledgerQueue: MediatorOptions.LedgerQueue = .automatic
+    ledgerQueue: MediatorOptions.LedgerQueue = .automatic,
+    flightRecorder: MediatorOptions.FlightRecorder = MediatorOptions.FlightRecorder()
   ) {
+    self.flightRecorder = flightRecorder
     self.ledgerQueue = ledgerQueue
     self.transactionIDs = transactionIDs
     self.wallClockMilliseconds = wallClockMilliseconds

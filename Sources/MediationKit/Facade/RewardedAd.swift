@@ -30,8 +30,8 @@
 public final class RewardedAd: Sendable {
   /// The zone this ad serves.
   public var zoneID: String { controller.id }
-  private let controller: ZoneController
-  private let hub: EventHub
+  let controller: ZoneController
+  let hub: EventHub
   @MainActor private weak var storedDelegate: (any RewardedAd.Delegate)?
   /// The delegate's hub subscription: set once, on the main actor, when a delegate is first set;
   /// read again only by `deinit`, when nothing else can reach the ad, so it needs no lock.

@@ -7,7 +7,7 @@ import Foundation
 /// run is reproducible from its seed. Use ``derived(_:)`` to give each component its own stream,
 /// so adding a draw in one network does not shift another network's draws.
 public struct SeededRandom: RandomNumberGenerator, Sendable {
-  private var state: UInt64
+  private(set) var state: UInt64
 
   /// Creates a generator from `seed`.
   public init(seed: UInt64) {

@@ -8,8 +8,14 @@
 final class ZoneController: Sendable {
   /// The zone's id, which never changes.
   let id: String
-  private let context: EngineContext
-  private let state: Locked<ZoneMachine>
+  let context: EngineContext
+  private let state: Locked<State>
+
+  /// What the lock guards: the zone's machine, and its flight recording when it records.
+  private struct State {
+    var machine: ZoneMachine
+    var recording: ZoneRecording?
+  }
 
   init(zone: ZoneConfig, in config: MediationConfig, context: EngineContext) {
     self.id = zone.id
@@ -22,7 +28,11 @@ final class ZoneController: Sendable {
     let timings = ZoneMachine.Timings(
       displayTimeout: options.displayTimeout, maxShowDuration: options.maxShowDuration,
       lateSignalWindow: options.lateSignalWindow)
-    self.state = Locked(ZoneMachine(setup: setup, timings: timings))
+    let recorder = options.flightRecorder
+    self.state = Locked(
+      State(
+        machine: ZoneMachine(setup: setup, timings: timings),
+        recording: recorder.isEnabled ? ZoneRecording(limits: recorder) : nil))
   }
 
   // MARK: Reading, from any thread
@@ -32,10 +42,15 @@ final class ZoneController: Sendable {
   /// The details of the ad a show would take now, if one is ready.
   var readyAd: AdInfo? {
     let now = context.scheduler.now
-    return state.withLock { $0.readyAd(now: now) }
+    return state.withLock { $0.machine.readyAd(now: now) }
   }
 
-  var isLoading: Bool { state.withLock { $0.isLoading } }
+  var isLoading: Bool { state.withLock { $0.machine.isLoading } }
+
+  /// What the zone's flight recorder holds now; `nil` when it does not record.
+  var recording: FlightRecording.Zone? {
+    state.withLock { $0.recording }.map { FlightRecording.Zone(id: id, $0) }
+  }
 
   // MARK: Inputs
 
@@ -87,7 +102,7 @@ final class ZoneController: Sendable {
   /// plan; unlike one, nothing is withdrawn or cancelled: a ready ad from the previous arm stays
   /// showable (``ZoneSetup/withdrawalReason(of:adapter:)`` knows every arm's line items).
   func userChanged(in config: MediationConfig) {
-    let previous = state.withLock { $0.setup }
+    let previous = state.withLock { $0.machine.setup }
     let userID = context.userID
     guard !previous.base.experiments.isEmpty, previous.userID != userID else { return }
     let setup = ZoneSetup(
@@ -127,7 +142,13 @@ final class ZoneController: Sendable {
 
   private func transition(_ input: ZoneInput) -> [ZoneEffect] {
     let now = context.scheduler.now
-    return state.withLock { $0.handle(input, now: now) }
+    return state.withLock { state in
+      guard state.recording != nil else { return state.machine.handle(input, now: now) }
+      let record = state.recording!.willHandle(input, by: state.machine)
+      let effects = state.machine.handle(input, now: now)
+      if let record { state.recording!.didHandle(record, now: now, effects: effects) }
+      return effects
+    }
   }
 
   /// What a load asks of the engine when it starts: the networks' start-up and the privacy

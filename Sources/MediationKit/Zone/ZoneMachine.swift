@@ -167,6 +167,22 @@ struct ZoneMachine: Sendable {
   /// Whether the timer of `kind` is armed (for tests and the zone's own rules).
   func isArmed(_ kind: TimerID.Kind) -> Bool { timers[kind] != nil }
 
+  /// The generation of the latest arming (each arming gets the next one).
+  var timerGeneration: Int { lastTimerGeneration }
+
+  /// The armings in force, by kind.
+  var armedTimers: [TimerID] {
+    TimerID.Kind.allCases.compactMap { kind in
+      timers[kind].map { TimerID(kind: kind, generation: $0.generation) }
+    }
+  }
+
+  /// Arms `ids` again as a restored zone had them (their handles come with ``ZoneInput/timerArmed(_:_:)``).
+  mutating func restoreTimers(_ ids: [TimerID], lastGeneration: Int) {
+    for id in ids { timers[id.kind] = Armed(generation: id.generation, handle: nil) }
+    lastTimerGeneration = lastGeneration
+  }
+
   /// Whether the current setup reloads on its own.
   var autoReload: Bool { setup.zone.autoReload }
 

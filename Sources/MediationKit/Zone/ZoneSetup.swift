@@ -51,31 +51,39 @@ final class ZoneSetup: Sendable {
   ///     as configured and reports no arm.
   ///   - infos: Each adapter's info, as the mediator read it when it made the adapter: a setup is
   ///     made while configuration changes are serialized, and never calls adapter code itself.
-  init(
+  convenience init(
     zone base: ZoneConfig, in config: MediationConfig, userID: String? = nil,
     adapters: [NetworkID: any RewardedAdapter], infos: [NetworkID: AdapterInfo], seed: UInt64
   ) {
-    let zone: ZoneConfig
-    if let userID, !base.experiments.isEmpty {
-      (zone, experimentArms) = base.variant(forUser: userID)
-    } else {
-      (zone, experimentArms) = (base, [:])
-    }
+    let (zone, arms) =
+      if let userID, !base.experiments.isEmpty { base.variant(forUser: userID) } else { (base, [:]) }
+    self.init(
+      variant: zone, of: base, userID: userID, experimentArms: arms, version: config.version,
+      disabledNetworks: Set(config.disabledNetworks), adapters: adapters, infos: infos, seed: seed)
+  }
+
+  /// The setup of `zone`, the variant of `base` for the user's `experimentArms` (a replay makes
+  /// one from a recording, which keeps the variant and the arms but not the user).
+  init(
+    variant zone: ZoneConfig, of base: ZoneConfig, userID: String?, experimentArms: [String: String],
+    version: String?, disabledNetworks: Set<NetworkID>, adapters: [NetworkID: any RewardedAdapter],
+    infos: [NetworkID: AdapterInfo], seed: UInt64
+  ) {
     self.zone = zone
     self.base = base
     self.userID = userID
-    self.version = config.version
+    self.experimentArms = experimentArms
+    self.version = version
     networkAdapters = adapters
     networkInfos = infos
-    disabledNetworks = Set(config.disabledNetworks)
+    self.disabledNetworks = disabledNetworks
     budget = LoadBudget(loadTimeout: zone.loadTimeout, auctionTimeout: zone.auctionTimeout)
     adExpiry = zone.adExpiry
     rewardGrace = zone.rewardGrace
     planner = LoadPlanners.planner(for: zone)
-    let versionName = config.version.map { " '\($0)'" } ?? ""
-    let disabled = Set(config.disabledNetworks)
+    let versionName = version.map { " '\($0)'" } ?? ""
     plan = planner.plan(for: zone).switchingOff { item in
-      if disabled.contains(item.network) {
+      if disabledNetworks.contains(item.network) {
         return "network '\(item.network)' switched off by configuration\(versionName) (disabledNetworks)"
       }
       return item.disabled ? "line item switched off by configuration\(versionName) (disabled: true)" : nil

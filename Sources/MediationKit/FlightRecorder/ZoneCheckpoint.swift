@@ -1,0 +1,172 @@
+/// A zone at rest, as plain values: what a replay restores before it feeds a session's inputs, so
+/// every session of a recording replays on its own, even when the sessions before it left the
+/// recorder's ring.
+///
+/// A zone is at rest when no load is under way, no show is on screen and no ended show waits out
+/// its late-signal window (``ZoneMachine/isAtRest``). What it holds then: its ready ads, the
+/// counters behind its backoffs and ids, the times of its recent shows (frequency caps), the
+/// learned eCPMs, and at most the expiry and retry timers.
+struct ZoneCheckpoint: Codable, Sendable, Equatable {
+  struct ReadyAd: Codable, Sendable, Equatable {
+    var load: Int
+    var entry: Int
+    var info: RecordedAdInfo
+    var ad: RecordedAd
+    var expiresAtNS: Int64
+    var networkReportsRevenue: Bool
+  }
+
+  struct ArmedTimer: Codable, Sendable, Equatable {
+    var timer: RecordedTimer
+    var dueNS: Int64
+  }
+
+  var setup: RecordedSetup
+  var lastLoadID: Int
+  var lastShowID: Int
+  var lastTimerGeneration: Int
+  var consecutiveFailures: Int
+  var consecutiveWithdrawals: Int
+  var learningEpoch: Int
+  var removal: String?
+  var showTimesNS: [Int64]
+  var queue: [ReadyAd]
+  /// What became of the ad that left the queue last (``AdQueue/Empty``), as its name.
+  var lastGone: String
+  var lastGoneWithdrawal: RecordedWithdrawal?
+  var timers: [ArmedTimer]
+  var acceptedAdToken: Int?
+  var learned: LearnedECPMs.Snapshot?
+}
+
+/// An ``AdInfo``, as a checkpoint keeps a queued ad's.
+struct RecordedAdInfo: Codable, Sendable, Equatable {
+  struct Response: Codable, Sendable, Equatable {
+    var network: String
+    var placementID: String
+    var priority: Int
+    var ecpm: Double
+    var state: AdInfo.NetworkResponse.State
+    var latencyNS: Int64?
+    var bid: Double?
+    var error: String?
+  }
+
+  var network: String
+  var placementID: String
+  var ecpm: Double
+  var precision: AdapterSignal.RevenuePrecision
+  var strategy: ZoneConfig.AuctionStrategy
+  var responses: [Response]
+  var latencyNS: Int64
+  var experimentArms: [String: String]
+  var auctionID: UInt64
+
+  init(_ info: AdInfo) {
+    network = info.network.rawValue
+    placementID = info.placementID
+    ecpm = info.ecpm
+    precision = info.precision
+    strategy = info.strategy
+    responses = info.responses.map {
+      Response(
+        network: $0.network.rawValue, placementID: $0.placementID, priority: $0.priority, ecpm: $0.ecpm,
+        state: $0.state, latencyNS: $0.latency?.nanoseconds, bid: $0.bid, error: $0.error.map(recordedText))
+    }
+    latencyNS = info.latency.nanoseconds
+    experimentArms = info.experimentArms
+    auctionID = info.auctionID
+  }
+
+  func info(zoneID: String) -> AdInfo {
+    AdInfo(
+      zoneID: zoneID, network: NetworkID(network), placementID: placementID, ecpm: ecpm,
+      responses: responses.map {
+        AdInfo.NetworkResponse(
+          of: NetworkID($0.network), placementID: $0.placementID, priority: $0.priority, ecpm: $0.ecpm,
+          state: $0.state, latency: $0.latencyNS.map(Duration.nanoseconds), bid: $0.bid, error: $0.error)
+      },
+      latency: .nanoseconds(latencyNS), precision: precision, strategy: strategy,
+      experimentArms: experimentArms,
+      auctionID: auctionID)
+  }
+}
+
+extension ZoneMachine {
+  /// Whether the zone is at rest: no load under way, no show on screen, no late-signal window open.
+  var isAtRest: Bool { load == nil && session == nil && lingering.isEmpty }
+
+  /// The zone as a checkpoint, when it is at rest (else `nil`); `adToken` names each queued ad's
+  /// object, `due` each armed timer's deadline.
+  func checkpoint(adToken: (any AdapterAd) -> Int, due: (TimerID) -> Duration?) -> ZoneCheckpoint? {
+    guard isAtRest else { return nil }
+    var lastGoneName = "not_loaded"
+    var lastGoneWithdrawal: RecordedWithdrawal?
+    switch queue.lastGone {
+    case .notLoaded: break
+    case .shown: lastGoneName = "shown"
+    case .expired: lastGoneName = "expired"
+    case .withdrawn(let withdrawal):
+      lastGoneName = "withdrawn"
+      lastGoneWithdrawal = RecordedWithdrawal(withdrawal)
+    }
+    return ZoneCheckpoint(
+      setup: RecordedSetup(setup), lastLoadID: lastLoadID, lastShowID: lastShowID,
+      lastTimerGeneration: timerGeneration, consecutiveFailures: consecutiveFailures,
+      consecutiveWithdrawals: consecutiveWithdrawals, learningEpoch: learningEpoch, removal: removal,
+      showTimesNS: showTimes.map(\.nanoseconds),
+      queue: queue.ads.map { ready in
+        ZoneCheckpoint.ReadyAd(
+          load: ready.request.load, entry: ready.request.entry, info: RecordedAdInfo(ready.info),
+          ad: RecordedAd(
+            token: adToken(ready.loaded.ad), ecpm: ready.loaded.ecpm,
+            lifetimeNS: ready.loaded.lifetime?.nanoseconds),
+          expiresAtNS: ready.expiresAt.nanoseconds, networkReportsRevenue: ready.revenue.networkReportsRevenue
+        )
+      },
+      lastGone: lastGoneName, lastGoneWithdrawal: lastGoneWithdrawal,
+      timers: armedTimers.compactMap { id in
+        due(id).map { ZoneCheckpoint.ArmedTimer(timer: RecordedTimer(id), dueNS: $0.nanoseconds) }
+      },
+      acceptedAdToken: acceptedAd.map(adToken), learned: learned?.snapshot)
+  }
+
+  /// A zone restored from `checkpoint` on `setup`: its ready ads made of `ad(token)` objects, its
+  /// timers armed again with their generations (each due at its recorded deadline, which the
+  /// replay keeps).
+  init(
+    restoring checkpoint: ZoneCheckpoint, setup: ZoneSetup, timings: Timings,
+    ad: (RecordedAd) -> any AdapterAd
+  ) {
+    self.init(setup: setup, timings: timings)
+    lastLoadID = checkpoint.lastLoadID
+    lastShowID = checkpoint.lastShowID
+    consecutiveFailures = checkpoint.consecutiveFailures
+    consecutiveWithdrawals = checkpoint.consecutiveWithdrawals
+    learningEpoch = checkpoint.learningEpoch
+    removal = checkpoint.removal
+    showTimes = checkpoint.showTimesNS.map(Duration.nanoseconds)
+    for recorded in checkpoint.queue {
+      let info = recorded.info.info(zoneID: setup.zone.id)
+      var loaded = AdapterLoadedAd(ad: ad(recorded.ad))
+      loaded.ecpm = recorded.ad.ecpm
+      loaded.lifetime = recorded.ad.lifetimeNS.map(Duration.nanoseconds)
+      queue.append(
+        ReadyAd(
+          info: info, loaded: loaded, expiresAt: .nanoseconds(recorded.expiresAtNS),
+          networkReportsRevenue: recorded.networkReportsRevenue,
+          request: RequestID(load: recorded.load, entry: recorded.entry)))
+    }
+    switch checkpoint.lastGone {
+    case "shown": queue.lost(.shown)
+    case "expired": queue.lost(.expired)
+    case "withdrawn":
+      queue.lost(
+        .withdrawn(checkpoint.lastGoneWithdrawal?.withdrawal ?? AdapterWithdrawal(.invalidated, message: "")))
+    default: break
+    }
+    if let token = checkpoint.acceptedAdToken { acceptedAd = ad(RecordedAd(token: token)) }
+    if let snapshot = checkpoint.learned, learned != nil { learned?.restore(snapshot) }
+    restoreTimers(checkpoint.timers.compactMap(\.timer.id), lastGeneration: checkpoint.lastTimerGeneration)
+  }
+}
