@@ -47,6 +47,14 @@ final class ZoneController: Sendable {
 
   var isLoading: Bool { state.withLock { $0.machine.isLoading } }
 
+  /// The zone's ready ads, oldest first, and its current setup's configuration version and
+  /// experiment arms, read in one lock round (for an inspector).
+  var snapshot: (readyAds: [AdInfo], configurationVersion: String?, experimentArms: [String: String]) {
+    state.withLock {
+      ($0.machine.queue.ads.map(\.info), $0.machine.setup.version, $0.machine.setup.experimentArms)
+    }
+  }
+
   /// What the zone's flight recorder holds now; `nil` when it does not record.
   var recording: FlightRecording.Zone? {
     state.withLock { $0.recording }.map { FlightRecording.Zone(id: id, $0) }
