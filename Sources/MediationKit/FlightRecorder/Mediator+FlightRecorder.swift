@@ -9,6 +9,17 @@ extension Mediator {
   }
 }
 
+extension Mediator {
+  /// Switches every zone's recorder on or off for `config` and the user now set: on when the
+  /// options say so or the configuration's ``FlightRecorderRule`` selects the user.
+  func updateRecording(for config: MediationConfig, zones: [ZoneController]) {
+    let options = context.options.flightRecorder
+    let selected =
+      options.isEnabled || config.flightRecorder?.selects(context.userID, hash: options.userIDHash) == true
+    for zone in zones { zone.record(selected ? options : nil) }
+  }
+}
+
 extension RewardedAd {
   /// What the flight recorder holds now for this ad's zone; see ``Mediator/exportRecording()``.
   public func exportRecording() -> FlightRecording {

@@ -28,11 +28,7 @@ final class ZoneController: Sendable {
     let timings = ZoneMachine.Timings(
       displayTimeout: options.displayTimeout, maxShowDuration: options.maxShowDuration,
       lateSignalWindow: options.lateSignalWindow)
-    let recorder = options.flightRecorder
-    self.state = Locked(
-      State(
-        machine: ZoneMachine(setup: setup, timings: timings),
-        recording: recorder.isEnabled ? ZoneRecording(limits: recorder) : nil))
+    self.state = Locked(State(machine: ZoneMachine(setup: setup, timings: timings)))
   }
 
   // MARK: Reading, from any thread
@@ -52,6 +48,15 @@ final class ZoneController: Sendable {
   var snapshot: (readyAds: [AdInfo], configurationVersion: String?, experimentArms: [String: String]) {
     state.withLock {
       ($0.machine.queue.ads.map(\.info), $0.machine.setup.version, $0.machine.setup.experimentArms)
+    }
+  }
+
+  /// Starts recording with `limits` (from the zone's next rest on), or stops and drops the
+  /// recording (`nil`); a recorder already running keeps what it holds.
+  func record(_ limits: MediatorOptions.FlightRecorder?) {
+    state.withLock { state in
+      guard let limits else { return state.recording = nil }
+      if state.recording == nil { state.recording = ZoneRecording(limits: limits) }
     }
   }
 
