@@ -1,6 +1,7 @@
 /// Runs one zone: its ``ZoneMachine`` under one lock, and the machine's effects performed outside
-/// it. Every input is one lock round (`state.withLock { $0.handle(input, now:) }`); no adapter,
-/// observer or app code runs while the lock is held.
+/// it. Every input is one lock round (`state.withLock { $0.machine.handle(input, now:) }`, and,
+/// when the zone records, its ``ZoneRecording`` in the same round); no adapter, observer or app
+/// code runs while the lock is held.
 ///
 /// Public methods may be called from any thread (see the ConcurrencyModel article). Adapter
 /// answers and signals hop onto the scheduler's executor before they reach the machine, and
