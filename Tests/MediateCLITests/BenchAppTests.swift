@@ -32,8 +32,8 @@ struct BenchAppTests {
     let result = mediate(
       ["bench-app", "--cycles", "20", "--flight-recorder", "--json"], registry: BuiltInNetworks.registry())
     #expect(result.code == 0, "\(result.err)")
-    let report = try #require(
-      JSONSerialization.jsonObject(with: Data(try #require(result.out.first).utf8)) as? [String: Any])
+    let line = try #require(result.out.first)
+    let report = try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
     #expect(report["flight_recorder"] as? Bool == true)
     #expect(report["cycles"] as? Int == 20)
   }
