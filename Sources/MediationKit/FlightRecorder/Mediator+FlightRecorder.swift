@@ -1,9 +1,9 @@
 extension Mediator {
   /// What the flight recorder holds now, for every zone that records
   /// (``MediatorOptions/flightRecorder``): a file to attach to a support ticket or upload, and to
-  /// replay with `mediate replay`. Safe from any thread; the zones are read one lock round each,
-  /// and the file is encoded on the calling thread (call it off the main thread for a large
-  /// recording). Without recording, the file holds no zone.
+  /// replay with `mediate replay`. Safe from any thread: each zone's recording is taken in one
+  /// lock round; the file is encoded when ``FlightRecording/jsonLines`` is first read (do that off
+  /// the main thread for a large recording). Without recording, the file holds no zone.
   public func exportRecording() -> FlightRecording {
     FlightRecording(zones: zoneControllers.compactMap(\.recording), context: context)
   }
