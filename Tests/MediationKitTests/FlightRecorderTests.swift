@@ -107,6 +107,37 @@ struct FlightRecorderTests {
         == "event 4: recorded revenue_paid b 0.008 publisher_defined, replayed diagnostic b duplicate_signal")
   }
 
+  /// A changed engine (here: a configuration that asks another placement first) asks what the
+  /// recording has no answer for: the replay says so, the request times out, and the recorded
+  /// network answers the replay's own later request after the recorded delay.
+  @Test func aRequestTheRecordingHasNoAnswerForTimesOutAndAnswersKeepTheirDelay() throws {
+    let z = zone([item("b", "b-z", ecpm: 8, timeout: 4)])
+    let harness = try LiveHarness(MediationConfig(zones: [z]), options: Self.recorder()) { s in
+      [ScriptedAdapter(id: "b", scheduler: s, loads: ["b-z": [.fill(after: .milliseconds(700))]])]
+    }
+    try harness.mediator.rewardedAd(zone: "z").load()
+    harness.settle()
+    let recorded = harness.mediator.exportRecording()
+    var zones = recorded.zones
+    for field in [\ZoneCheckpoint.setup.zone, \ZoneCheckpoint.setup.base] {
+      zones[0].sessions[0].checkpoint[keyPath: field].lineItems.insert(
+        item("b", "b-new", ecpm: 20, timeout: 4), at: 0)
+    }
+    let replay = FlightRecording(header: recorded.header, zones: zones).replay()
+    #expect(
+      replay.notes == [
+        "zone 'z' session 1: load 1 asked b/b-new (load): the recording has no answer; treated as a timeout"
+      ])
+    let ready = try #require(replay.replayed.first { $0.event.event == "ready" })
+    let recordedReady = try #require(replay.recorded.first { $0.event.event == "ready" })
+    #expect(ready.event == recordedReady.event)
+    #expect(
+      ready.time == recordedReady.time + .seconds(4), "the fill came 0.7 s after the replay's own request")
+    #expect(
+      replay.firstDifference == "event 2 (ready b ecpm 8.0): recorded at 0.7 seconds, replayed at 4.7 seconds"
+    )
+  }
+
   /// The ring keeps the last sessions; what is left replays from its first session's checkpoint.
   @Test func aRecordingCutByTheRingReplaysFromItsFirstSession() throws {
     let harness = try Self.run(cycles: 12, options: Self.recorder(maxSessions: 3, keptAnomalies: 0))

@@ -100,6 +100,8 @@ extension FlightRecording {
     /// Kept aside for an anomaly after it left the ring (sessions around it may be missing).
     var keptForAnomaly: Bool
     var anomalies: [String]
+    /// Whether the zone was at rest after the last step (else the recording ends mid-session).
+    var endsAtRest: Bool
     var checkpoint: ZoneCheckpoint
     var steps: [Step]
   }
@@ -121,7 +123,7 @@ extension FlightRecording.Zone {
     func session(_ session: ZoneRecording.Session, kept: Bool) -> FlightRecording.Session {
       FlightRecording.Session(
         number: session.number, keptForAnomaly: kept, anomalies: session.anomalies,
-        checkpoint: session.checkpoint,
+        endsAtRest: session.endsAtRest, checkpoint: session.checkpoint,
         steps: session.steps.map {
           FlightRecording.Step(
             seq: $0.sequence, tNS: $0.time.nanoseconds, input: $0.input, published: $0.published)
