@@ -24,7 +24,7 @@ struct SessionReplay {
   }
 
   /// A request, as both the recording and the replay name it.
-  private struct RequestKey: Hashable {
+  struct RequestKey: Hashable {
     var load: Int
     var network: String
     var placementID: String
@@ -186,12 +186,14 @@ struct SessionReplay {
             screen: record.screenAcquired == false ? .taken(by: record.screenHolder) : .acquired), record,
           entry.time)
       case .apply:
-        if let change = record.change, let input = apply(change) { feed(input, record, entry.time) }
+        let setup = { Self.setup($0, networks: networks, infos: infos, seed: seed) }
+        if let input = record.change?.input(setup: setup) { feed(input, record, entry.time) }
       default: break
       }
     case .answer(let index, let id):
       used.insert(index)
-      if let input = answer(steps[index].input, to: id) { feed(input, steps[index].input, entry.time) }
+      let record = steps[index].input
+      if let input = record.answer(to: id, ad: { ad($0) }) { feed(input, record, entry.time) }
     case .signal(let index, let ad):
       used.insert(index)
       guard let signal = steps[index].input.signal?.signal else { return }
@@ -372,37 +374,6 @@ struct SessionReplay {
     }
   }
 
-  /// The answer `record` gives, addressed to the replay's request `id`.
-  private mutating func answer(_ record: RecordedInput, to id: RequestID) -> ZoneInput? {
-    switch record.type {
-    case .startEnded: return .startEnded(id, refusal: record.reason)
-    case .bidAnswered:
-      if let bid = record.bid { return .bidAnswered(id, .success(bid.bid)) }
-      return record.error.map { .bidAnswered(id, .failure($0.error)) }
-    case .loaded:
-      guard let recorded = record.ad else { return nil }
-      return .loaded(
-        id,
-        LoadedAd(
-          AdapterLoadedAd(
-            ad: ad(recorded.token), ecpm: recorded.ecpm,
-            lifetime: recorded.lifetimeNS.map(Duration.nanoseconds))))
-    case .loadFailed: return record.error.map { .loadFailed(id, $0.error) }
-    case .withdrawn: return record.withdrawal.map { .withdrawn(id, $0.withdrawal) }
-    default: return nil
-    }
-  }
-
-  private func apply(_ change: RecordedChange) -> ZoneInput? {
-    switch change.type {
-    case .removed: return .apply(.removed(reason: change.reason ?? ""))
-    case .configuration, .user:
-      guard let recorded = change.setup else { return nil }
-      let setup = Self.setup(recorded, networks: networks, infos: infos, seed: seed)
-      return .apply(change.type == .user ? .user(setup) : .configuration(setup, note: change.note))
-    }
-  }
-
   /// The ad object of `token`: one per token, made when first asked for.
   private mutating func ad(_ token: Int) -> ReplayAd {
     if let ad = ads[token] { return ad }
@@ -410,61 +381,4 @@ struct SessionReplay {
     ads[token] = ad
     return ad
   }
-
-  private static func key(_ record: RecordedInput) -> RequestKey? {
-    guard let load = record.load, let network = record.network, let placementID = record.placementID,
-      let kind = record.requestKind
-    else { return nil }
-    return RequestKey(load: load, network: network, placementID: placementID, kind: kind)
-  }
-
-  private static func describe(_ record: RecordedInput) -> String {
-    guard let key = key(record) else { return "load \(record.load ?? 0)" }
-    return "load \(key.load)'s \(key.kind) request to \(key.network)/\(key.placementID)"
-  }
-
-  private static func setup(
-    _ recorded: RecordedSetup, networks: [NetworkID: any RewardedAdapter], infos: [NetworkID: AdapterInfo],
-    seed: UInt64
-  ) -> ZoneSetup {
-    let registered = Set(recorded.networks.map { NetworkID($0.id) })
-    return ZoneSetup(
-      variant: recorded.zone, of: recorded.base, userID: nil, experimentArms: recorded.experimentArms,
-      version: recorded.configurationVersion,
-      disabledNetworks: Set(recorded.disabledNetworks.map { NetworkID($0) }),
-      adapters: networks.filter { registered.contains($0.key) },
-      infos: infos.filter { registered.contains($0.key) },
-      seed: seed)
-  }
-}
-
-/// A recorded network in a replay: it declares what the recorded adapter declared, and is never
-/// called (the replay answers for it).
-final class ReplayNetwork: RewardedAdapter {
-  let info: AdapterInfo
-
-  init(info: AdapterInfo) { self.info = info }
-
-  static func info(_ recorded: RecordedNetwork) -> AdapterInfo {
-    AdapterInfo(
-      id: NetworkID(recorded.id), displayName: recorded.id, adapterVersion: recorded.adapterVersion,
-      sdkVersion: recorded.sdkVersion, adapterAPIVersion: AdapterCompatibility.coreAPIVersion,
-      supportedSDKVersions: SemanticVersion(0, 0, 0)..<SemanticVersion(Int.max, 0, 0),
-      capabilities: Set(recorded.capabilities))
-  }
-
-  func start(
-    _ request: AdapterStartRequest, completion: @escaping @Sendable (Result<Void, AdapterError>) -> Void
-  ) {}
-
-  func load(
-    _ request: AdapterLoadRequest,
-    completion: @escaping @Sendable (Result<AdapterLoadedAd, AdapterError>) -> Void
-  ) -> Cancellable { .none }
-}
-
-/// A recorded ad in a replay: one object per recorded token, so an ad reported twice is the same.
-final class ReplayAd: AdapterAd {
-  func show(_ request: AdapterShowRequest, from presenter: any AdPresenting, signals: AdapterSignal.Sink) {}
-  func discard() {}
 }
