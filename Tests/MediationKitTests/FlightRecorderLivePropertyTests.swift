@@ -20,16 +20,7 @@ struct FlightRecorderLivePropertyTests {
         flightRecorder: MediatorOptions.FlightRecorder(
           isEnabled: true, maxSessions: 1_000, maxInputs: 100_000))
       let harness = try LiveHarness(current, options: options) { s in
-        LivePropertyTests.networks.map { id in
-          let fills: [ScriptedAdapter.LoadScript] = (0..<4).map { _ in
-            random.chance(0.8)
-              ? .fill(after: .milliseconds(Int64(random.next() % 3000)))
-              : .fail(after: .milliseconds(Int64(random.next() % 1000)), noFill)
-          }
-          return ScriptedAdapter(
-            id: id, scheduler: s, loads: ["\(id)-z": fills, "\(id)-y": fills],
-            start: .succeed(after: .milliseconds(Int64(random.next() % 500))))
-        }
+        LivePropertyTests.randomAdapters(&random, scheduler: s)
       }
       var registered = Set(LivePropertyTests.networks)
       for _ in 0..<40 {
