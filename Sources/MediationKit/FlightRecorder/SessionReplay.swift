@@ -104,9 +104,15 @@ struct SessionReplay {
       return ad
     }
     ads = made
+    let endedShowAds = Set(session.checkpoint.endedShows.map(\.ad.load))
     for (index, step) in steps.enumerated() {
       let input = step.input
       switch input.type {
+      case .signal:
+        // A late signal of a show that ended before the session goes to that show, as recorded.
+        if let ad = input.load, endedShowAds.contains(ad) {
+          schedule(.signal(step: index, ad: ad), at: step.time, order: step.seq)
+        }
       case .show, .apply: schedule(.input(step: index), at: step.time, order: step.seq)
       case .load where input.requested == true: schedule(.input(step: index), at: step.time, order: step.seq)
       case .startEnded, .bidAnswered, .loaded, .loadFailed, .withdrawn:

@@ -2,10 +2,10 @@
 /// every session of a recording replays on its own, even when the sessions before it left the
 /// recorder's ring.
 ///
-/// A zone is at rest when no load is under way, no show is on screen and no ended show waits out
-/// its late-signal window (``ZoneMachine/isAtRest``). What it holds then: its ready ads, the
-/// counters behind its backoffs and ids, the times of its recent shows (frequency caps), the
-/// learned eCPMs, and at most the expiry and retry timers.
+/// A zone is at rest when no load is under way and no show is on screen
+/// (``ZoneMachine/isAtRest``). What it holds then: its ready ads, the ended shows waiting out their
+/// late-signal windows, the counters behind its backoffs and ids, the times of its recent shows
+/// (frequency caps), the learned eCPMs, and the expiry, retry and late-signal timers.
 struct ZoneCheckpoint: Codable, Sendable, Equatable {
   struct ReadyAd: Codable, Sendable, Equatable {
     var load: Int
@@ -14,6 +14,17 @@ struct ZoneCheckpoint: Codable, Sendable, Equatable {
     var ad: RecordedAd
     var expiresAtNS: Int64
     var networkReportsRevenue: Bool
+  }
+
+  /// An ended show waiting out its late-signal window: its late signals become diagnostics.
+  struct EndedShow: Codable, Sendable, Equatable {
+    var show: Int
+    var ad: ReadyAd
+    var untilNS: Int64
+    var didReward: Bool
+    var didReportRevenue: Bool
+    var graceWindowNS: Int64
+    var learningEpoch: Int
   }
 
   struct ArmedTimer: Codable, Sendable, Equatable {
@@ -31,6 +42,7 @@ struct ZoneCheckpoint: Codable, Sendable, Equatable {
   var removal: String?
   var showTimesNS: [Int64]
   var queue: [ReadyAd]
+  var endedShows: [EndedShow]
   /// What became of the ad that left the queue last (``AdQueue/Empty``), as its name.
   var lastGone: String
   var lastGoneWithdrawal: RecordedWithdrawal?
@@ -93,8 +105,9 @@ struct RecordedAdInfo: Codable, Sendable, Equatable {
 }
 
 extension ZoneMachine {
-  /// Whether the zone is at rest: no load under way, no show on screen, no late-signal window open.
-  var isAtRest: Bool { load == nil && session == nil && lingering.isEmpty }
+  /// Whether the zone is at rest: no load under way, no show on screen (ended shows may still wait
+  /// out their late-signal windows).
+  var isAtRest: Bool { load == nil && session == nil }
 
   /// The zone as a checkpoint, when it is at rest (else `nil`); `adToken` names each queued ad's
   /// object, `due` each armed timer's deadline.
@@ -115,14 +128,14 @@ extension ZoneMachine {
       lastTimerGeneration: timerGeneration, consecutiveFailures: consecutiveFailures,
       consecutiveWithdrawals: consecutiveWithdrawals, learningEpoch: learningEpoch, removal: removal,
       showTimesNS: showTimes.map(\.nanoseconds),
-      queue: queue.ads.map { ready in
-        ZoneCheckpoint.ReadyAd(
-          load: ready.request.load, entry: ready.request.entry, info: RecordedAdInfo(ready.info),
-          ad: RecordedAd(
-            token: adToken(ready.loaded.ad), ecpm: ready.loaded.ecpm,
-            lifetimeNS: ready.loaded.lifetime?.nanoseconds),
-          expiresAtNS: ready.expiresAt.nanoseconds, networkReportsRevenue: ready.revenue.networkReportsRevenue
-        )
+      queue: queue.ads.map { ZoneCheckpoint.ReadyAd($0, adToken: adToken) },
+      endedShows: lingering.map { ended in
+        ZoneCheckpoint.EndedShow(
+          show: ended.session.id, ad: ZoneCheckpoint.ReadyAd(ended.session.ready, adToken: adToken),
+          untilNS: ended.until.nanoseconds, didReward: ended.session.machine.didReward,
+          didReportRevenue: ended.session.machine.didReportRevenue,
+          graceWindowNS: ended.session.machine.graceWindow.nanoseconds,
+          learningEpoch: ended.session.learningEpoch)
       },
       lastGone: lastGoneName, lastGoneWithdrawal: lastGoneWithdrawal,
       timers: armedTimers.compactMap { id in
@@ -146,16 +159,18 @@ extension ZoneMachine {
     learningEpoch = checkpoint.learningEpoch
     removal = checkpoint.removal
     showTimes = checkpoint.showTimesNS.map(Duration.nanoseconds)
-    for recorded in checkpoint.queue {
-      let info = recorded.info.info(zoneID: setup.zone.id)
-      var loaded = AdapterLoadedAd(ad: ad(recorded.ad))
-      loaded.ecpm = recorded.ad.ecpm
-      loaded.lifetime = recorded.ad.lifetimeNS.map(Duration.nanoseconds)
-      queue.append(
-        ReadyAd(
-          info: info, loaded: loaded, expiresAt: .nanoseconds(recorded.expiresAtNS),
-          networkReportsRevenue: recorded.networkReportsRevenue,
-          request: RequestID(load: recorded.load, entry: recorded.entry)))
+    for recorded in checkpoint.queue { queue.append(recorded.ready(zoneID: setup.zone.id, ad: ad)) }
+    for ended in checkpoint.endedShows {
+      let ready = ended.ad.ready(zoneID: setup.zone.id, ad: ad)
+      let machine = ShowStateMachine.ended(
+        graceWindow: .nanoseconds(ended.graceWindowNS), revenue: ready.revenue, didReward: ended.didReward,
+        didReportRevenue: ended.didReportRevenue)
+      lingering.append(
+        Lingering(
+          until: .nanoseconds(ended.untilNS),
+          session: ShowSession(
+            id: ended.show, ready: ready, machine: machine, setup: setup, learningEpoch: ended.learningEpoch))
+      )
     }
     switch checkpoint.lastGone {
     case "shown": queue.lost(.shown)
@@ -168,5 +183,26 @@ extension ZoneMachine {
     if let token = checkpoint.acceptedAdToken { acceptedAd = ad(RecordedAd(token: token)) }
     if let snapshot = checkpoint.learned, learned != nil { learned?.restore(snapshot) }
     restoreTimers(checkpoint.timers.compactMap(\.timer.id), lastGeneration: checkpoint.lastTimerGeneration)
+  }
+}
+
+extension ZoneCheckpoint.ReadyAd {
+  init(_ ready: MediationKit.ReadyAd, adToken: (any AdapterAd) -> Int) {
+    self.init(
+      load: ready.request.load, entry: ready.request.entry, info: RecordedAdInfo(ready.info),
+      ad: RecordedAd(
+        token: adToken(ready.loaded.ad), ecpm: ready.loaded.ecpm,
+        lifetimeNS: ready.loaded.lifetime?.nanoseconds),
+      expiresAtNS: ready.expiresAt.nanoseconds, networkReportsRevenue: ready.revenue.networkReportsRevenue)
+  }
+
+  /// The ready ad, its object made by `ad`.
+  func ready(zoneID: String, ad: (RecordedAd) -> any AdapterAd) -> MediationKit.ReadyAd {
+    MediationKit.ReadyAd(
+      info: info.info(zoneID: zoneID),
+      loaded: AdapterLoadedAd(
+        ad: ad(self.ad), ecpm: self.ad.ecpm, lifetime: self.ad.lifetimeNS.map(Duration.nanoseconds)),
+      expiresAt: .nanoseconds(expiresAtNS), networkReportsRevenue: networkReportsRevenue,
+      request: RequestID(load: load, entry: entry))
   }
 }

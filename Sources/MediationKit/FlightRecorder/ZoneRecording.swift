@@ -66,9 +66,10 @@ struct ZoneRecording: Sendable {
 
   /// Before `machine` handles `input`: an input from outside that finds the zone at rest begins
   /// a session, with a checkpoint of the zone as it is. Returns the input's record, for
-  /// ``didHandle(_:now:effects:)``; `nil` while no session is open (recording began while the zone
-  /// was busy, or the last session outgrew the bound): then the input is not recorded.
-  mutating func willHandle(_ input: ZoneInput, by machine: ZoneMachine) -> RecordedInput? {
+  /// ``didHandle(_:now:effects:atRest:)``, which keeps it while a session is open (not while
+  /// recording waits for the zone's rest: it began while the zone was busy, or the last session
+  /// outgrew the bound).
+  mutating func willHandle(_ input: ZoneInput, by machine: ZoneMachine) -> RecordedInput {
     let record = RecordedInput(input, keepingConsentStrings: limits.keepsConsentStrings) { token(of: $0) }
     if record.beginsSession, !sessionOpen || machine.isAtRest,
       let checkpoint = machine.checkpoint(adToken: { token(of: $0) }, due: { timerDues[$0] })
@@ -77,12 +78,14 @@ struct ZoneRecording: Sendable {
       sessions.append(Session(number: lastSessionNumber, checkpoint: checkpoint))
       sessionOpen = true
     }
-    return sessionOpen ? record : nil
+    return record
   }
 
   /// After the machine handled the input `record` was made of, at `now`, with `effects`, and
   /// came to rest or not.
   mutating func didHandle(_ record: RecordedInput, now: Duration, effects: [ZoneEffect], atRest: Bool) {
+    // Timers and requests are followed whether or not a session is open: the next checkpoint and
+    // the next session's answers need them.
     noteTimers(record, effects, now: now)
     var record = record
     annotate(&record, effects)

@@ -112,6 +112,18 @@ package struct ShowStateMachine: Sendable, Equatable {
     self.revenueRule = revenue
   }
 
+  /// A machine for a show that is over, as a flight recording's checkpoint restores one: it only
+  /// turns late signals into diagnostics, which depend on whether it rewarded.
+  static func ended(graceWindow: Duration, revenue: RevenueRule, didReward: Bool, didReportRevenue: Bool)
+    -> ShowStateMachine
+  {
+    var machine = ShowStateMachine(graceWindow: graceWindow, revenue: revenue)
+    machine.phase = .finished
+    machine.didReward = didReward
+    machine.didReportRevenue = didReportRevenue
+    return machine
+  }
+
   /// Whether the show is over.
   package var isFinished: Bool { phase == .finished }
 

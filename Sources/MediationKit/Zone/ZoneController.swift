@@ -160,9 +160,7 @@ final class ZoneController: Sendable {
       guard state.recording != nil else { return state.machine.handle(input, now: now) }
       let record = state.recording!.willHandle(input, by: state.machine)
       let effects = state.machine.handle(input, now: now)
-      if let record {
-        state.recording!.didHandle(record, now: now, effects: effects, atRest: state.machine.isAtRest)
-      }
+      state.recording!.didHandle(record, now: now, effects: effects, atRest: state.machine.isAtRest)
       return effects
     }
   }
