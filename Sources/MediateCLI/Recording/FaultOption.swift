@@ -65,7 +65,7 @@ enum FaultOption {
     case .rewardAfterDismissal(let delay):
       delay <= .seconds(5)
         ? "the reward comes half the zone's grace window after the dismissal"
-        : "the reward comes twice the grace window after the dismissal (not granted)"
+        : "the reward comes twice the grace window after it: not granted"
     }
   }
 

@@ -11,11 +11,14 @@ extension OptionSpec {
       + "and mediate inspect; with --requests, the last sessions of the last shard, within the recorder's bounds."
   )
 
+  /// `--fault NAME`; its help lists the ten faults, one a line under the description column.
   static let fault = OptionSpec(
     name: "--fault", valueName: "NAME",
-    help:
-      "Wrap every network of the cycle (--networks) with the test kit's fault NAME: "
-      + FaultOption.entries.map { "\($0.name) (\($0.effect))" }.joined(separator: ", ") + ".")
+    help: "Wrap every network of the cycle (--networks) in the test kit's fault NAME:"
+      + FaultOption.entries.map {
+        "\n" + String(repeating: " ", count: MediateCLI.helpNameColumn + 2)
+          + $0.name.padding(toLength: 31, withPad: " ", startingAt: 0) + $0.effect
+      }.joined())
 
   static let inspectReport = OptionSpec(
     name: "--report", valueName: "FILE",
