@@ -6,19 +6,8 @@ import MediationKitTesting
 /// (``FaultInjection/registration(wrapping:fault:)``) so that a faulty session can be made,
 /// recorded and replayed from the command line.
 enum FaultOption {
-  /// A fault's name and what it makes the network do, for `--help`.
-  struct Entry {
-    var name: String
-    var effect: String
-  }
-
-  /// The ten faults, in the catalogue's order.
-  static let entries: [Entry] = Fault.catalogue(rewardGrace: .seconds(5)).map { fault in
-    Entry(name: name(of: fault, rewardGrace: .seconds(5)), effect: effect(of: fault))
-  }
-
-  /// The faults' names, in the catalogue's order.
-  static var names: [String] { entries.map(\.name) }
+  /// The ten faults' names, in the catalogue's order.
+  static let names = Fault.catalogue(rewardGrace: .seconds(5)).map { name(of: $0, rewardGrace: .seconds(5)) }
 
   /// The fault named `name`, its reward delays measured against the zone's grace window
   /// (`rewardGrace`): half of it for `reward-after-dismissal`, twice it for
@@ -48,24 +37,6 @@ enum FaultOption {
     case .displayFails: "display-fails"
     case .rewardAfterDismissal(let delay):
       delay <= rewardGrace ? "reward-after-dismissal" : "late-reward-after-dismissal"
-    }
-  }
-
-  private static func effect(of fault: Fault) -> String {
-    switch fault {
-    case .none: "nothing"
-    case .startNeverAnswers: "start-up never calls back"
-    case .loadNeverAnswers: "a load never calls back"
-    case .loadFails: "every load reports an SDK error"
-    case .duplicateCallbacks: "every callback comes twice"
-    case .callbacksFromAnotherThread: "every callback comes from another thread"
-    case .showNeverAnswers: "a show never reports anything"
-    case .dismissalWithoutDisplay: "the ad is dismissed without being displayed"
-    case .displayFails: "the display fails"
-    case .rewardAfterDismissal(let delay):
-      delay <= .seconds(5)
-        ? "the reward comes half the zone's grace window after the dismissal"
-        : "the reward comes twice the grace window after it: not granted"
     }
   }
 

@@ -11,14 +11,13 @@ extension OptionSpec {
       + "and mediate inspect; with --requests, the last sessions of the last shard, within the recorder's bounds."
   )
 
-  /// `--fault NAME`; its help lists the ten faults, one a line under the description column.
+  /// `--fault NAME`; its help names the ten faults (the article says what each does).
   static let fault = OptionSpec(
     name: "--fault", valueName: "NAME",
-    help: "Wrap every network of the cycle (--networks) in the test kit's fault NAME:"
-      + FaultOption.entries.map {
-        "\n" + String(repeating: " ", count: MediateCLI.helpNameColumn + 2)
-          + $0.name.padding(toLength: 31, withPad: " ", startingAt: 0) + $0.effect
-      }.joined())
+    help:
+      "Wrap every network of the cycle (--networks) in the test kit's fault NAME, one of: "
+      + FaultOption.names.joined(separator: ", ")
+      + " (the reward comes half the zone's grace window after the dismissal, or twice it: not granted).")
 
   static let inspectReport = OptionSpec(
     name: "--report", valueName: "FILE",
