@@ -12,6 +12,8 @@ struct TimelineChart {
   var width = 1160.0
   /// The most columns drawn; a longer session is cut there, saying so.
   static let maxColumns = 60
+  /// The narrowest column whose signals and events are named in words.
+  static let columnForWords = 56.0
 
   /// The colour of the show on screen, the reward, and a reward not granted.
   static let showColor = Palette.a
@@ -21,7 +23,10 @@ struct TimelineChart {
   func svg() -> String {
     let instants = Array(timeline.instants.prefix(Self.maxColumns))
     let cut = timeline.instants.count - instants.count
-    let lanes = ["app"] + timeline.requests.map(\.label) + ["show", "events"]
+    let drawn = Set(instants)
+    // Past the cut, a request would be an empty lane.
+    let requests = timeline.requests.filter { drawn.contains($0.start) }
+    let lanes = ["app"] + requests.map(\.label) + ["show", "events"]
     let left = min(Chart.labelMargin(lanes), 360)
     let right = 24.0
     let top = 132.0
@@ -36,11 +41,14 @@ struct TimelineChart {
 
     var parts = Chart.open(id: id, title: title, width: width, height: height)
     parts.append(SVG.legend(legend(), x: left, y: 44, maxWidth: width - left - 10))
+    // Time labels at least 28 px apart: on narrow columns, every few columns.
+    let labelEvery = max(1, Int((28 / column).rounded(.up)))
     for (index, instant) in instants.enumerated() {
       let center = left + (Double(index) + 0.5) * column
       parts.append(
         "<line class=\"grid\" x1=\"\(SVG.n(center))\" x2=\"\(SVG.n(center))\" y1=\"\(SVG.n(top - 8))\" "
           + "y2=\"\(SVG.n(height - (cut > 0 ? 30 : 10)))\"/>")
+      guard index.isMultiple(of: labelEvery) else { continue }
       parts.append(
         SVG.text(
           "\(SVG.tickLabel(Double(instant.milliseconds))) ms", x: center, y: top - 14, className: "tick",
@@ -52,9 +60,11 @@ struct TimelineChart {
     }
     for mark in timeline.app {
       guard let cx = x(mark.time) else { continue }
-      parts.append(marker(cx, laneY(0), color: "#555", kind: "app", label: mark.label))
+      parts.append(
+        marker(
+          cx, laneY(0), color: "#555", kind: "app", label: mark.label, named: column >= Self.columnForWords))
     }
-    for (index, request) in timeline.requests.enumerated() {
+    for (index, request) in requests.enumerated() {
       guard let start = x(request.start) else { continue }
       let end = x(request.end) ?? (width - right)
       let y = laneY(index + 1)
@@ -65,6 +75,8 @@ struct TimelineChart {
         "<rect class=\"request\" x=\"\(SVG.n(x0))\" y=\"\(SVG.n(y - 9))\" width=\"\(SVG.n(barWidth))\" height=\"18\" "
           + "rx=\"3\" fill=\"\(color)\" data-lane=\"\(SVG.escape(request.label))\" data-state=\"\(request.fate)\">"
           + "<title>\(SVG.escape("\(request.label): \(request.fate) (\(request.note))"))</title></rect>")
+      // On a bar too narrow for words, the fate is in the bar's tooltip and the legend.
+      guard barWidth >= 40 else { continue }
       let fate = request.fate.replacingOccurrences(of: "_", with: " ")
       parts.append(
         SVG.text(
@@ -75,7 +87,7 @@ struct TimelineChart {
     let showY = laneY(lanes.count - 2)
     parts += shows(x: x, column: column, y: showY, right: width - right)
     parts += rewards(x: x, y: showY)
-    parts += events(x: x, y: laneY(lanes.count - 1), instants: instants)
+    parts += events(x: x, column: column, y: laneY(lanes.count - 1), instants: instants)
     if cut > 0 {
       parts.append(
         SVG.text(
@@ -115,7 +127,9 @@ struct TimelineChart {
         "<circle class=\"signal\" cx=\"\(SVG.n(cx))\" cy=\"\(SVG.n(y))\" r=\"5\" fill=\"#fff\" stroke=\"#222\" "
           + "stroke-width=\"1.5\" data-signal=\"\(SVG.escape(signal.label))\">"
           + "<title>\(SVG.escape("signal: \(signal.label)"))</title></circle>")
-      // Alternate above and below the lane, so neighbouring signals' names do not run together.
+      // Alternate above and below the lane, so neighbouring signals' names do not run together;
+      // on narrow columns, only the tooltip names them.
+      guard column >= Self.columnForWords else { continue }
       parts.append(
         SVG.text(
           signal.label, x: cx + 7, y: y + (index.isMultiple(of: 2) ? -11 : 19), className: "marker-label"))
@@ -140,17 +154,22 @@ struct TimelineChart {
   }
 
   /// The events lane: each instant's published events, one name a line.
-  private func events(x: (Duration) -> Double?, y: Double, instants: [Duration]) -> [String] {
+  private func events(x: (Duration) -> Double?, column: Double, y: Double, instants: [Duration]) -> [String] {
     var parts: [String] = []
     var byInstant: [Duration: [String]] = [:]
     for event in timeline.events { byInstant[event.time, default: []].append(event.label) }
     for instant in instants {
       guard let names = byInstant[instant], let cx = x(instant) else { continue }
       for (line, name) in names.enumerated() {
+        // On narrow columns, a dot with the name as its tooltip.
         parts.append(
-          SVG.text(
-            name, x: cx, y: y + 4 + Double(line) * 12, anchor: "middle", className: "event",
-            extra: " data-event=\"\(SVG.escape(name))\""))
+          column >= Self.columnForWords
+            ? SVG.text(
+              name, x: cx, y: y + 4 + Double(line) * 12, anchor: "middle", className: "event",
+              extra: " data-event=\"\(SVG.escape(name))\"")
+            : "<circle class=\"event\" cx=\"\(SVG.n(cx))\" cy=\"\(SVG.n(y + Double(line) * 12))\" r=\"2.5\" "
+              + "fill=\"#333\" data-event=\"\(SVG.escape(name))\"><title>\(SVG.escape(name))</title></circle>"
+        )
       }
     }
     return parts
@@ -162,9 +181,12 @@ struct TimelineChart {
     return instants.map { counts[$0] ?? 0 }.max() ?? 0
   }
 
-  private func marker(_ cx: Double, _ y: Double, color: String, kind: String, label: String) -> String {
+  /// A dot with its tooltip, and its label beside it when `named`.
+  private func marker(_ cx: Double, _ y: Double, color: String, kind: String, label: String, named: Bool)
+    -> String
+  {
     "<circle class=\"\(kind)\" cx=\"\(SVG.n(cx))\" cy=\"\(SVG.n(y))\" r=\"6\" fill=\"\(color)\" "
       + "data-label=\"\(SVG.escape(label))\"><title>\(SVG.escape(label))</title></circle>"
-      + SVG.text(label, x: cx + 9, y: y + 4, className: "marker-label")
+      + (named ? SVG.text(label, x: cx + 9, y: y + 4, className: "marker-label") : "")
   }
 }
