@@ -17,19 +17,26 @@ import Testing
 /// promises, and the anomalies in them are lost with it.
 @Suite("Flight recorder: sessions when shows come often, and after an overflow")
 struct FlightRecorderSessionBoundaryTests {
+  /// A mediator of the built-in `level_complete` (not reloading on its own) on Empower alone,
+  /// recording with `recorder`.
+  static func mediator(_ scheduler: VirtualScheduler, _ recorder: MediatorOptions.FlightRecorder) throws
+    -> Mediator
+  {
+    let config = try MediationConfig.load(Data(DefaultConfig.json.utf8), source: "built-in")
+    var zone = try config.zone("level_complete")
+    zone.autoReload = false
+    return try Mediator(
+      config: MediationConfig(zones: [zone]), registry: try BuiltInNetworks.registry().subset(["empower"]),
+      scheduler: scheduler,
+      options: MediatorOptions(seed: 1, transactionIDs: .seeded, flightRecorder: recorder))
+  }
+
   /// `cycles` load-and-show cycles of `level_complete` on Empower, each next load `gap` after
   /// the show's terminal event (or the failed load), with the recorder on; what it kept.
   static func recording(cycles: Int, gap: Duration) throws -> FlightRecording {
     let scheduler = VirtualScheduler()
-    let config = try MediationConfig.load(Data(DefaultConfig.json.utf8), source: "built-in")
-    var zone = try config.zone("level_complete")
-    zone.autoReload = false
-    let mediator = try Mediator(
-      config: MediationConfig(zones: [zone]), registry: try BuiltInNetworks.registry().subset(["empower"]),
-      scheduler: scheduler,
-      options: MediatorOptions(
-        seed: 1, transactionIDs: .seeded, flightRecorder: MediatorOptions.FlightRecorder(isEnabled: true)))
-    let ad = try mediator.rewardedAd(zone: zone.id)
+    let mediator = try Self.mediator(scheduler, MediatorOptions.FlightRecorder(isEnabled: true))
+    let ad = try mediator.rewardedAd(zone: "level_complete")
     let remaining = Locked(cycles)
     let presenter = HeadlessPresenter()
     let subscription = mediator.observeEvents { event in
@@ -77,18 +84,10 @@ struct FlightRecorderSessionBoundaryTests {
   /// a session.
   @Test func aTimerArmedWhileNoSessionIsOpenReplays() throws {
     let scheduler = VirtualScheduler()
-    let config = try MediationConfig.load(Data(DefaultConfig.json.utf8), source: "built-in")
-    var zone = try config.zone("level_complete")
-    zone.autoReload = false
     // The load's session (its eight inputs) outgrows four and is dropped; the ad it made expires
     // an hour later, at rest, which begins a session of its own.
-    let mediator = try Mediator(
-      config: MediationConfig(zones: [zone]), registry: try BuiltInNetworks.registry().subset(["empower"]),
-      scheduler: scheduler,
-      options: MediatorOptions(
-        seed: 1, transactionIDs: .seeded,
-        flightRecorder: MediatorOptions.FlightRecorder(isEnabled: true, maxInputs: 4)))
-    try mediator.rewardedAd(zone: zone.id).load()
+    let mediator = try Self.mediator(scheduler, MediatorOptions.FlightRecorder(isEnabled: true, maxInputs: 4))
+    try mediator.rewardedAd(zone: "level_complete").load()
     scheduler.run()
     let recording = mediator.exportRecording()
     let replay = recording.replay()
