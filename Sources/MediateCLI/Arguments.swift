@@ -1,6 +1,6 @@
 /// The commands `mediate` has.
 enum Command: String, CaseIterable, Equatable {
-  case run, networks, zones, validate, bench, rewards, config, compare, optimize
+  case run, networks, zones, validate, bench, rewards, config, compare, optimize, replay, inspect
   case verifyCallback = "verify-callback"
   case verifierKeys = "verifier-keys"
   case benchCallbacks = "bench-callbacks"
@@ -21,6 +21,10 @@ enum Command: String, CaseIterable, Equatable {
     case .bench:
       "Measure MediationKit's overhead: the Empower SDK driven directly, through its adapter alone, and through mediation."
     case .rewards: "List the rewards pending in a reward ledger (oldest first), or acknowledge one."
+    case .replay:
+      "Replay a flight recording (mediate --record) on this engine: its timeline, whether it is identical, the reward contract."
+    case .inspect:
+      "Print what a flight recording holds: engine, networks, privacy flags, sessions and their inputs."
     case .benchApply:
       "Measure Mediator.apply on a running mediator: 100 zones of 20 line items, each zone holding a ready ad."
     case .benchApp:
@@ -39,7 +43,8 @@ enum Command: String, CaseIterable, Equatable {
     case .run:
       "mediate [run] [--zone ZONE] [--networks LIST] [--strategy S] [--requests N] [--seed N] [--config FILE] "
         + "[--user-id ID] [--no-consent] [--do-not-sell] [--child-directed] [--ledger FILE [--pause-before-ack]] "
-        + "[--report FILE.html] [--market FILE] [--queue-depth N] [--json] [--config-url URL [--config-cache DIR]]"
+        + "[--report FILE.html] [--market FILE] [--queue-depth N] [--fault NAME] [--record FILE] [--json] "
+        + "[--config-url URL [--config-cache DIR]]"
     case .networks:
       "mediate networks [--seed N] [--config FILE] [--start-on-first-use LIST] [--never-start LIST] [--json]"
     case .zones: "mediate zones [--config FILE] [--config-url URL [--config-cache DIR]] [--json]"
@@ -53,6 +58,8 @@ enum Command: String, CaseIterable, Equatable {
         + "[--seed N] [--no-consent] [--do-not-sell] [--child-directed] [--report FILE.html] [--json]"
     case .bench: "mediate bench [--cycles N] [--seed N] [--json]"
     case .rewards: "mediate rewards --ledger FILE [--all] [--ack ID] [--json]"
+    case .replay: "mediate replay FILE [--json]"
+    case .inspect: "mediate inspect FILE [--report FILE.html] [--json]"
     case .benchApply: "mediate bench-apply [--cycles N] [--experiments] [--json]"
     case .benchApp: "mediate bench-app [--cycles N] [--flight-recorder] [--json]"
     case .benchCallbacks:
@@ -233,8 +240,9 @@ struct OptionSpec {
     case .run:
       [
         .zone, .networks, .strategy, .requests, .seed, .config, .userID, .noConsent, .doNotSell,
-        .childDirected, .ledger, .pauseBeforeAck, .report, .market, .queueDepth, .json, .help, .configURL,
-        .configCache,
+        .childDirected, .ledger, .pauseBeforeAck, .report, .market, .queueDepth, .fault, .record, .json,
+        .help,
+        .configURL, .configCache,
       ]
     case .networks: [.seed, .config, .startOnFirstUse, .neverStart, .json, .help]
     case .zones: [.config, .json, .help, .configURL, .configCache]
@@ -254,6 +262,8 @@ struct OptionSpec {
       ]
     case .bench: [.cycles, .seed, .json, .help]
     case .rewards: [.ledger, .all, .ack, .json, .help]
+    case .replay: [.json, .help]
+    case .inspect: [.inspectReport, .json, .help]
     case .benchCallbacks: [.callbacks, .concurrency, .postgres, .json, .help]
     case .benchApply: [.cycles, .experiments, .json, .help]
     case .benchApp: [.cycles, .flightRecorder, .json, .help]

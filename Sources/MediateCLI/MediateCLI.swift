@@ -94,6 +94,8 @@ public enum MediateCLI {
       case .optimize: return try OptimizeCommand(context).run()
       case .bench: return try BenchCommand(context).run()
       case .rewards: return try RewardsCommand(context).run()
+      case .replay: return try ReplayCommand(context).run()
+      case .inspect: return try InspectCommand(context).run()
       case .benchCallbacks: return try BenchCallbacksCommand(context).run()
       case .benchApply: return try BenchApplyCommand(context).run()
       case .benchApp: return try BenchAppCommand(context).run()

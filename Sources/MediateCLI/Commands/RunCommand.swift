@@ -40,6 +40,10 @@ struct RunCommand {
     /// With `--requests`: the queue model's depth (`--queue-depth N`, or the zone's `queueDepth`
     /// above 1); `nil` for the load-per-session model.
     var queueDepth: Int?
+    /// `--fault NAME`: the test kit's fault every network of the cycle is wrapped in.
+    var fault: Fault?
+    /// `--record FILE`: where the flight recording goes, written once the run is over.
+    var recordPath: String?
   }
 
   func validate() throws(CLIError) -> Settings {
@@ -85,7 +89,9 @@ struct RunCommand {
       zone: zone, networks: networks, seed: seed, source: source, requests: requests, privacy: privacy,
       ledgerPath: ledgerPath, pauseBeforeAck: context.arguments.has(.pauseBeforeAck), userID: userID,
       reportPath: reportPath, market: try market(zoneID: zone.id, simulating: requests != nil),
-      queueDepth: try queueDepth(configured: configuredDepth, simulating: requests != nil))
+      queueDepth: try queueDepth(configured: configuredDepth, simulating: requests != nil),
+      fault: try fault(zone: zone, simulating: requests != nil),
+      recordPath: try recordPath(zone: zone, simulating: requests != nil))
   }
 
   /// `--queue-depth N` (1–5), else the zone's `queueDepth` when above 1; only for a simulation.
@@ -135,7 +141,8 @@ struct RunCommand {
     let dispatcher =
       ServerCallbackChecks.hasCallbacks(settings.zone)
       ? ServerCallbackDispatcher(client: URLSessionHTTPGetClient()) : nil
-    let events = Self.cycle(settings, registry: context.networks(dispatcher), ledger: ledger)
+    let (events, recording) = Self.recordedCycle(
+      settings, registry: context.networks(dispatcher), ledger: ledger)
     if context.json {
       for event in events { context.output.out(TimelineFormatter.jsonLine(event)) }
     } else {
@@ -146,6 +153,7 @@ struct RunCommand {
     // The whole cycle ran on the configuration, through its acknowledgements: a fetched candidate
     // is now known good. A run killed before this leaves it a candidate, which the next run skips.
     context.remoteConfig.confirm(output: context.output)
+    if let path = settings.recordPath, let recording { try write(recording, to: path) }
     return ExitCode.success
   }
 
@@ -202,16 +210,30 @@ struct RunCommand {
   static func cycle(
     _ settings: Settings, registry: AdapterRegistry, ledger: (any RewardLedger)? = nil
   ) -> [Mediator.ZoneEvent] {
+    recordedCycle(settings, registry: registry, ledger: ledger).events
+  }
+
+  /// Runs the cycle as ``cycle(_:registry:ledger:)`` does, its networks wrapped in
+  /// ``Settings/fault``; with ``Settings/recordPath``, the flight recorder on, and returns what it
+  /// kept with the events.
+  static func recordedCycle(
+    _ settings: Settings, registry: AdapterRegistry, ledger: (any RewardLedger)? = nil
+  ) -> (events: [Mediator.ZoneEvent], recording: FlightRecording?) {
     let scheduler = VirtualScheduler()
     let mediator: Mediator
     let ad: RewardedAd
     do {
+      let networks = try registry.subset(settings.networks)
       mediator = try Mediator(
-        config: MediationConfig(zones: [settings.zone]), registry: try registry.subset(settings.networks),
+        config: MediationConfig(zones: [settings.zone]),
+        registry: try settings.fault.map { fault throws(MediationError) in
+          try FaultOption.wrapping(settings.networks, of: networks, in: fault)
+        } ?? networks,
         scheduler: scheduler,
         // Seeded ids keep the output reproducible; with a ledger, ids must be unique across runs.
         options: MediatorOptions(
-          seed: settings.seed, transactionIDs: ledger == nil ? .seeded : .systemRandom),
+          seed: settings.seed, transactionIDs: ledger == nil ? .seeded : .systemRandom,
+          flightRecorder: MediatorOptions.FlightRecorder(isEnabled: settings.recordPath != nil)),
         ledger: ledger)
       ad = try mediator.rewardedAd(zone: settings.zone.id)
       try mediator.setUserID(settings.userID)
@@ -240,6 +262,6 @@ struct RunCommand {
     }
     ad.load()
     scheduler.run(until: .seconds(3600))
-    return recorded.withLock { $0 }
+    return (recorded.withLock { $0 }, settings.recordPath.map { _ in mediator.exportRecording() })
   }
 }

@@ -56,15 +56,5 @@ extension CommandContext {
   }
 
   /// `--report FILE`, checked before the run: its directory must exist.
-  func reportPath() throws(CLIError) -> String? {
-    guard let path = arguments.value(.report) else { return nil }
-    let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
-    var isDirectory: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue
-    else {
-      throw CLIError(kind: .io, message: "\(path): cannot write the report: no directory \(directory)")
-    }
-    try OutputFile.check(path, what: "report")
-    return path
-  }
+  func reportPath() throws(CLIError) -> String? { try outputPath(.report, what: "report") }
 }

@@ -10,11 +10,13 @@ extension RunCommand {
         // The simulator sends no server callbacks: its networks' servers only would have.
         zone: ServerCallbackChecks.withoutCallbacks(settings.zone), networks: settings.networks,
         seed: settings.seed, requests: requests, privacy: settings.privacy,
-        keepsFunnel: settings.reportPath != nil, market: settings.market, queueDepth: settings.queueDepth),
+        keepsFunnel: settings.reportPath != nil, market: settings.market, queueDepth: settings.queueDepth,
+        recorder: settings.recordPath.map { _ in MediatorOptions.FlightRecorder(isEnabled: true) }),
       registry: context.registry)
     let started = ContinuousClock.now
+    let recording = Locked<FlightRecording?>(nil)
     let stats = try ProgressBar.tracking(total: requests, output: context.output, command: .run) {
-      progress throws(MediationError) in try simulator.run(progress: progress)
+      progress throws(MediationError) in try simulator.run(progress: progress, recording: recording)
     }
     let wall = (ContinuousClock.now - started).seconds
     if !stats.unquotedNetworks.isEmpty {
@@ -35,6 +37,9 @@ extension RunCommand {
     if let path = settings.reportPath {
       try HTMLReport.write(HTMLReport.simulation(stats, settings: settings), to: path)
       context.output.err("report: \(path)")
+    }
+    if let path = settings.recordPath, let recorded = recording.withLock({ $0 }) {
+      try write(recorded, to: path)
     }
     return ExitCode.success
   }

@@ -84,13 +84,21 @@ enum TimelineFormatter {
     }
     lines += ["", "Timeline (virtual time)"]
     for event in events {
-      let time = "\(event.time.milliseconds) ms".leftPadded(to: 10)
-      let name = event.event.name.padding(toLength: 14, withPad: " ", startingAt: 0)
-      let network = (event.network?.rawValue ?? "").padding(toLength: 9, withPad: " ", startingAt: 0)
-      lines.append("  \(time)  \(name)\(network)\(detail(event.event))".trimmingTrailingSpaces())
+      lines.append(
+        timelineRow(
+          time: event.time, event: event.event.name, network: event.network?.rawValue,
+          detail: detail(event.event)))
     }
     lines += ["", "Outcome: " + outcome(events)]
     return lines.joined(separator: "\n")
+  }
+
+  /// One event of a timeline: its virtual time, name, network and details, in columns.
+  static func timelineRow(time: Duration, event: String, network: String?, detail: String) -> String {
+    let time = "\(time.milliseconds) ms".leftPadded(to: 10)
+    let name = event.padding(toLength: 14, withPad: " ", startingAt: 0)
+    let network = (network ?? "").padding(toLength: 9, withPad: " ", startingAt: 0)
+    return "  \(time)  \(name)\(network)\(detail)".trimmingTrailingSpaces()
   }
 
   private static func detail(_ event: RewardedAdEvent) -> String {
@@ -131,7 +139,7 @@ enum TimelineFormatter {
     return head + "the show did not end"
   }
 
-  private static func money(_ value: Double) -> String { String(format: "$%.2f", value) }
+  static func money(_ value: Double) -> String { String(format: "$%.2f", value) }
 
   private static let widths = [3, 9, 40, 5, 9, 15, 9]
 

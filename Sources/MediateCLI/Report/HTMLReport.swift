@@ -209,9 +209,16 @@ enum HTMLReport {
     return rows.joined()
   }
 
-  private static func section(_ content: String) -> String { "<section>\(content)</section>" }
+  static func section(_ content: String) -> String { "<section>\(content)</section>" }
 
-  private static func page(title: String, subtitle: String, body: [String]) -> String {
+  static let simulationFooter =
+    "simulated networks on virtual time; the oracle is the best price any participating network would have paid in the same seeded auction."
+
+  /// The whole page: `body` under a header, the report's CSS (and `extraCSS`), and `footer`
+  /// after MediationKit's name and `mediate`'s version.
+  static func page(
+    title: String, subtitle: String, body: [String], footer: String = simulationFooter, extraCSS: String = ""
+  ) -> String {
     """
     <!DOCTYPE html>
     <html lang="en">
@@ -221,12 +228,13 @@ enum HTMLReport {
     <title>\(SVG.escape(title)) · MediationKit</title>
     <style>
     \(css)
+    \(extraCSS)
     </style>
     </head>
     <body>
     <header><h1>\(SVG.escape(title))</h1><p class="subtitle">\(SVG.escape(subtitle))</p></header>
     \(body.joined(separator: "\n"))
-    <footer>MediationKit · mediate \(MediateCLI.version) · simulated networks on virtual time; the oracle is the best price any participating network would have paid in the same seeded auction.</footer>
+    <footer>MediationKit · mediate \(MediateCLI.version) · \(SVG.escape(footer))</footer>
     </body>
     </html>
     """

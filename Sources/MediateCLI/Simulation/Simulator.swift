@@ -38,6 +38,9 @@ struct Simulator {
     /// The zone's queue depth for the queue model (the zone reloads on its own; sessions show
     /// from its queue); `nil` for the load-per-session model, whose zone does not reload.
     var queueDepth: Int?
+    /// With `--record`: the flight recorder of the last shard's mediator, whose last sessions
+    /// ``run(parallel:progress:recording:)`` hands back (within the recorder's bounds).
+    var recorder: MediatorOptions.FlightRecorder?
   }
 
   static let shardSize = 5_000
@@ -50,9 +53,11 @@ struct Simulator {
   /// - Parameters:
   ///   - parallel: Run shards on every core (`true`) or one after another; the figures are the same.
   ///   - progress: Called with the number of requests done after each shard.
-  func run(parallel: Bool = true, progress: (@Sendable (Int) -> Void)? = nil) throws(MediationError)
-    -> SimulationStats
-  {
+  ///   - recording: With ``Settings/recorder``, set to the last shard's flight recording.
+  func run(
+    parallel: Bool = true, progress: (@Sendable (Int) -> Void)? = nil,
+    recording: Locked<FlightRecording?>? = nil
+  ) throws(MediationError) -> SimulationStats {
     let taking = try registry.subset(settings.networks)
     let subset = settings.market.map { $0.wrapping(taking) } ?? taking
     let shardCount = (settings.requests + Self.shardSize - 1) / Self.shardSize
@@ -61,7 +66,10 @@ struct Simulator {
     let settings = self.settings
     let runShard: @Sendable (Int) -> Void = { shard in
       let requests = min(Self.shardSize, settings.requests - shard * Self.shardSize)
-      let stats = Self.runShard(shard, requests: requests, settings: settings, registry: subset)
+      let recorder = shard == shardCount - 1 ? settings.recorder : nil
+      let (stats, recorded) = Self.runShard(
+        shard, requests: requests, settings: settings, registry: subset, recorder: recorder)
+      if let recorded { recording?.withLock { $0 = recorded } }
       merger.withLock { $0.add(stats, shard: shard) }
       let total = done.withLock { done in
         done += requests
@@ -77,10 +85,12 @@ struct Simulator {
     return merger.withLock { $0.merged }
   }
 
-  /// One shard: `requests` sessions, back to back, on a fresh virtual clock and mediator.
-  static func runShard(_ shard: Int, requests: Int, settings: Settings, registry: AdapterRegistry)
-    -> SimulationStats
-  {
+  /// One shard: `requests` sessions, back to back, on a fresh virtual clock and mediator; with
+  /// `recorder`, also what its flight recorder kept.
+  static func runShard(
+    _ shard: Int, requests: Int, settings: Settings, registry: AdapterRegistry,
+    recorder: MediatorOptions.FlightRecorder? = nil
+  ) -> (SimulationStats, FlightRecording?) {
     let scheduler = VirtualScheduler()
     var zone = settings.zone
     if let depth = settings.queueDepth {
@@ -100,7 +110,9 @@ struct Simulator {
     do {
       mediator = try Mediator(
         config: MediationConfig(zones: [zone]), registry: made.recording(registry), scheduler: scheduler,
-        options: MediatorOptions(seed: shardSeed, transactionIDs: .seeded))
+        options: MediatorOptions(
+          seed: shardSeed, transactionIDs: .seeded,
+          flightRecorder: recorder ?? MediatorOptions.FlightRecorder()))
       ad = try mediator.rewardedAd(zone: zone.id)
     } catch {
       preconditionFailure("the simulation settings were validated: \(error)")
@@ -115,7 +127,7 @@ struct Simulator {
     scheduler.schedule(after: .seconds(1)) { session.startNext() }
     scheduler.run()
     subscription.cancel()
-    return session.stats
+    return (session.stats, recorder.map { _ in mediator.exportRecording() })
   }
 }
 
@@ -388,21 +400,5 @@ private final class SessionDriver: Sendable {
       }
     }
     return best
-  }
-}
-
-/// Merges shard results in shard order as they arrive, holding only the few that finish early, so
-/// memory stays flat and floating-point sums come out the same whatever the number of cores.
-private struct ShardMerger {
-  private(set) var merged = SimulationStats()
-  private var next = 0
-  private var early: [Int: SimulationStats] = [:]
-
-  mutating func add(_ stats: SimulationStats, shard: Int) {
-    early[shard] = stats
-    while let ready = early.removeValue(forKey: next) {
-      merged.merge(ready)
-      next += 1
-    }
   }
 }
