@@ -5,16 +5,15 @@ import Testing
 
 @testable import MediateCLI
 
-/// A bug in the core's flight recorder, shown (not fixed here: the recorder is the engine's).
+/// Session boundaries of the core's flight recorder, pinned through the built-in networks.
 ///
-/// A session begins only when an input from outside finds the zone at rest
-/// (`ZoneMachine.isAtRest`), and a zone is not at rest while an ended show waits out its
-/// late-signal window (`MediatorOptions.lateSignalWindow`, 60 s by default). When the app loads
-/// again sooner than that after a show — as the simulator does, 30 s after each show — the zone
-/// never comes to rest: every later input joins one session, which outgrows `maxInputs` and is
-/// dropped whole (`overflowedSessions`), and recording resumes only at a rest that never comes.
-/// The recording then holds no session at all, not the last `maxSessions` ones the recorder
-/// promises, and the anomalies in them are lost with it.
+/// A session begins when an input from outside finds the zone at rest (no load under way, no show
+/// on screen); ended shows still waiting out their late-signal window
+/// (`MediatorOptions.lateSignalWindow`, 60 s by default) are part of the checkpoint. So an app
+/// that loads again sooner than that after a show — as the simulator does, 30 s after each show —
+/// still gets a session per load and per show, and the recorder keeps the last `maxSessions`.
+/// (It once waited for the windows to close: every input then chained into one session, which
+/// outgrew `maxInputs` and was dropped.)
 @Suite("Flight recorder: sessions when shows come often, and after an overflow")
 struct FlightRecorderSessionBoundaryTests {
   /// A mediator of the built-in `level_complete` (not reloading on its own) on Empower alone,
@@ -69,19 +68,16 @@ struct FlightRecorderSessionBoundaryTests {
 
   @Test func showsCloserThanTheLateSignalWindowKeepTheLastSessions() throws {
     let recording = try Self.recording(cycles: 300, gap: .seconds(30))
-    withKnownIssue("the zone never comes to rest, so its one session outgrows maxInputs and is dropped") {
-      #expect(Self.ring(recording).count == MediatorOptions.FlightRecorder().maxSessions)
-      #expect(Self.ring(recording).allSatisfy { $0.inputs < 100 }, "a session is a load or a show, not many")
-    }
+    #expect(Self.ring(recording).count == MediatorOptions.FlightRecorder().maxSessions)
+    #expect(Self.ring(recording).allSatisfy { $0.inputs < 100 }, "a session is a load or a show, not many")
+    let difference = recording.replay().firstDifference
+    #expect(difference == nil)
   }
 
-  /// A second bug, which the first one triggers: a timer armed while the recorder has no open
-  /// session (after a session outgrew `maxInputs`, or recording switched on while the zone was
-  /// busy) never reaches `ZoneRecording.noteTimers`, which only sees recorded inputs
-  /// (`ZoneController` calls `didHandle` only with a record). The checkpoint of the session its
-  /// firing begins then lacks it, and the replay ignores the firing: `event 1: recorded expired
-  /// empower, replayed nothing more`. The simulator's queue model with `--record` ends on such
-  /// a session.
+  /// A timer armed while the recorder has no open session (after a session outgrew `maxInputs`,
+  /// or recording switched on while the zone was busy) is followed all the same, so the checkpoint
+  /// of the session its firing begins holds it and the firing replays. (It once replayed as
+  /// `event 1: recorded expired empower, replayed nothing more`.)
   @Test func aTimerArmedWhileNoSessionIsOpenReplays() throws {
     let scheduler = VirtualScheduler()
     // The load's session (its eight inputs) outgrows four and is dropped; the ad it made expires
@@ -92,8 +88,6 @@ struct FlightRecorderSessionBoundaryTests {
     let recording = mediator.exportRecording()
     let replay = recording.replay()
     #expect(replay.recorded.map(\.event.event) == ["expired"])
-    withKnownIssue("the expiry timer was armed while no session was open, so no checkpoint holds it") {
-      #expect(replay.firstDifference == nil)
-    }
+    #expect(replay.firstDifference == nil)
   }
 }

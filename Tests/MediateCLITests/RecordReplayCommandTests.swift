@@ -109,11 +109,11 @@ struct RecordReplayCommandTests {
     let replay = try Self.replay(path)
     #expect(replay.code == 0)
     #expect(replay.summary["identical"] as? Bool == true)
-    // The core recorder keeps no session of this run: sessions 30 s apart never let the zone
-    // rest (FlightRecorderSessionBoundaryTests).
-    withKnownIssue("the simulator's sessions come closer together than the late-signal window") {
-      #expect((replay.summary["sessions"] as? Int ?? 0) > 0)
-    }
+    // Sessions 30 s apart, closer than the late-signal window, are kept one by one
+    // (FlightRecorderSessionBoundaryTests).
+    // The ring's 20, and up to 5 with an anomaly kept aside.
+    let sessions = replay.summary["sessions"] as? Int ?? 0
+    #expect((20...25).contains(sessions), "\(sessions)")
   }
 
   @Test func aTamperedAnswerOrSignalMakesTheReplayDiffer() throws {

@@ -161,15 +161,16 @@ struct RecordedInput: Codable, Sendable, Equatable {
   }
 
   /// Whether this input can begin a session: something from outside the zone's own chain of
-  /// inputs (the app, a network, a timer, a change). The inputs a zone feeds itself while
+  /// inputs (the app, a network's answer, a timer, a change). The inputs a zone feeds itself while
   /// performing another's effects (an auction id, a request's handle, a timer's handle, its own
-  /// reload, a request refused at once) always belong to the session of the input that caused them.
+  /// reload, a request refused at once) always belong to the session of the input that caused them;
+  /// so do show signals, which at rest can only be an ended show's late ones: they stay with the
+  /// show.
   var beginsSession: Bool {
     switch type {
     case .load: requested == true
-    case .auctionStarted, .sent, .awaitingStart, .notStarted, .timerArmed: false
-    case .startEnded, .bidAnswered, .loaded, .loadFailed, .withdrawn, .show, .signal, .timerFired, .apply:
-      true
+    case .auctionStarted, .sent, .awaitingStart, .notStarted, .timerArmed, .signal: false
+    case .startEnded, .bidAnswered, .loaded, .loadFailed, .withdrawn, .show, .timerFired, .apply: true
     }
   }
 }

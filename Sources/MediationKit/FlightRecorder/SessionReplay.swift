@@ -207,13 +207,11 @@ struct SessionReplay {
       record.load = ad
       feed(.signal(ad: ad, signal), record, entry.time)
     case .timer(let id):
+      // A timer the zone disarmed meanwhile (the replay does not follow cancellations) is left out.
+      guard machine.isCurrent(id) || recordedFiring(of: id) != nil else { return }
       var record = RecordedInput(type: .timerFired)
       record.timer = RecordedTimer(id)
-      if let index = steps.indices.first(where: {
-        !used.contains($0) && steps[$0].input.type == .timerFired && steps[$0].input.timer == record.timer
-      }) {
-        used.insert(index)
-      }
+      if let index = recordedFiring(of: id) { used.insert(index) }
       feed(.timerFired(id), record, entry.time)
     case .effects(let effects):
       perform(effects, now: entry.time)
@@ -359,6 +357,11 @@ struct SessionReplay {
   }
 
   // MARK: Recorded values
+
+  /// The recorded firing of `id` not fed yet, if the recording holds one.
+  private func recordedFiring(of id: TimerID) -> Int? {
+    unused { $0.type == .timerFired && $0.timer == RecordedTimer(id) }
+  }
 
   /// The first recorded step not used yet whose input matches.
   private func unused(_ matches: (RecordedInput) -> Bool) -> Int? {

@@ -71,7 +71,11 @@ struct ZoneRecording: Sendable {
   /// outgrew the bound).
   mutating func willHandle(_ input: ZoneInput, by machine: ZoneMachine) -> RecordedInput {
     let record = RecordedInput(input, keepingConsentStrings: limits.keepsConsentStrings) { token(of: $0) }
-    if record.beginsSession, !sessionOpen || machine.isAtRest,
+    // A timer's firing begins a session only when the zone acts on it: not a stale one (disarmed
+    // meanwhile), nor the end of a late-signal window, which only lets an ended show's ad go.
+    var begins = record.beginsSession
+    if case .timerFired(let id) = input { begins = machine.isCurrent(id) && id.kind != .linger }
+    if begins, !sessionOpen || machine.isAtRest,
       let checkpoint = machine.checkpoint(adToken: { token(of: $0) }, due: { timerDues[$0] })
     {
       lastSessionNumber += 1

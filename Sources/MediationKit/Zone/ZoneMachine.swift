@@ -167,6 +167,9 @@ struct ZoneMachine: Sendable {
   /// Whether the timer of `kind` is armed (for tests and the zone's own rules).
   func isArmed(_ kind: TimerID.Kind) -> Bool { timers[kind] != nil }
 
+  /// Whether `id` is the arming in force of its kind (a firing of any other is ignored).
+  func isCurrent(_ id: TimerID) -> Bool { timers[id.kind]?.generation == id.generation }
+
   /// The generation of the latest arming (each arming gets the next one).
   var timerGeneration: Int { lastTimerGeneration }
 
