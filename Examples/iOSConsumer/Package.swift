@@ -17,7 +17,7 @@ let package = Package(
   platforms: [.iOS(.v16), .macOS(.v13), .tvOS(.v16), .visionOS(.v1)],
   targets: [
     .target(name: "UIKit", path: "StandIns/UIKit"),
-    .target(name: "SwiftUI", path: "StandIns/SwiftUI"),
+    .target(name: "SwiftUI", dependencies: ["UIKit"], path: "StandIns/SwiftUI"),
     // The SDK's `os` module, for MediationKit's `#if canImport(os)` logging (`os.Logger`).
     .target(name: "os", path: "StandIns/os"),
     // The SDK's SQLite3 module is a Clang module over <sqlite3.h>; this is the same over the

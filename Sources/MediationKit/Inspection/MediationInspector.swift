@@ -60,10 +60,12 @@ public final class MediationInspector {
       inspection.zones[index].events = kept.events
     }
     for (id, kept) in history.zones.sorted(by: { $0.key < $1.key }) where !seen.contains(id) {
-      inspection.zones.append(
-        Mediator.Inspection.Zone(
-          id: id, isConfigured: false, configurationVersion: nil, experimentArms: [:], readyAds: [],
-          isLoading: false, auctions: kept.auctions, events: kept.events))
+      var zone = Mediator.Inspection.Zone(
+        id: id, isConfigured: false, configurationVersion: nil, experimentArms: [:], readyAds: [],
+        isLoading: false)
+      zone.auctions = kept.auctions
+      zone.events = kept.events
+      inspection.zones.append(zone)
     }
     return inspection
   }

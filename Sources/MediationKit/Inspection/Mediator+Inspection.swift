@@ -18,6 +18,17 @@ extension Mediator {
     /// Every zone: the configuration's, in its order, then zones a configuration removed, then
     /// zones only the history knows (a reward redelivered for a zone no longer configured).
     public var zones: [Mediator.Inspection.Zone]
+
+    /// Creates an inspection; ``Mediator/inspect()`` makes them, MediationKit's tests make their own.
+    package init(
+      time: Duration, adapters: [Mediator.Inspection.Adapter], privacy: PrivacySettings,
+      zones: [Mediator.Inspection.Zone]
+    ) {
+      self.time = time
+      self.adapters = adapters
+      self.privacy = privacy
+      self.zones = zones
+    }
   }
 
   /// What the mediator holds now; see ``Mediator/Inspection``. Safe from any thread: each zone is
@@ -79,6 +90,19 @@ extension Mediator.Inspection {
     /// Its last events, oldest first. Filled by a ``MediationInspector``; empty from
     /// ``Mediator/inspect()``.
     public var events: [Mediator.ZoneEvent] = []
+
+    /// Creates a zone's inspection, without history.
+    package init(
+      id: String, isConfigured: Bool, configurationVersion: String?, experimentArms: [String: String],
+      readyAds: [AdInfo], isLoading: Bool
+    ) {
+      self.id = id
+      self.isConfigured = isConfigured
+      self.configurationVersion = configurationVersion
+      self.experimentArms = experimentArms
+      self.readyAds = readyAds
+      self.isLoading = isLoading
+    }
   }
 
   /// How one load ended: the ad it made ready, or its failure.
@@ -90,6 +114,13 @@ extension Mediator.Inspection {
     public var outcome: Result<AdInfo, MediationError>
     /// From the zone's `loading` to this end; `nil` when the inspector did not see the load start.
     public var duration: Duration?
+
+    /// Creates the record of a load that ended at `time` with `outcome`.
+    package init(time: Duration, outcome: Result<AdInfo, MediationError>, duration: Duration?) {
+      self.time = time
+      self.outcome = outcome
+      self.duration = duration
+    }
 
     /// Every line item the auction considered, in the order tried, each with its fate
     /// (``AdInfo/NetworkResponse/state``), latency and error.
