@@ -79,6 +79,12 @@ extension View {
 
   nonisolated public func disabled(_ disabled: Bool) -> some View { StandInView() }
 
+  nonisolated public func sheet<Content: View>(
+    isPresented: Binding<Bool>, onDismiss: (() -> Void)? = nil, @ViewBuilder content: @escaping () -> Content
+  ) -> some View {
+    StandInView()
+  }
+
   nonisolated public func task(
     priority: TaskPriority = .userInitiated,
     @_inheritActorContext _ action: @escaping @Sendable () async -> Void
