@@ -27,33 +27,38 @@ package struct InspectorHistory: Sendable, Equatable {
   /// A `ready` that reports again an ad already noted (``RewardedAd/load()`` while an ad is
   /// ready) is an event, not a new auction.
   package mutating func record(_ event: Mediator.ZoneEvent) {
-    var zone = zones[event.zoneID] ?? ZoneHistory()
-    Self.append(event, to: &zone.events, keeping: maxEvents)
+    // In place: a copy of the zone's history taken out and put back would copy its lists.
+    zones[event.zoneID, default: ZoneHistory()].record(event, maxAuctions: maxAuctions, maxEvents: maxEvents)
+  }
+}
+
+extension InspectorHistory.ZoneHistory {
+  fileprivate mutating func record(_ event: Mediator.ZoneEvent, maxAuctions: Int, maxEvents: Int) {
+    Self.append(event, to: &events, keeping: maxEvents)
     switch event.event {
     case .loading:
-      zone.loadStartedAt = event.time
+      loadStartedAt = event.time
     case .ready(let info):
       // A load under way ends here; without one, a `ready` of an auction already kept reports
       // its ad again.
-      let known = zone.auctions.contains {
+      let known = auctions.contains {
         if case .success(let earlier) = $0.outcome { earlier.auctionID == info.auctionID } else { false }
       }
-      if zone.loadStartedAt != nil || !known { endAuction(of: &zone, at: event.time, .success(info)) }
+      if loadStartedAt != nil || !known { endAuction(at: event.time, .success(info), keeping: maxAuctions) }
     case .failed(let error):
-      endAuction(of: &zone, at: event.time, .failure(error))
+      endAuction(at: event.time, .failure(error), keeping: maxAuctions)
     default:
       break
     }
-    zones[event.zoneID] = zone
   }
 
-  private func endAuction(
-    of zone: inout ZoneHistory, at time: Duration, _ outcome: Result<AdInfo, MediationError>
+  private mutating func endAuction(
+    at time: Duration, _ outcome: Result<AdInfo, MediationError>, keeping maxAuctions: Int
   ) {
-    let duration = zone.loadStartedAt.map { time - $0 }
-    zone.loadStartedAt = nil
+    let duration = loadStartedAt.map { time - $0 }
+    loadStartedAt = nil
     Self.append(
-      Mediator.Inspection.Auction(time: time, outcome: outcome, duration: duration), to: &zone.auctions,
+      Mediator.Inspection.Auction(time: time, outcome: outcome, duration: duration), to: &auctions,
       keeping: maxAuctions)
   }
 

@@ -12,8 +12,9 @@
 /// present(MediationInspectorViewController(inspector: inspector), animated: true)
 /// ```
 ///
-/// Bounded: per zone, the last `auctionsPerZone` auctions and `eventsPerZone` events (a `ready`
-/// carries its auction's line items, so an event is up to a few KB); nothing else grows. The
+/// Bounded: per zone, the last `auctionsPerZone` auctions and `eventsPerZone` events; nothing
+/// else grows. A `ready` or `failed` carries each line item's outcome, so the size follows the
+/// zone's line items: about 60 KB per zone at the default bounds with 10 line items. The
 /// history lives on the main actor: events reach it there (at once with
 /// ``DispatchScheduler/main``, through the main queue with any other scheduler), so it needs no
 /// lock, and it is never read or written from the engine's threads.
