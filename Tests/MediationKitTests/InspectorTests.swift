@@ -194,4 +194,15 @@ struct InspectorTests {
     let update: Void? = await updates.next()
     #expect(update != nil)
   }
+
+  @Test func updatesEndWhenTheInspectorGoesAway() async throws {
+    let harness = try Harness(zones: [Self.threeItems()], scripts: Self.scripts)
+    var inspector: MediationInspector? = MediationInspector(mediator: harness.mediator)
+    var updates = try #require(inspector).updates().makeAsyncIterator()
+    inspector = nil
+    let update: Void? = await updates.next(isolation: #isolation)
+    #expect(update == nil)
+    try Self.loadAndSettle(harness)  // the mediator publishes to no one in particular: no crash
+    #expect(harness.names() == ["loading", "ready"])
+  }
 }

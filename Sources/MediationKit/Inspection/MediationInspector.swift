@@ -40,7 +40,10 @@ public final class MediationInspector {
     subscription = mediator.observeEvents { event in mailbox.post(event) }
   }
 
-  deinit { subscription.cancel() }
+  deinit {
+    subscription.cancel()
+    for stream in updateStreams { stream.finish() }
+  }
 
   /// The auctions kept per zone.
   public var auctionsPerZone: Int { history.maxAuctions }
@@ -73,7 +76,8 @@ public final class MediationInspector {
 
   /// A stream that yields each time the history changes, to refresh a screen with ``inspect()``
   /// (a SwiftUI `.task { for await _ in inspector.updates() { … } }`). Changes that come while
-  /// the consumer is busy yield once. It ends when the consumer stops iterating.
+  /// the consumer is busy yield once. It ends when the consumer stops iterating (its task is
+  /// cancelled) or the inspector goes away.
   public func updates() -> AsyncStream<Void> {
     let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
     updateStreams.append(continuation)
