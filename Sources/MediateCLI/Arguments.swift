@@ -54,7 +54,7 @@ enum Command: String, CaseIterable, Equatable {
     case .bench: "mediate bench [--cycles N] [--seed N] [--json]"
     case .rewards: "mediate rewards --ledger FILE [--all] [--ack ID] [--json]"
     case .benchApply: "mediate bench-apply [--cycles N] [--experiments] [--json]"
-    case .benchApp: "mediate bench-app [--cycles N] [--json]"
+    case .benchApp: "mediate bench-app [--cycles N] [--flight-recorder] [--json]"
     case .benchCallbacks:
       "mediate bench-callbacks [--callbacks N] [--concurrency N] [--postgres URL] [--json]"
     case .verifyCallback:
@@ -171,6 +171,9 @@ struct OptionSpec {
     help:
       "bench-apply: every zone also runs a two-arm A/B test (one arm with its own line items) and the "
       + "mediator has a user id, so each apply resolves the user's arms; also times user id changes.")
+  static let flightRecorder = OptionSpec(
+    name: "--flight-recorder", valueName: nil,
+    help: "bench-app: the zone records every input (the flight recorder), to time what recording costs.")
   static let json = OptionSpec(
     name: "--json", valueName: nil, help: "Print JSON for machines instead of text.")
   /// `--ledger FILE`: the SQLite reward ledger. Shared by every command that uses a ledger; see
@@ -253,7 +256,7 @@ struct OptionSpec {
     case .rewards: [.ledger, .all, .ack, .json, .help]
     case .benchCallbacks: [.callbacks, .concurrency, .postgres, .json, .help]
     case .benchApply: [.cycles, .experiments, .json, .help]
-    case .benchApp: [.cycles, .json, .help]
+    case .benchApp: [.cycles, .flightRecorder, .json, .help]
     case .verifyCallback:
       [.callbackNetwork, .eventKey, .callbackTemplate, .verifierKeys, .seen, .seenTimeout, .json, .help]
     case .verifierKeys: [.keysNetwork, .seed, .help]

@@ -28,6 +28,16 @@ struct BenchAppTests {
     #expect(median <= p99)
   }
 
+  @Test func withTheFlightRecorderTheZoneRecordsAndSaysSo() throws {
+    let result = mediate(
+      ["bench-app", "--cycles", "20", "--flight-recorder", "--json"], registry: BuiltInNetworks.registry())
+    #expect(result.code == 0, "\(result.err)")
+    let line = try #require(result.out.first)
+    let report = try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+    #expect(report["flight_recorder"] as? Bool == true)
+    #expect(report["cycles"] as? Int == 20)
+  }
+
   @Test(arguments: ["0", "abc", "1000001"])
   func aBadCycleCountIsAUsageError(_ value: String) {
     let result = mediate(["bench-app", "--cycles", value], registry: BuiltInNetworks.registry())

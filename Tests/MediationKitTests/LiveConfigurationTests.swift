@@ -14,6 +14,7 @@ struct LiveHarness {
   /// ``adapters`` for the test to register later).
   init(
     _ config: MediationConfig, unregistered: Set<NetworkID> = [], ledger: (any RewardLedger)? = nil,
+    options: MediatorOptions = MediatorOptions(),
     adapters makeAdapters: (VirtualScheduler) -> [ScriptedAdapter]
   ) throws {
     var adapters: [NetworkID: ScriptedAdapter] = [:]
@@ -22,7 +23,8 @@ struct LiveHarness {
       if !unregistered.contains(adapter.info.id) { try registry.register(adapter.registration) }
     }
     self.adapters = adapters
-    mediator = try Mediator(config: config, registry: registry, scheduler: scheduler, ledger: ledger)
+    mediator = try Mediator(
+      config: config, registry: registry, scheduler: scheduler, options: options, ledger: ledger)
     recorder = EventRecorder(mediator)
   }
 

@@ -36,24 +36,28 @@ struct LivePropertyTests {
       zones: zones, version: "v\(version)", disabledNetworks: networks.filter { _ in random.chance(0.15) })
   }
 
+  /// The three networks, each filling four loads (80%, within 3 s) or failing them, and starting
+  /// within 0.5 s.
+  static func randomAdapters(_ random: inout SeededRandom, scheduler: VirtualScheduler) -> [ScriptedAdapter] {
+    networks.map { id in
+      let fills: [ScriptedAdapter.LoadScript] = (0..<4).map { _ in
+        random.chance(0.8)
+          ? .fill(after: .milliseconds(Int64(random.next() % 3000)))
+          : .fail(after: .milliseconds(Int64(random.next() % 1000)), noFill)
+      }
+      return ScriptedAdapter(
+        id: id, scheduler: scheduler, loads: ["\(id)-z": fills, "\(id)-y": fills],
+        start: .succeed(after: .milliseconds(Int64(random.next() % 500))))
+    }
+  }
+
   /// The first violation of run `seed`, or `nil`.
   static func violation(seed: UInt64) throws -> String? {
     var random = SeededRandom(seed: seed)
     let ledger = InMemoryRewardLedger()
     var version = 1
     var current = randomConfig(&random, version: version)
-    let harness = try LiveHarness(current, ledger: ledger) { s in
-      networks.map { id in
-        let fills: [ScriptedAdapter.LoadScript] = (0..<4).map { _ in
-          random.chance(0.8)
-            ? .fill(after: .milliseconds(Int64(random.next() % 3000)))
-            : .fail(after: .milliseconds(Int64(random.next() % 1000)), noFill)
-        }
-        return ScriptedAdapter(
-          id: id, scheduler: s, loads: ["\(id)-z": fills, "\(id)-y": fills],
-          start: .succeed(after: .milliseconds(Int64(random.next() % 500))))
-      }
-    }
+    let harness = try LiveHarness(current, ledger: ledger) { s in randomAdapters(&random, scheduler: s) }
     var registered = Set(networks)
     var handles: [String: RewardedAd] = [:]
     var accepted = 0

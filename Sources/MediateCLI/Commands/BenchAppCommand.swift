@@ -25,16 +25,17 @@ struct BenchAppCommand {
   func run() throws(CLIError) -> Int32 {
     try context.noPositional(.benchApp)
     let cycles = try context.wholeNumber(.cycles, default: 20_000, range: 1...1_000_000, .benchApp)
+    let recording = context.arguments.has(.flightRecorder)
     // Warm up the code paths, the allocator and Dispatch's thread pool, then measure.
-    _ = try Self.measure(cycles: min(cycles, 1_000))
-    let run = try Self.measure(cycles: cycles)
+    _ = try Self.measure(cycles: min(cycles, 1_000), recording: recording)
+    let run = try Self.measure(cycles: cycles, recording: recording)
     let cycle = Percentiles(run.cycleCPU)
     let actionCPU = Percentiles(run.actionCPU)
     let actionWall = Percentiles(run.actionWall)
     if context.json {
       context.output.out(
         JSONLine.encode([
-          "cycles": cycles, "executor_actions": run.actionCPU.count,
+          "cycles": cycles, "flight_recorder": recording, "executor_actions": run.actionCPU.count,
           "cycle_cpu_us_median": cycle.median, "cycle_cpu_us_p99": cycle.p99,
           "executor_hold_cpu_us_median": actionCPU.median, "executor_hold_cpu_us_p99": actionCPU.p99,
           "executor_hold_cpu_us_max": actionCPU.max,
@@ -44,7 +45,7 @@ struct BenchAppCommand {
       context.output.out(
         """
         \(cycles) rewarded cycles (load → ready → show → rewarded → closed) on DispatchScheduler, \
-        real threads, a network that answers at once
+        real threads, a network that answers at once\(recording ? ", the flight recorder on" : "")
           CPU per cycle, all threads        median \(cycle.text(\.median))  p99 \(cycle.text(\.p99))
           executor hold per action, CPU     median \(actionCPU.text(\.median))  p99 \(actionCPU.text(\.p99))  \
         max \(actionCPU.text(\.max))
@@ -62,8 +63,8 @@ struct BenchAppCommand {
     var actionWall: [Double] = []
   }
 
-  /// Runs `cycles` cycles and returns what each cost.
-  static func measure(cycles: Int) throws(CLIError) -> Run {
+  /// Runs `cycles` cycles, the zone recording when `recording`, and returns what each cost.
+  static func measure(cycles: Int, recording: Bool = false) throws(CLIError) -> Run {
     let queue = DispatchQueue(label: "bench-app.main")
     let scheduler = TimedScheduler(DispatchScheduler(queue: queue))
     let zone = ZoneConfig(
@@ -79,7 +80,8 @@ struct BenchAppCommand {
         AdapterRegistry.Registration(info: InstantAdapter.info) { _ in InstantAdapter() }
       ])
       mediator = try Mediator(
-        config: MediationConfig(zones: [zone]), registry: registry, scheduler: scheduler)
+        config: MediationConfig(zones: [zone]), registry: registry, scheduler: scheduler,
+        options: MediatorOptions(flightRecorder: MediatorOptions.FlightRecorder(isEnabled: recording)))
       ad = try mediator.rewardedAd(zone: zone.id)
     } catch {
       throw .data("could not make the benchmark's mediator: \(error)")

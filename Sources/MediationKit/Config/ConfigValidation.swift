@@ -48,6 +48,7 @@ extension MediationConfig {
         seenDisabled[network] = index
       }
     }
+    issues += flightRecorder?.issues(at: "flightRecorder") ?? []
     if zones.isEmpty {
       issues.append(Issue(path: "zones", message: "must list at least one zone, found none"))
     }

@@ -18,7 +18,8 @@
 ///
 /// The top level may also name the configuration, `"version": "2026-12-01.3"` (reported by the
 /// sources that deliver it), and switch networks off everywhere, `"disabledNetworks": ["max"]`; a
-/// single line item is switched off with `"disabled": true`.
+/// single line item is switched off with `"disabled": true`; `"flightRecorder"` chooses the users
+/// whose devices record their sessions (``FlightRecorderRule``).
 public struct MediationConfig: Codable, Sendable, Equatable {
   /// The zones, in the order the file lists them.
   public var zones: [ZoneConfig]
@@ -28,15 +29,21 @@ public struct MediationConfig: Codable, Sendable, Equatable {
   /// Networks switched off in every zone: the remote kill switch for a misbehaving network.
   /// Empty when left out.
   public var disabledNetworks: [NetworkID]
+  /// Which users' devices record their sessions (``FlightRecorderRule``); `nil` when left out.
+  public var flightRecorder: FlightRecorderRule?
 
-  public init(zones: [ZoneConfig], version: String? = nil, disabledNetworks: [NetworkID] = []) {
+  public init(
+    zones: [ZoneConfig], version: String? = nil, disabledNetworks: [NetworkID] = [],
+    flightRecorder: FlightRecorderRule? = nil
+  ) {
     self.zones = zones
     self.version = version
     self.disabledNetworks = disabledNetworks
+    self.flightRecorder = flightRecorder
   }
 
   private enum CodingKeys: String, CodingKey {
-    case version, disabledNetworks, zones
+    case version, disabledNetworks, zones, flightRecorder
   }
 
   public init(from decoder: any Decoder) throws {
@@ -44,6 +51,7 @@ public struct MediationConfig: Codable, Sendable, Equatable {
     zones = try container.decode([ZoneConfig].self, forKey: .zones)
     version = try container.decodeIfPresent(String.self, forKey: .version)
     disabledNetworks = try container.decodeIfPresent([NetworkID].self, forKey: .disabledNetworks) ?? []
+    flightRecorder = try container.decodeIfPresent(FlightRecorderRule.self, forKey: .flightRecorder)
   }
 
   /// Whether `item` may be used: neither switched off itself nor its network switched off.

@@ -1,3 +1,7 @@
+#if canImport(CryptoKit)
+  import CryptoKit
+#endif
+
 extension MediatorOptions {
   /// The flight recorder: what a mediator keeps of each zone's inputs so that a session can be
   /// exported (``Mediator/exportRecording()``) and replayed exactly (`mediate replay`, or
@@ -17,7 +21,7 @@ extension MediatorOptions {
   /// typically a tenth of that), plus up to ``keptAnomalies`` sessions with an anomaly that left
   /// the ring. Recording an input is one conversion to plain values inside the lock round that
   /// handles it; encoding happens only on export.
-  public struct FlightRecorder: Sendable, Equatable {
+  public struct FlightRecorder: Sendable {
     /// Whether every zone records. A remote configuration can also switch recording on for
     /// chosen users (``MediationConfig/flightRecorder``).
     public var isEnabled: Bool
@@ -31,16 +35,38 @@ extension MediatorOptions {
     public var keptAnomalies: Int
     /// Whether the IAB consent strings' content is recorded (off: only whether each was present).
     public var keepsConsentStrings: Bool
+    /// SHA-256 of a user id, in lowercase hex, for the configuration's
+    /// ``FlightRecorderRule/hashedUserIDs``: CryptoKit's on Apple platforms; elsewhere `nil` (hashed
+    /// ids then select no one) unless you pass one.
+    public var userIDHash: (@Sendable (String) -> String)?
 
     public init(
       isEnabled: Bool = false, maxSessions: Int = 20, maxInputs: Int = 2_000, keptAnomalies: Int = 5,
-      keepsConsentStrings: Bool = false
+      keepsConsentStrings: Bool = false,
+      userIDHash: (@Sendable (String) -> String)? = FlightRecorder.sha256Hex
     ) {
+      self.userIDHash = userIDHash
       self.isEnabled = isEnabled
       self.maxSessions = max(1, maxSessions)
       self.maxInputs = max(1, maxInputs)
       self.keptAnomalies = max(0, keptAnomalies)
       self.keepsConsentStrings = keepsConsentStrings
     }
+  }
+}
+
+extension MediatorOptions.FlightRecorder {
+  /// The platform's SHA-256 of a user id's UTF-8 bytes, in lowercase hex; `nil` without CryptoKit.
+  public static var sha256Hex: (@Sendable (String) -> String)? {
+    #if canImport(CryptoKit)
+      return { id in
+        SHA256.hash(data: Array(id.utf8)).map { byte in
+          let hex = String(byte, radix: 16)
+          return byte < 16 ? "0" + hex : hex
+        }.joined()
+      }
+    #else
+      return nil
+    #endif
   }
 }

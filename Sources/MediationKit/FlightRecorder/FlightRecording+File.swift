@@ -45,6 +45,7 @@ extension FlightRecording {
     var number: Int
     var keptForAnomaly: Bool
     var anomalies: [String]
+    var endsAtRest: Bool
     var checkpoint: ZoneCheckpoint
   }
 
@@ -75,7 +76,7 @@ extension FlightRecording {
           Line(
             session: SessionLine(
               number: session.number, keptForAnomaly: session.keptForAnomaly, anomalies: session.anomalies,
-              checkpoint: session.checkpoint)))
+              endsAtRest: session.endsAtRest, checkpoint: session.checkpoint)))
         for step in session.steps {
           steps += 1
           append(Line(step: step))
@@ -189,7 +190,7 @@ extension FlightRecording {
       zones[zones.count - 1].sessions.append(
         Session(
           number: session.number, keptForAnomaly: session.keptForAnomaly, anomalies: session.anomalies,
-          checkpoint: session.checkpoint, steps: []))
+          endsAtRest: session.endsAtRest, checkpoint: session.checkpoint, steps: []))
     } else if let step = line.step {
       guard var zone = zones.popLast(), var session = zone.sessions.popLast() else {
         throw FileError(kind: .reordered, line: number, message: "a step before any session record")

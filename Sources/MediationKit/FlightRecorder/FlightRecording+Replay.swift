@@ -55,7 +55,7 @@ extension FlightRecording {
               Replay.Event(zoneID: zone.id, session: session.number, time: step.time, event: event))
           }
         }
-        var run = SessionReplay(session: session, zoneID: zone.id, header: header)
+        var run = SessionReplay(session: session, header: header)
         run.run()
         for step in run.replayed {
           replay.timeline.append(

@@ -14,8 +14,12 @@ public struct FlightRecording: Sendable {
   /// The newest version this MediationKit writes and reads; older ones are read too.
   public static let version = 1
 
-  /// The file's contents: one JSON object per line.
-  public let jsonLines: Data
+  /// The file's contents: one JSON object per line. Encoded when first read for an exported
+  /// recording (a large one takes milliseconds: read it off the main thread).
+  public var jsonLines: Data { file ?? Self.write(header: header, zones: zones) }
+
+  /// The file this recording was read from, if it was.
+  private let file: Data?
 
   /// The recording's zones, each with its sessions.
   let header: Header
@@ -28,7 +32,7 @@ public struct FlightRecording: Sendable {
   ///   of order, or a file cut off before its end record.
   public init(jsonLines: Data) throws(FileError) {
     let (header, zones) = try Self.read(jsonLines)
-    self.jsonLines = jsonLines
+    self.file = jsonLines
     self.header = header
     self.zones = zones
   }
@@ -36,7 +40,7 @@ public struct FlightRecording: Sendable {
   init(header: Header, zones: [Zone]) {
     self.header = header
     self.zones = zones
-    self.jsonLines = Self.write(header: header, zones: zones)
+    self.file = nil
   }
 
   /// The zones recorded, by id.
@@ -96,6 +100,8 @@ extension FlightRecording {
     /// Kept aside for an anomaly after it left the ring (sessions around it may be missing).
     var keptForAnomaly: Bool
     var anomalies: [String]
+    /// Whether the zone was at rest after the last step (else the recording ends mid-session).
+    var endsAtRest: Bool
     var checkpoint: ZoneCheckpoint
     var steps: [Step]
   }
@@ -117,7 +123,7 @@ extension FlightRecording.Zone {
     func session(_ session: ZoneRecording.Session, kept: Bool) -> FlightRecording.Session {
       FlightRecording.Session(
         number: session.number, keptForAnomaly: kept, anomalies: session.anomalies,
-        checkpoint: session.checkpoint,
+        endsAtRest: session.endsAtRest, checkpoint: session.checkpoint,
         steps: session.steps.map {
           FlightRecording.Step(
             seq: $0.sequence, tNS: $0.time.nanoseconds, input: $0.input, published: $0.published)

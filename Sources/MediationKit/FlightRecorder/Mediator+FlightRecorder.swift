@@ -1,11 +1,22 @@
 extension Mediator {
   /// What the flight recorder holds now, for every zone that records
   /// (``MediatorOptions/flightRecorder``): a file to attach to a support ticket or upload, and to
-  /// replay with `mediate replay`. Safe from any thread; the zones are read one lock round each,
-  /// and the file is encoded on the calling thread (call it off the main thread for a large
-  /// recording). Without recording, the file holds no zone.
+  /// replay with `mediate replay`. Safe from any thread: each zone's recording is taken in one
+  /// lock round; the file is encoded when ``FlightRecording/jsonLines`` is first read (do that off
+  /// the main thread for a large recording). Without recording, the file holds no zone.
   public func exportRecording() -> FlightRecording {
     FlightRecording(zones: zoneControllers.compactMap(\.recording), context: context)
+  }
+}
+
+extension Mediator {
+  /// Switches every zone's recorder on or off for `config` and the user now set: on when the
+  /// options say so or the configuration's ``FlightRecorderRule`` selects the user.
+  func updateRecording(for config: MediationConfig, zones: [ZoneController]) {
+    let options = context.options.flightRecorder
+    let selected =
+      options.isEnabled || config.flightRecorder?.selects(context.userID, hash: options.userIDHash) == true
+    for zone in zones { zone.record(selected ? options : nil) }
   }
 }
 

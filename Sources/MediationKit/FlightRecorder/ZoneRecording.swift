@@ -32,6 +32,9 @@ struct ZoneRecording: Sendable {
     var steps: [Step] = []
     /// Why the session is worth keeping, in the order the anomalies came.
     var anomalies: [String] = []
+    /// Whether the zone was at rest after the session's last input (else the recording ends with
+    /// the session under way).
+    var endsAtRest = false
   }
 
   let limits: MediatorOptions.FlightRecorder
@@ -77,8 +80,9 @@ struct ZoneRecording: Sendable {
     return sessionOpen ? record : nil
   }
 
-  /// After the machine handled the input `record` was made of, at `now`, with `effects`.
-  mutating func didHandle(_ record: RecordedInput, now: Duration, effects: [ZoneEffect]) {
+  /// After the machine handled the input `record` was made of, at `now`, with `effects`, and
+  /// came to rest or not.
+  mutating func didHandle(_ record: RecordedInput, now: Duration, effects: [ZoneEffect], atRest: Bool) {
     noteTimers(record, effects, now: now)
     var record = record
     annotate(&record, effects)
@@ -90,6 +94,7 @@ struct ZoneRecording: Sendable {
     for effect in effects {
       if let anomaly = RecordedEvent.anomaly(in: effect) { sessions[last].anomalies.append(anomaly) }
     }
+    sessions[last].endsAtRest = atRest
     inputCount += 1
     trim()
   }

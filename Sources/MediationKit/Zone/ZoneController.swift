@@ -1,6 +1,7 @@
 /// Runs one zone: its ``ZoneMachine`` under one lock, and the machine's effects performed outside
-/// it. Every input is one lock round (`state.withLock { $0.handle(input, now:) }`); no adapter,
-/// observer or app code runs while the lock is held.
+/// it. Every input is one lock round (`state.withLock { $0.machine.handle(input, now:) }`, and,
+/// when the zone records, its ``ZoneRecording`` in the same round); no adapter, observer or app
+/// code runs while the lock is held.
 ///
 /// Public methods may be called from any thread (see the ConcurrencyModel article). Adapter
 /// answers and signals hop onto the scheduler's executor before they reach the machine, and
@@ -28,11 +29,7 @@ final class ZoneController: Sendable {
     let timings = ZoneMachine.Timings(
       displayTimeout: options.displayTimeout, maxShowDuration: options.maxShowDuration,
       lateSignalWindow: options.lateSignalWindow)
-    let recorder = options.flightRecorder
-    self.state = Locked(
-      State(
-        machine: ZoneMachine(setup: setup, timings: timings),
-        recording: recorder.isEnabled ? ZoneRecording(limits: recorder) : nil))
+    self.state = Locked(State(machine: ZoneMachine(setup: setup, timings: timings)))
   }
 
   // MARK: Reading, from any thread
@@ -52,6 +49,15 @@ final class ZoneController: Sendable {
   var snapshot: (readyAds: [AdInfo], configurationVersion: String?, experimentArms: [String: String]) {
     state.withLock {
       ($0.machine.queue.ads.map(\.info), $0.machine.setup.version, $0.machine.setup.experimentArms)
+    }
+  }
+
+  /// Starts recording with `limits` (from the zone's next rest on), or stops and drops the
+  /// recording (`nil`); a recorder already running keeps what it holds.
+  func record(_ limits: MediatorOptions.FlightRecorder?) {
+    state.withLock { state in
+      guard let limits else { return state.recording = nil }
+      if state.recording == nil { state.recording = ZoneRecording(limits: limits) }
     }
   }
 
@@ -154,7 +160,9 @@ final class ZoneController: Sendable {
       guard state.recording != nil else { return state.machine.handle(input, now: now) }
       let record = state.recording!.willHandle(input, by: state.machine)
       let effects = state.machine.handle(input, now: now)
-      if let record { state.recording!.didHandle(record, now: now, effects: effects) }
+      if let record {
+        state.recording!.didHandle(record, now: now, effects: effects, atRest: state.machine.isAtRest)
+      }
       return effects
     }
   }
