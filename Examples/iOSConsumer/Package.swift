@@ -17,11 +17,13 @@ let package = Package(
   platforms: [.iOS(.v16), .macOS(.v13), .tvOS(.v16), .visionOS(.v1)],
   targets: [
     .target(name: "UIKit", path: "StandIns/UIKit"),
-    .target(name: "SwiftUI", path: "StandIns/SwiftUI"),
+    .target(name: "SwiftUI", dependencies: ["UIKit"], path: "StandIns/SwiftUI"),
+    // The SDK's `os` module, for MediationKit's `#if canImport(os)` logging (`os.Logger`).
+    .target(name: "os", path: "StandIns/os"),
     // The SDK's SQLite3 module is a Clang module over <sqlite3.h>; this is the same over the
     // system's header, so SQLiteSupport compiles its `#if canImport(SQLite3)` branch here.
     .systemLibrary(name: "SQLite3", path: "StandIns/SQLite3"),
-    .target(name: "MediationKit"),
+    .target(name: "MediationKit", dependencies: ["os"]),
     .target(name: "MediationKitSimulation", dependencies: ["MediationKit"]),
     .target(name: "EmpowerSim", dependencies: ["MediationKit", "MediationKitSimulation"]),
     .target(name: "MediationKitUI", dependencies: ["UIKit", "SwiftUI", "MediationKit"]),

@@ -45,6 +45,7 @@ final class EngineContext: Sendable {
       Shared(
         starts: NetworkStarts(adapters: adapters, modes: options.networkStarts),
         random: SeededRandom(seed: options.seed).derived("mediator")))
+    if let log = EventLog(options.logging) { _ = hub.subscribe(log.log) }  // for the context's life
   }
 
   /// A new unique reward transaction id, from ``MediatorOptions/transactionIDs``.

@@ -38,6 +38,8 @@ public struct MediatorOptions: Sendable {
   public var ledgerQueue: MediatorOptions.LedgerQueue
   /// What the mediator records of each zone, for export and replay: nothing by default.
   public var flightRecorder: MediatorOptions.FlightRecorder
+  /// Where the mediator logs its events (`os.Logger`, a handler): nowhere by default.
+  public var logging: MediatorOptions.Logging
 
   public init(
     displayTimeout: Duration = .seconds(45), seed: UInt64 = 0, startTimeout: Duration = .seconds(10),
@@ -46,8 +48,10 @@ public struct MediatorOptions: Sendable {
     wallClockMilliseconds: @escaping @Sendable () -> Int64 = MediatorOptions.systemWallClock,
     transactionIDs: MediatorOptions.TransactionIDSource = .systemRandom,
     ledgerQueue: MediatorOptions.LedgerQueue = .automatic,
-    flightRecorder: MediatorOptions.FlightRecorder = MediatorOptions.FlightRecorder()
+    flightRecorder: MediatorOptions.FlightRecorder = MediatorOptions.FlightRecorder(),
+    logging: MediatorOptions.Logging = .off
   ) {
+    self.logging = logging
     self.flightRecorder = flightRecorder
     self.ledgerQueue = ledgerQueue
     self.transactionIDs = transactionIDs

@@ -16,10 +16,56 @@ open class UIViewController: UIResponder {
   open func viewDidLoad() {}
   open var presentedViewController: UIViewController? { standIn() }
   open var isBeingDismissed: Bool { standIn() }
+  open var title: String? {
+    get { standIn() }
+    set { standIn() }
+  }
+  open var view: UIView! {
+    get { standIn() }
+    set { standIn() }
+  }
+  @available(tvOS, unavailable)
+  open var popoverPresentationController: UIPopoverPresentationController? { standIn() }
+  open func present(
+    _ viewControllerToPresent: UIViewController, animated flag: Bool, completion: (() -> Void)? = nil
+  ) {}
 }
 
 @MainActor
-open class UIView: UIResponder {}
+open class UIView: UIResponder {
+  open var bounds: CGRect {
+    get { standIn() }
+    set { standIn() }
+  }
+}
+
+@MainActor
+open class UIPresentationController: NSObject {}
+
+@available(tvOS, unavailable)
+@MainActor
+open class UIPopoverPresentationController: UIPresentationController {
+  open var sourceView: UIView? {
+    get { standIn() }
+    set { standIn() }
+  }
+  open var sourceRect: CGRect {
+    get { standIn() }
+    set { standIn() }
+  }
+}
+
+@MainActor
+open class UIActivity: NSObject {}
+
+@available(tvOS, unavailable)
+@MainActor
+open class UIActivityViewController: UIViewController {
+  public init(activityItems: [Any], applicationActivities: [UIActivity]?) {
+    super.init(nibName: nil, bundle: nil)
+  }
+  public required init?(coder: NSCoder) { super.init(nibName: nil, bundle: nil) }
+}
 
 @MainActor
 open class UIWindow: UIView {
