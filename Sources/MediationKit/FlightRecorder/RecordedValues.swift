@@ -172,12 +172,12 @@ struct RecordedTimer: Codable, Sendable, Equatable, Hashable {
   var generation: Int
 
   init(_ id: TimerID) {
-    kind = "\(id.kind)"
+    kind = id.kind.rawValue
     generation = id.generation
   }
 
   var id: TimerID? {
-    TimerID.Kind.allCases.first { "\($0)" == kind }.map { TimerID(kind: $0, generation: generation) }
+    TimerID.Kind(rawValue: kind).map { TimerID(kind: $0, generation: generation) }
   }
 }
 

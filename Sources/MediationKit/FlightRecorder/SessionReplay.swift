@@ -293,7 +293,7 @@ struct SessionReplay {
   private mutating func send(_ request: ZoneEffect.Request, now: Duration) {
     let key = RequestKey(
       load: request.id.load, network: request.network.rawValue, placementID: request.request.placementID,
-      kind: "\(request.kind)")
+      kind: request.kind.rawValue)
     requests[key] = request.id
     let kinds: Set<RecordedInput.Kind> = request.admit ? [.sent, .awaitingStart, .notStarted] : [.sent]
     let recorded = unused { kinds.contains($0.type) && Self.key($0) == key }

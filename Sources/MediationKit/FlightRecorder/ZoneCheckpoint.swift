@@ -105,13 +105,20 @@ struct RecordedAdInfo: Codable, Sendable, Equatable {
 }
 
 extension ZoneMachine {
+  /// How many ended shows in their late-signal windows a checkpoint keeps, the latest: a rewarded
+  /// ad takes tens of seconds, so more than a few never end within one window (60 s by default),
+  /// except in a benchmark; a late signal of an older one replays as ignored.
+  static let checkpointedEndedShows = 8
+
   /// Whether the zone is at rest: no load under way, no show on screen (ended shows may still wait
   /// out their late-signal windows).
   var isAtRest: Bool { load == nil && session == nil }
 
-  /// The zone as a checkpoint, when it is at rest (else `nil`); `adToken` names each queued ad's
-  /// object, `due` each armed timer's deadline.
-  func checkpoint(adToken: (any AdapterAd) -> Int, due: (TimerID) -> Duration?) -> ZoneCheckpoint? {
+  /// The zone as a checkpoint, when it is at rest (else `nil`): `setup` is the record of its
+  /// current setup, `adToken` names each queued ad's object, `due` each armed timer's deadline.
+  func checkpoint(setup: RecordedSetup, adToken: (any AdapterAd) -> Int, due: (TimerID) -> Duration?)
+    -> ZoneCheckpoint?
+  {
     guard isAtRest else { return nil }
     var lastGoneName = "not_loaded"
     var lastGoneWithdrawal: RecordedWithdrawal?
@@ -124,12 +131,12 @@ extension ZoneMachine {
       lastGoneWithdrawal = RecordedWithdrawal(withdrawal)
     }
     return ZoneCheckpoint(
-      setup: RecordedSetup(setup), lastLoadID: lastLoadID, lastShowID: lastShowID,
+      setup: setup, lastLoadID: lastLoadID, lastShowID: lastShowID,
       lastTimerGeneration: timerGeneration, consecutiveFailures: consecutiveFailures,
       consecutiveWithdrawals: consecutiveWithdrawals, learningEpoch: learningEpoch, removal: removal,
       showTimesNS: showTimes.map(\.nanoseconds),
       queue: queue.ads.map { ZoneCheckpoint.ReadyAd($0, adToken: adToken) },
-      endedShows: lingering.map { ended in
+      endedShows: lingering.suffix(Self.checkpointedEndedShows).map { ended in
         ZoneCheckpoint.EndedShow(
           show: ended.session.id, ad: ZoneCheckpoint.ReadyAd(ended.session.ready, adToken: adToken),
           untilNS: ended.until.nanoseconds, didReward: ended.session.machine.didReward,

@@ -58,7 +58,10 @@ struct ZoneRecording: Sendable {
   /// The requests the zone sent lately, by id (the last few loads').
   private var requests: [RequestID: (network: String, placementID: String, kind: String)] = [:]
   /// When each timer arming in force is due, from the `arm` effects.
-  private var timerDues: [TimerID: Duration] = [:]
+  private var timerDues: [TimerID.Kind: (generation: Int, due: Duration)] = [:]
+  /// The record of the setup the last checkpoint was taken on (a setup is swapped whole, so the
+  /// same object is the same record).
+  private var lastSetup: (setup: ZoneSetup, record: RecordedSetup)?
 
   init(limits: MediatorOptions.FlightRecorder) {
     self.limits = limits
@@ -76,7 +79,9 @@ struct ZoneRecording: Sendable {
     var begins = record.beginsSession
     if case .timerFired(let id) = input { begins = machine.isCurrent(id) && id.kind != .linger }
     if begins, !sessionOpen || machine.isAtRest,
-      let checkpoint = machine.checkpoint(adToken: { token(of: $0) }, due: { timerDues[$0] })
+      let checkpoint = machine.checkpoint(
+        setup: recordedSetup(machine.setup), adToken: { token(of: $0) },
+        due: { id in timerDues[id.kind].flatMap { $0.generation == id.generation ? $0.due : nil } })
     {
       lastSessionNumber += 1
       sessions.append(Session(number: lastSessionNumber, checkpoint: checkpoint))
@@ -143,7 +148,7 @@ struct ZoneRecording: Sendable {
       switch effect {
       case .send(let request):
         if requests.count > 256 { requests = requests.filter { $0.key.load >= request.id.load - 4 } }
-        requests[request.id] = (request.network.rawValue, request.request.placementID, "\(request.kind)")
+        requests[request.id] = (request.network.rawValue, request.request.placementID, request.kind.rawValue)
       case .present(let ready) where record.type == .show:
         record.load = ready.loadID
       default: break
@@ -153,13 +158,23 @@ struct ZoneRecording: Sendable {
 
   /// Keeps the deadlines of the timers armed, for checkpoints.
   private mutating func noteTimers(_ record: RecordedInput, _ effects: [ZoneEffect], now: Duration) {
-    if record.type == .timerFired, let id = record.timer?.id { timerDues[id] = nil }
+    if record.type == .timerFired, let id = record.timer?.id, timerDues[id.kind]?.generation == id.generation
+    {
+      timerDues[id.kind] = nil
+    }
     for effect in effects {
       if case .arm(let id, let delay) = effect {
-        timerDues = timerDues.filter { $0.key.kind != id.kind }
-        timerDues[id] = now + delay
+        timerDues[id.kind] = (id.generation, now + delay)
       }
     }
+  }
+
+  /// The record of `setup`, made once per setup.
+  private mutating func recordedSetup(_ setup: ZoneSetup) -> RecordedSetup {
+    if let last = lastSetup, last.setup === setup { return last.record }
+    let record = RecordedSetup(setup)
+    lastSetup = (setup, record)
+    return record
   }
 
   /// The token of `ad`: the one it was given when first seen, else the next.

@@ -34,7 +34,8 @@ enum ZoneEffect: Sendable {
 
   /// A bid or load request of one load.
   struct Request: Sendable {
-    enum Kind: Sendable, Equatable { case bid, load }
+    /// The raw value names the kind in a flight recording.
+    enum Kind: String, Sendable, Equatable { case bid, load }
     let id: RequestID
     let kind: Kind
     let network: NetworkID

@@ -46,7 +46,8 @@ struct RequestID: Hashable, Sendable {
 /// One arming of one of the zone's timers. Every arming gets a new `generation`, so a firing of
 /// an arming that was disarmed or replaced meanwhile is recognised and ignored.
 struct TimerID: Hashable, Sendable {
-  enum Kind: Hashable, Sendable, CaseIterable {
+  /// The raw value names the kind in a flight recording.
+  enum Kind: String, Hashable, Sendable, CaseIterable {
     /// The timeout of the load attempt under way.
     case load
     /// The bid round's deadline of the load under way.
