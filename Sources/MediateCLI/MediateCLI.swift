@@ -92,6 +92,7 @@ public enum MediateCLI {
       case .config: return try ConfigCommand(context).run()
       case .compare: return try CompareCommand(context).run()
       case .optimize: return try OptimizeCommand(context).run()
+      case .calibrate: return try CalibrateCommand(context).run()
       case .bench: return try BenchCommand(context).run()
       case .rewards: return try RewardsCommand(context).run()
       case .benchCallbacks: return try BenchCallbacksCommand(context).run()

@@ -35,6 +35,11 @@ struct Simulator {
     var keepsLineItemEarnings = false
     /// What the networks pay, when not the configured eCPMs (``MarketPrices``).
     var market: MarketPrices?
+    /// What the networks do, when a market file says (``CalibratedMarket``): fill, prices and
+    /// latency of the line items it lists.
+    var calibrated: CalibratedMarket?
+    /// What the run records besides its figures: the event log, the vendors' report counts.
+    var recording = SimulationRecording()
     /// The zone's queue depth for the queue model (the zone reloads on its own; sessions show
     /// from its queue); `nil` for the load-per-session model, whose zone does not reload.
     var queueDepth: Int?
@@ -50,13 +55,16 @@ struct Simulator {
   /// - Parameters:
   ///   - parallel: Run shards on every core (`true`) or one after another; the figures are the same.
   ///   - progress: Called with the number of requests done after each shard.
-  func run(parallel: Bool = true, progress: (@Sendable (Int) -> Void)? = nil) throws(MediationError)
-    -> SimulationStats
-  {
+  ///   - eventLog: With ``Settings/recording`` asking for it, called with each shard's event log
+  ///     lines, in shard order, as the shards finish (so the log is never held whole).
+  func run(
+    parallel: Bool = true, progress: (@Sendable (Int) -> Void)? = nil,
+    eventLog: (@Sendable (String) -> Void)? = nil
+  ) throws(MediationError) -> SimulationStats {
     let taking = try registry.subset(settings.networks)
     let subset = settings.market.map { $0.wrapping(taking) } ?? taking
     let shardCount = (settings.requests + Self.shardSize - 1) / Self.shardSize
-    let merger = Locked(ShardMerger())
+    let merger = Locked(ShardMerger(eventLog: eventLog))
     let done = Locked(0)
     let settings = self.settings
     let runShard: @Sendable (Int) -> Void = { shard in
@@ -93,6 +101,8 @@ struct Simulator {
     }
     var shardRandom = SeededRandom(seed: settings.seed).derived("shard", UInt64(shard))
     let shardSeed = shardRandom.next()
+    // A market's auctions belong to segments keyed by the shard's seed.
+    let registry = settings.calibrated.map { $0.wrapping(registry, segmentSeed: shardSeed) } ?? registry
     let mediator: Mediator
     let ad: RewardedAd
     // The adapters this shard's mediator makes, kept for the oracle's quotes.
@@ -106,16 +116,23 @@ struct Simulator {
       preconditionFailure("the simulation settings were validated: \(error)")
     }
     mediator.privacy = settings.privacy
+    let recorder =
+      settings.recording.isOn
+      ? ShardRecorder(
+        settings.recording, market: settings.calibrated, segmentSeed: shardSeed,
+        latestAuctionID: { [mediator] in mediator.latestAuctionID }) : nil
     let session = SessionDriver(
       mediator: mediator, adapters: made, ad: ad, zone: zone, privacy: settings.privacy, requests: requests,
       keepsFunnel: settings.keepsFunnel, keepsEarnings: settings.keepsLineItemEarnings,
-      queued: settings.queueDepth != nil)
+      queued: settings.queueDepth != nil, recorder: recorder)
     let subscription = mediator.observeEvents { event in session.handle(event) }
     // Let the adapters start, then run the sessions back to back.
     scheduler.schedule(after: .seconds(1)) { session.startNext() }
     scheduler.run()
     subscription.cancel()
-    return session.stats
+    var stats = session.stats
+    if let recorder { (stats.eventLog, stats.reports) = recorder.output }
+    return stats
   }
 }
 
@@ -178,12 +195,14 @@ private final class SessionDriver: Sendable {
   private let keepsEarnings: Bool
   private let requests: Int
   private let queued: Bool
+  private let recorder: ShardRecorder?
 
   init(
     mediator: Mediator, adapters: MadeAdapters, ad: RewardedAd, zone: ZoneConfig, privacy: PrivacySettings,
     requests: Int,
-    keepsFunnel: Bool, keepsEarnings: Bool, queued: Bool = false
+    keepsFunnel: Bool, keepsEarnings: Bool, queued: Bool = false, recorder: ShardRecorder? = nil
   ) {
+    self.recorder = recorder
     self.queued = queued
     self.keepsFunnel = keepsFunnel
     self.keepsEarnings = keepsEarnings
@@ -270,6 +289,7 @@ private final class SessionDriver: Sendable {
   }
 
   func handle(_ event: Mediator.ZoneEvent) {
+    recorder?.record(event)
     if queued { handleQueued(event) } else { handleLoadPerSession(event) }
   }
 
@@ -388,21 +408,5 @@ private final class SessionDriver: Sendable {
       }
     }
     return best
-  }
-}
-
-/// Merges shard results in shard order as they arrive, holding only the few that finish early, so
-/// memory stays flat and floating-point sums come out the same whatever the number of cores.
-private struct ShardMerger {
-  private(set) var merged = SimulationStats()
-  private var next = 0
-  private var early: [Int: SimulationStats] = [:]
-
-  mutating func add(_ stats: SimulationStats, shard: Int) {
-    early[shard] = stats
-    while let ready = early.removeValue(forKey: next) {
-      merged.merge(ready)
-      next += 1
-    }
   }
 }
