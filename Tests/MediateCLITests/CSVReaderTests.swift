@@ -16,7 +16,10 @@ struct CSVReaderTests {
   @Test func quotedFieldsKeepCommasQuotesAndLineBreaks() throws {
     let text = "name,note\r\n\"Smith, J\",\"said \"\"hi\"\"\"\r\n\"two\r\nlines\",x\r\n\"\",\"\"\r\n"
     let records = try CSVReader.records(text)
-    #expect(records.map(\.fields) == [["name", "note"], ["Smith, J", "said \"hi\""], ["two\r\nlines", "x"], ["", ""]])
+    #expect(
+      records.map(\.fields) == [
+        ["name", "note"], ["Smith, J", "said \"hi\""], ["two\r\nlines", "x"], ["", ""],
+      ])
     // The record after a quoted line break starts on the right line.
     #expect(records.map(\.line) == [1, 2, 3, 5])
   }
@@ -49,13 +52,16 @@ struct CSVReaderTests {
   }
 
   @Test func aTableRefusesAnEmptyFileARaggedRowAndARepeatedColumn() {
-    #expect(throws: CSVReader.Malformed(line: 1, field: 1, message: "the file is empty; expected a header row")) {
+    #expect(
+      throws: CSVReader.Malformed(line: 1, field: 1, message: "the file is empty; expected a header row")
+    ) {
       try CSVTable("")
     }
     #expect(
       throws: CSVReader.Malformed(line: 3, field: 3, message: "3 fields; expected 2, one per header column")
     ) { try CSVTable("a,b\n1,2\n1,2,3\n") }
-    #expect(throws: CSVReader.Malformed(line: 1, field: 3, message: "column 'a' appears twice in the header")) {
+    #expect(throws: CSVReader.Malformed(line: 1, field: 3, message: "column 'a' appears twice in the header"))
+    {
       try CSVTable("a,b,A\n")
     }
   }
