@@ -26,13 +26,7 @@ struct CalibrateCommand {
     guard let outPath = context.arguments.value(.calibrateOut) else {
       throw .usage("calibrate needs --out FILE: where to write the market file", .calibrate)
     }
-    let directory = URL(fileURLWithPath: outPath).deletingLastPathComponent().path
-    var isDirectory: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue
-    else {
-      throw .usage("--out \(outPath): no directory \(directory) to write the market file into", .calibrate)
-    }
-    try OutputFile.check(outPath, what: "market file")
+    try OutputFile.checkOut(outPath, what: "market file", .calibrate)
     let args = context.arguments
     let maxReports = args.values(.maxReport)
     let admobReports = args.values(.admobReport)

@@ -29,13 +29,7 @@ struct OptimizeCommand {
     guard let outPath = context.arguments.value(.out) else {
       throw .usage("optimize needs --out FILE: where to write the optimized configuration", .optimize)
     }
-    let directory = URL(fileURLWithPath: outPath).deletingLastPathComponent().path
-    var isDirectory: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue
-    else {
-      throw .usage("--out \(outPath): no directory \(directory) to write the configuration into", .optimize)
-    }
-    try OutputFile.check(outPath, what: "configuration")
+    try OutputFile.checkOut(outPath, what: "configuration", .optimize)
     let (config, source) = try context.loadConfig()
     let zoneID = context.arguments.value(.optimizeZone) ?? config.zones[0].id
     guard let zone = config.zones.first(where: { $0.id == zoneID }) else {

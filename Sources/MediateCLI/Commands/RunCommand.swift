@@ -120,11 +120,9 @@ struct RunCommand {
       exports.append((format, pairs[index + 1]))
     }
     for path in [events].compactMap({ $0 }) + exports.map(\.path) {
-      let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
-      var isDirectory: ObjCBool = false
-      guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory),
-        isDirectory.boolValue
-      else { throw CLIError(kind: .io, message: "\(path): cannot write it: no directory \(directory)") }
+      if let directory = OutputFile.missingDirectory(of: path) {
+        throw CLIError(kind: .io, message: "\(path): cannot write it: no directory \(directory)")
+      }
       try OutputFile.check(path, what: "output")
     }
     return (events, exports)
