@@ -59,16 +59,16 @@ struct OptimizeCommand {
     }
     let requests = try context.requests(limit: Self.maxRequests) ?? Self.defaultRequests
     let reportPath = try context.reportPath()
-    let market = try context.loadMarket(for: zone)
     let segments = context.arguments.has(.segments)
+    if segments, try context.segmentOption() != nil {
+      throw .usage(
+        "--segments optimizes every segment; it cannot be combined with --segment or --country", .optimize)
+    }
+    let market = try context.loadMarket(for: zone)
     if segments {
       guard let file = market?.file, file.segmentBy != nil, file.segments.count > 1 else {
         throw .usage(
           "--segments needs --market FILE with a market file split into two or more segments", .optimize)
-      }
-      guard try context.segmentOption() == nil else {
-        throw .usage(
-          "--segments optimizes every segment; it cannot be combined with --segment or --country", .optimize)
       }
     }
     let settings = Optimizer.Settings(
