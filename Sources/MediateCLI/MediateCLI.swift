@@ -118,6 +118,7 @@ public enum MediateCLI {
       let name = option.valueName.map { "\(option.name) \($0)" } ?? option.name
       lines += helpRow(name, option.help)
     }
+    if let notes = command.helpNotes { lines += [""] + notes }
     if command == .run && !explicitCommand {
       lines += helpRow("--version", "Show the version.") + ["", "COMMANDS:"]
       for command in Command.allCases {

@@ -255,3 +255,20 @@ struct CalibrateCommandTests {
     check(["--requests", "10", "--events", directory], ExitCode.ioError, "it is a directory")
   }
 }
+
+extension CalibrateCommandTests {
+  @Test func helpSaysWhatEachSourceTellsAndEveryOption() {
+    let help = Self.run(["calibrate", "--help"])
+    #expect(help.code == 0)
+    let text = help.out.joined(separator: "\n")
+    for option in OptionSpec.options(for: .calibrate) { #expect(text.contains(option.name)) }
+    #expect(text.contains("WHAT EACH SOURCE TELLS"))
+    #expect(
+      text.contains(
+        "MAX / AdMob   fill per attempt (timeouts included) and the mean eCPM; no spread, no latency"))
+    let run = Self.run(["--help"]).out.joined(separator: "\n")
+    #expect(
+      run.contains("--events FILE") && run.contains("--export-report max|admob FILE")
+        && run.contains("calibrate"))
+  }
+}

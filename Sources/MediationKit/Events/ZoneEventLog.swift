@@ -33,6 +33,7 @@ public enum ZoneEventLog {
 
   /// The line for `event`, without its line break.
   /// - Parameters:
+  ///   - event: The event, as ``Mediator/observeEvents(_:)`` delivers it.
   ///   - date: The UTC day of the event, `YYYY-MM-DD`, written as `date`; `nil` leaves it out.
   ///   - dimensions: What the app knows of the user (`country`, `platform`, …), written as `dims`;
   ///     empty leaves it out.
