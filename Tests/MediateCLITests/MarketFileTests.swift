@@ -213,3 +213,32 @@ struct MarketFileTests {
     #expect(Set(fills.map(\.price.median)).count > 300)
   }
 }
+
+extension MarketFileTests {
+  /// A zone with experiments runs each arm on the market too (500 sessions; every line item the
+  /// market lists never fills, so none of them fills).
+  @Test func armsOfAnExperimentRunOnTheMarket() throws {
+    var config = try MediationConfig.load(Data(DefaultConfig.json.utf8), source: "built-in")
+    var zone = try config.zone("level_complete")
+    zone.experiments = [
+      ZoneConfig.Experiment(
+        id: "test",
+        arms: [.init(id: "control", weight: 1), .init(id: "hybrid", weight: 1, strategy: .hybrid)])
+    ]
+    config.zones = [zone]
+    let directory = CalibrateCommandTests.directory()
+    let configPath = CalibrateCommandTests.write(ConfigFileWriter.json(config), "zones.json", in: directory)
+    let market = CalibrateCommandTests.write(
+      Self.market(zone.lineItems.map { Self.item($0.network.rawValue, $0.placementId, fill: 0, price: 1) }),
+      "m.json",
+      in: directory)
+    let result = mediate(
+      ["--config", configPath, "--requests", "500", "--market", market, "--json"],
+      registry: BuiltInNetworks.registry())
+    #expect(result.code == 0, "\(result.err)")
+    let line = try #require(result.out.first)
+    let report = try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+    #expect(report["fill_rate"] as? Double == 0)
+    #expect((report["arms"] as? [String: Any])?.count == 2)
+  }
+}
