@@ -62,9 +62,13 @@ struct CalibrateCommand {
     let networks = ReportNetworks(context.registry.all.map(\.info))
     var sources: [MarketFile.Source] = []
     var reads: Set<Data> = []
-    /// Each file's bytes, once: the same file given twice is read once, and said so.
-    func read(_ path: String, _ kind: String) throws(CLIError) -> Data? {
-      guard let data = FileManager.default.contents(atPath: path) else { throw .noInput(path) }
+    /// Each file's bytes (mapped, not copied: an event log may be gigabytes), once: the same file
+    /// given twice is read once, and said so.
+    func read(_ path: String) throws(CLIError) -> Data? {
+      var isDirectory: ObjCBool = false
+      guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
+        let data = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
+      else { throw .noInput(path) }
       guard reads.insert(data).inserted else {
         context.output.err("note: \(path) has the same bytes as a file read before: read once")
         return nil
@@ -77,13 +81,13 @@ struct CalibrateCommand {
     }
     var rows: [ReportRow] = []
     for path in plan.maxReports {
-      guard let data = try read(path, "max") else { continue }
+      guard let data = try read(path) else { continue }
       let read = try MaxReport.rows(try text(data, path), file: path, networks: networks)
       rows += read
       sources.append(MarketFile.Source(kind: "max_report", path: path, summary: "\(read.count) rows"))
     }
     for path in plan.admobReports {
-      guard let data = try read(path, "admob") else { continue }
+      guard let data = try read(path) else { continue }
       let read = try AdMobReport.rows(data, file: path, networks: networks)
       rows += read
       sources.append(MarketFile.Source(kind: "admob_report", path: path, summary: "\(read.count) rows"))
@@ -92,7 +96,7 @@ struct CalibrateCommand {
     let (counted, duplicates) = try ReportRowChecks.deduplicated(ofApp)
     var log: EventLogReader?
     for path in plan.eventLogs {
-      guard let data = try read(path, "events") else { continue }
+      guard let data = try read(path) else { continue }
       var reader = log ?? EventLogReader(zone: plan.zone.id)
       let before = (reader.lines, reader.otherZoneLines)
       try reader.read(data, file: path)

@@ -61,6 +61,7 @@ extension MarketFile {
     }
     if !root["sources"].isMissing {
       for field in try root["sources"].array() {
+        try field.allowing(["kind", "path", "summary"])
         file.sources.append(
           Source(
             kind: try field["kind"].string(), path: try field["path"].string(),
