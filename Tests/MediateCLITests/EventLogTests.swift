@@ -168,3 +168,24 @@ struct EventLogTests {
     }
   }
 }
+
+extension EventLogTests {
+  /// Latencies no network has (a log written in microseconds, say) fit a spread a market file
+  /// does not take: it is clamped, and the market file says so, instead of writing a file
+  /// `--market` would refuse.
+  @Test func absurdDataIsClampedAndSaid() throws {
+    let zone = try MediationConfig.load(Data(DefaultConfig.json.utf8), source: "built-in").zone(
+      "level_complete")
+    var reader = EventLogReader(zone: zone.id)
+    let lines = [1, 1_000_000_000_000].map { ms in
+      #"{"v":1,"zone":"level_complete","event":"failed","error":"no_fill","message":"","waterfall":[{"network":"max","placement":"b3f1c0d2e4a59687","priority":0,"ecpm":12.5,"state":"failed","latency_ms":\#(ms)}]}"#
+    }
+    try reader.read(lines.joined(separator: "\n"), file: "events.jsonl")
+    let market = try Calibration(zone: zone, segmentation: .none).run(rows: [], log: reader, sources: [])
+    let item = market.lineItems[1]
+    #expect(item.estimate.loadLatency.sigma == 5 && item.estimate.loadLatency.medianMs <= 600_000)
+    #expect(
+      item.defaults.contains { $0.field == "loadLatency.sigma" && $0.why.contains("check the data's units") })
+    #expect(try MarketFile.read(Data(market.json.utf8), source: "m.json").lineItems.count == 4)
+  }
+}

@@ -84,6 +84,36 @@ extension Calibration {
           field: log.bidRequests >= latencyMinimum ? "bidLatency" : "bidLatency, bidNoAnswer",
           why: "no bid requests to this line item in the data; \(fallbackName) is used should it bid"))
     }
+    return Self.clamped(estimate, field: field, &defaults)
+  }
+
+  /// `estimate` within what a market file takes (a price median up to the configuration's largest
+  /// eCPM and a spread up to 3; a latency median up to 10 minutes and a spread up to 5): data that
+  /// fits beyond them (latencies in the wrong unit, say) is clamped, and the market file says so.
+  static func clamped(_ estimate: MarketFile.Estimate, field: String, _ defaults: inout [MarketFile.Default])
+    -> MarketFile.Estimate
+  {
+    var estimate = estimate
+    func clamp(_ value: inout Double, _ range: ClosedRange<Double>, _ name: String) {
+      guard !range.contains(value) else { return }
+      let found = value
+      value = value.isFinite ? min(max(value, range.lowerBound), range.upperBound) : range.lowerBound
+      defaults.append(
+        MarketFile.Default(
+          field: field + name,
+          why:
+            "the data gives \(found), beyond the \(range.lowerBound)…\(range.upperBound) a market file takes; "
+            + "clamped to \(value): check the data's units"))
+    }
+    clamp(&estimate.price.median, 0...MediationConfig.Limits.maxECPM, "price.median")
+    clamp(&estimate.price.sigma, 0...3, "price.sigma")
+    clamp(&estimate.loadLatency.medianMs, 0...600_000, "loadLatency.medianMs")
+    clamp(&estimate.loadLatency.sigma, 0...5, "loadLatency.sigma")
+    if var bid = estimate.bidLatency {
+      clamp(&bid.medianMs, 0...600_000, "bidLatency.medianMs")
+      clamp(&bid.sigma, 0...5, "bidLatency.sigma")
+      estimate.bidLatency = bid
+    }
     return estimate
   }
 

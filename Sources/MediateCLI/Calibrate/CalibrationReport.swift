@@ -109,8 +109,9 @@ struct CalibrationReport {
   }
 
   static func latency(_ name: String, _ latency: MarketFile.Latency) -> String {
-    "\(name) latency median \(Int(latency.medianMs.rounded())) ms, p99 "
-      + "\(Int((latency.distribution.quantile(0.99) * 1000).rounded())) ms, σ \(String(format: "%.2f", latency.sigma))"
+    "\(name) latency median \(String(format: "%.0f", latency.medianMs)) ms, p99 "
+      + String(format: "%.0f", latency.distribution.quantile(0.99) * 1000)
+      + " ms, σ \(String(format: "%.2f", latency.sigma))"
       + (latency.observations.map { " from \($0) requests" } ?? "") + " [\(latency.source)]"
   }
 

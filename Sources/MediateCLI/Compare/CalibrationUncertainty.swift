@@ -43,7 +43,7 @@ struct CalibrationUncertainty {
     let df =
       total * total
       / (seeds * seeds / Double(replications - 1) + calibration * calibration / Double(shifts.count - 1))
-    let t = StudentT.quantile975(degreesOfFreedom: max(1, Int(df.rounded(.down))))
+    let t = StudentT.quantile975(degreesOfFreedom: df.isFinite ? max(1, Int(min(df, 1e6).rounded(.down))) : 1)
     let half = t * total.squareRoot()
     return (lift - half)...(lift + half)
   }
