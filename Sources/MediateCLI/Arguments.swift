@@ -77,17 +77,21 @@ extension Command {
   /// What a command's help says after its options, when its options are not the whole story.
   var helpNotes: [String]? {
     guard self == .calibrate else { return nil }
-    return [
-      "WHAT EACH SOURCE TELLS (the richest wins, per figure and line item):",
-      "  event log     fill of answered requests, requests never answered, prices (every bid, and waterfall",
-      "                impressions' revenue_paid), load and bid latencies",
-      "  MAX / AdMob   fill per attempt (timeouts included) and the mean eCPM; no spread, no latency",
-      "  otherwise     the simulated network's default; every default is written with its reason",
-      "Rows are matched to line items by network and placement id; unmatched rows are listed, rows given",
-      "twice are counted once. Exit 64 bad usage, 65 bad data (file, row, column, found, expected),",
-      "66 a missing file, 74 an --out that cannot be written. The DocC article \"Calibrating the",
-      "simulator to your market\" documents the market file, the event log and the report shapes.",
-    ]
+    return ["WHAT EACH SOURCE TELLS (the richest wins, per figure and line item):"]
+      + MediateCLI.helpRow(
+        "event log",
+        "fill of answered requests, requests never answered, prices (every bid, and waterfall impressions' "
+          + "revenue_paid), load and bid latencies")
+      + MediateCLI.helpRow(
+        "MAX / AdMob", "fill per attempt (timeouts included) and the mean eCPM; no spread, no latency")
+      + MediateCLI.helpRow(
+        "otherwise", "the simulated network's default; every default is written with its reason")
+      + [
+        "Rows are matched to line items by network and placement id; unmatched rows are listed, rows given",
+        "twice are counted once. Exit 64 bad usage, 65 bad data (file, row, column, found, expected),",
+        "66 a missing file, 74 an --out that cannot be written. The DocC article \"Calibrating the",
+        "simulator to your market\" documents the market file, the event log and the report shapes.",
+      ]
   }
 }
 

@@ -144,7 +144,7 @@ struct CLITests {
       (
         ["launch"],
         "Error: unknown command 'launch'; commands: run, networks, zones, validate, bench, rewards, "
-          + "config, compare, optimize, verify-callback, verifier-keys, bench-callbacks, bench-apply, bench-app"
+          + "config, compare, optimize, calibrate, verify-callback, verifier-keys, bench-callbacks, bench-apply, bench-app"
       ),
       (
         ["--networks", "max,,google"],

@@ -265,7 +265,7 @@ extension CalibrateCommandTests {
     #expect(text.contains("WHAT EACH SOURCE TELLS"))
     #expect(
       text.contains(
-        "MAX / AdMob   fill per attempt (timeouts included) and the mean eCPM; no spread, no latency"))
+        "  MAX / AdMob       fill per attempt (timeouts included) and the mean eCPM; no spread, no latency"))
     let run = Self.run(["--help"]).out.joined(separator: "\n")
     #expect(
       run.contains("--events FILE") && run.contains("--export-report max|admob FILE")
