@@ -272,3 +272,22 @@ extension CalibrateCommandTests {
         && run.contains("calibrate"))
   }
 }
+
+extension CalibrateCommandTests {
+  /// Countries in one source but not in another: the market is not split, and the note says why.
+  @Test func countriesInOnlySomeSourcesAreSaidNotSplit() throws {
+    let directory = Self.directory()
+    let withCountry = Self.write(
+      "day,country,network,network_placement,attempts,responses,impressions,estimated_revenue\n"
+        + "2025-01-07,us,AppLovin,b3f1c0d2e4a59687,1000,900,880,11.0\n", "a.csv", in: directory)
+    let events = Self.write(
+      #"{"v":1,"zone":"level_complete","event":"failed","error":"no_fill","message":"","waterfall":[{"network":"max","placement":"b3f1c0d2e4a59687","priority":0,"ecpm":12.5,"state":"failed","latency_ms":700}]}"#
+        + "\n", "e.jsonl", in: directory)
+    let out = directory + "m.json"
+    let result = Self.run(["calibrate", "--out", out, "--max-report", withCountry, "--events", events])
+    #expect(result.code == 0, "\(result.err)")
+    let market = try MarketFile.read(#require(FileManager.default.contents(atPath: out)), source: out)
+    #expect(market.segmentBy == nil)
+    #expect(market.notes.contains { $0.hasPrefix("not split by country: the event log (a line without") })
+  }
+}

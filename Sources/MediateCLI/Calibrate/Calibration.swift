@@ -54,7 +54,8 @@ struct Calibration {
   func run(rows: [ReportRow], log: EventLogReader?, sources: [MarketFile.Source]) throws(CLIError)
     -> MarketFile
   {
-    let dimension = try segmentDimension(rows: rows, log: log)
+    var segmentationNote: String?
+    let dimension = try segmentDimension(rows: rows, log: log, automaticNote: &segmentationNote)
     var pooled = [Evidence](repeating: Evidence(), count: zone.lineItems.count)
     var bySegment: [String: [Evidence]] = [:]
     var notes: [String] = []
@@ -107,6 +108,7 @@ struct Calibration {
         "\(unmatched.count) row(s) or line item(s) in the data match no line item of zone '\(zone.id)' and were "
           + "not used: " + unmatched.prefix(10).joined(separator: "; ") + (unmatched.count > 10 ? "; …" : ""))
     }
+    if let segmentationNote { notes.append(segmentationNote) }
     var market = MarketFile(
       zone: zone.id, segmentBy: dimension, lineItems: [], sources: sources, notes: notes)
     market.segments = segments(bySegment: bySegment, auctions: auctions)
@@ -144,8 +146,11 @@ struct Calibration {
     values.first { $0.hasPrefix(dimension + "=") }.map { String($0.dropFirst(dimension.count + 1)) }
   }
 
-  /// The dimension to split by: every source must have it.
-  private func segmentDimension(rows: [ReportRow], log: EventLogReader?) throws(CLIError) -> String? {
+  /// The dimension to split by: every source must have it. Automatic segmentation that some
+  /// sources would allow and others do not sets `automaticNote` to say why it did not split.
+  private func segmentDimension(rows: [ReportRow], log: EventLogReader?, automaticNote: inout String?)
+    throws(CLIError) -> String?
+  {
     let wanted: String
     switch segmentation {
     case .none: return nil
@@ -156,10 +161,18 @@ struct Calibration {
     let logKeys = (log?.lineItems.keys.map(\.dimensions) ?? []) + (log?.auctions.keys.map { $0 } ?? [])
     let logWithout = logKeys.contains { Self.value(of: wanted, in: $0) == nil }
     guard rowWithout != nil || logWithout else { return rows.isEmpty && logKeys.isEmpty ? nil : wanted }
-    if segmentation == .automatic { return nil }
     let which =
       rowWithout.map { "\($0.file) (\($0.place) has no \(wanted))" }
       ?? "the event log (a line without \"dims\":{\"\(wanted)\":…})"
+    if segmentation == .automatic {
+      let someHave =
+        rows.contains { !($0.dimensions[wanted] ?? "").isEmpty }
+        || logKeys.contains { Self.value(of: wanted, in: $0) != nil }
+      if someHave {
+        automaticNote = "not split by country: \(which); countries need every source to have them"
+      }
+      return nil
+    }
     throw .usage(
       "--segment-by \(wanted): every source must have it, and \(which) does not; use --segment-by none to pool",
       .calibrate)
