@@ -33,14 +33,14 @@ struct CalibrationUncertaintyTests {
     for index in reversed.lineItems.indices { reversed.lineItems[index].priority = 3 - index }
     let file = market(observations: n)
     let settings = Comparison.Settings(
-      a: zone, b: reversed, networks: BuiltInNetworks.allIDs, seed: 21, requests: 1_500, replications: 4,
+      a: zone, b: reversed, networks: BuiltInNetworks.allIDs, seed: 21, requests: 1_000, replications: 4,
       calibrated: file.model)
     let result = try Comparison(settings: settings, registry: BuiltInNetworks.registry()).run()
     return try CalibrationUncertainty.run(
       settings, result: result, file: file, count: 6, registry: BuiltInNetworks.registry())
   }
 
-  /// 4 replications and 6 resampled markets of 1,500 sessions: with 30 observations a fill is
+  /// 4 replications and 6 resampled markets of 1,000 sessions: with 30 observations a fill is
   /// known to about ±14 points and a price to ±9%, which moves B − A by several times the seeds'
   /// spread; with a million, by nothing the seeds do not dwarf.
   @Test func littleDataMakesMostOfTheIntervalAndMuchDataLittle() throws {

@@ -11,18 +11,19 @@ import Testing
 /// - each line item's fill is within ±2 points and its mean eCPM within ±5% of the truth wherever
 ///   the data hold the sample that needs (a fill near p needs `1.96² p(1−p) / 0.02²` answered
 ///   requests, about 1,400 at p = 0.85; a mean eCPM with σ 0.25 needs
-///   `(1.96 · √(e^σ² − 1) / 0.05)²`, about 100 prices), and within the 99.99% sampling interval (3.89 standard errors) where
-///   they do not (a line item low in a waterfall is asked in a few auctions of a thousand: the
-///   market file says how wide its interval is);
+///   `(1.96 · √(e^σ² − 1) / 0.05)²`, about 100 prices), and within the 99.99% sampling interval
+///   (3.89 standard errors) where they do not (a line item low in a waterfall is asked in a few
+///   auctions of a thousand: the market file says how wide its interval is);
 /// - `optimize` on the calibrated market earns, on the true market's held-out seeds, at least 99%
 ///   of what `optimize` earns when given the true market.
 ///
 /// Sizes: 15,000 sessions of data, which give the top line item of each waterfall its tolerance
 /// and the second one its tolerance where the first fails often enough (2,500 answered requests
-/// in the built-in market); the optimizer trains on 400 sessions per candidate (every candidate on
-/// the same seed, so the candidates' differences, not their totals, decide) and the two proposals are measured against
-/// each other on 2 × 4,000 held-out sessions of the true market. `CommandLine.md` has the same
-/// measurement at 100,000 sessions.
+/// in the built-in market); the optimizer trains on 300 sessions per candidate (every candidate
+/// on the same seed, so the candidates' differences, not their totals, decide) and the two
+/// proposals are measured against each other on 2 × 3,000 held-out sessions of the true market.
+/// The DocC article "Calibrating the simulator to your market" has the same measurement at
+/// 100,000 sessions.
 @Suite("Identifiability of a calibrated market")
 struct IdentifiabilityTests {
   static let zone = try! MediationConfig.load(Data(DefaultConfig.json.utf8), source: "built-in").zone(
@@ -113,7 +114,7 @@ struct IdentifiabilityTests {
   static func optimize(_ market: CalibratedMarket?) throws -> ZoneConfig {
     let bidders = Set(registry.all.filter { $0.info.capabilities.contains(.bidding) }.map(\.info.id))
     var settings = Optimizer.Settings(
-      zone: zone, networks: BuiltInNetworks.allIDs, seed: 11, requests: 400, biddingNetworks: bidders)
+      zone: zone, networks: BuiltInNetworks.allIDs, seed: 11, requests: 300, biddingNetworks: bidders)
     settings.trainingReplications = 1
     settings.heldOutReplications = 2
     settings.calibrated = market
@@ -158,7 +159,7 @@ struct IdentifiabilityTests {
     let onCalibration = try Self.optimize(combined.model)
     let heldOut = Comparison(
       settings: Comparison.Settings(
-        a: onTruth, b: onCalibration, networks: BuiltInNetworks.allIDs, seed: 3_000_011, requests: 4_000,
+        a: onTruth, b: onCalibration, networks: BuiltInNetworks.allIDs, seed: 3_000_011, requests: 3_000,
         replications: 2, calibrated: truth.market?.model),
       registry: Self.registry)
     let result = try heldOut.run()

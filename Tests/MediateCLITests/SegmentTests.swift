@@ -110,7 +110,7 @@ struct SegmentTests {
     let germanOnly = try Self.json(
       Self.run([
         "optimize", "--config", configPath, "--zone", "level_complete", "--out", directory + "de.json",
-        "--requests", "600", "--strategy", "waterfall", "--market", calibrated, "--country", "de",
+        "--requests", "300", "--strategy", "waterfall", "--market", calibrated, "--country", "de",
         "--calibration-resamples", "0", "--json",
       ]))
     #expect((germanOnly["changes"] as? [[String: String]])?.isEmpty == false)
