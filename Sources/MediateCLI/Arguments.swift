@@ -1,6 +1,6 @@
 /// The commands `mediate` has.
 enum Command: String, CaseIterable, Equatable {
-  case run, networks, zones, validate, bench, rewards, config, compare, optimize, replay, inspect
+  case run, networks, zones, validate, bench, rewards, config, compare, optimize, calibrate, replay, inspect
   case verifyCallback = "verify-callback"
   case verifierKeys = "verifier-keys"
   case benchCallbacks = "bench-callbacks"
@@ -18,6 +18,8 @@ enum Command: String, CaseIterable, Equatable {
       "Compare a zone of two configurations on the simulator, on paired seeds, with 95% confidence intervals."
     case .optimize:
       "Propose a better configuration for a zone from simulated traffic, measured on held-out seeds."
+    case .calibrate:
+      "Estimate a zone's market (fill, prices, latency per line item) from MAX and AdMob reports and MediationKit's event log."
     case .bench:
       "Measure MediationKit's overhead: the Empower SDK driven directly, through its adapter alone, and through mediation."
     case .rewards: "List the rewards pending in a reward ledger (oldest first), or acknowledge one."
@@ -43,7 +45,8 @@ enum Command: String, CaseIterable, Equatable {
     case .run:
       "mediate [run] [--zone ZONE] [--networks LIST] [--strategy S] [--requests N] [--seed N] [--config FILE] "
         + "[--user-id ID] [--no-consent] [--do-not-sell] [--child-directed] [--ledger FILE [--pause-before-ack]] "
-        + "[--report FILE.html] [--market FILE] [--queue-depth N] [--fault NAME] [--record FILE] [--json] "
+        + "[--report FILE.html] [--market FILE [--segment S | --country CC]] [--events FILE] "
+        + "[--export-report max|admob FILE] [--queue-depth N] [--fault NAME] [--record FILE] [--json] "
         + "[--config-url URL [--config-cache DIR]]"
     case .networks:
       "mediate networks [--seed N] [--config FILE] [--start-on-first-use LIST] [--never-start LIST] [--json]"
@@ -52,10 +55,15 @@ enum Command: String, CaseIterable, Equatable {
     case .config: "mediate config [--config FILE] [--zone ZONE]"
     case .compare:
       "mediate compare A.json B.json [--zone ZONE] [--requests N] [--replications K] [--networks LIST] "
-        + "[--strategy S] [--seed N] [--no-consent] [--do-not-sell] [--child-directed] [--report FILE.html] [--json]"
+        + "[--strategy S] [--seed N] [--no-consent] [--do-not-sell] [--child-directed] [--report FILE.html] "
+        + "[--market FILE [--segment S | --country CC] [--calibration-resamples K]] [--json]"
     case .optimize:
       "mediate optimize [--config FILE] [--zone ZONE] --out FILE [--requests N] [--strategy S] [--networks LIST] "
-        + "[--seed N] [--no-consent] [--do-not-sell] [--child-directed] [--report FILE.html] [--json]"
+        + "[--seed N] [--no-consent] [--do-not-sell] [--child-directed] [--report FILE.html] "
+        + "[--market FILE [--segment S | --country CC | --segments] [--calibration-resamples K]] [--json]"
+    case .calibrate:
+      "mediate calibrate [--config FILE] [--zone ZONE] --out FILE [--max-report FILE]… [--admob-report FILE]… "
+        + "[--events FILE]… [--segment-by DIM|none] [--app ID]… [--json]"
     case .bench: "mediate bench [--cycles N] [--seed N] [--json]"
     case .rewards: "mediate rewards --ledger FILE [--all] [--ack ID] [--json]"
     case .replay: "mediate replay FILE [--json]"
@@ -72,11 +80,37 @@ enum Command: String, CaseIterable, Equatable {
   }
 }
 
+extension Command {
+  /// What a command's help says after its options, when its options are not the whole story.
+  var helpNotes: [String]? {
+    guard self == .calibrate else { return nil }
+    return ["WHAT EACH SOURCE TELLS (the richest wins, per figure and line item):"]
+      + MediateCLI.helpRow(
+        "event log",
+        "fill of answered requests, requests never answered, prices (every bid, and waterfall impressions' "
+          + "revenue_paid), load and bid latencies")
+      + MediateCLI.helpRow(
+        "MAX / AdMob", "fill per attempt (timeouts included) and the mean eCPM; no spread, no latency")
+      + MediateCLI.helpRow(
+        "otherwise", "the simulated network's default; every default is written with its reason")
+      + [
+        "Rows are matched to line items by network and placement id; unmatched rows are listed, rows given",
+        "twice are counted once. Exit 64 bad usage, 65 bad data (file, row, column, found, expected),",
+        "66 a missing file, 74 an --out that cannot be written. The DocC article \"Calibrating the",
+        "simulator to your market\" documents the market file, the event log and the report shapes.",
+      ]
+  }
+}
+
 /// An option a command accepts.
 struct OptionSpec {
   let name: String
   let valueName: String?
   let help: String
+  /// How many values the option takes (`--export-report max FILE` takes two).
+  var arity = 1
+  /// Whether the option may be given more than once; ``Arguments/values(_:)`` has every value.
+  var repeatable = false
 
   static let zone = OptionSpec(
     name: "--zone", valueName: "ZONE", help: "The zone to load and show (default: the config's first zone).")
@@ -153,8 +187,66 @@ struct OptionSpec {
   static let market = OptionSpec(
     name: "--market", valueName: "FILE",
     help:
-      "With --requests: the simulated networks price each line item at its eCPM in FILE's zone of the same "
-      + "id (matched by network and placement id), not at --config's: to try wrong or learned eCPMs.")
+      "With --requests: what the simulated networks do. A market file (mediate calibrate): each line item it "
+      + "lists fills, prices and answers as it says. A configuration file: each line item is priced at its eCPM "
+      + "in FILE's zone of the same id, not at --config's (to try wrong or learned eCPMs).")
+  static let compareMarket = OptionSpec(
+    name: "--market", valueName: "FILE",
+    help:
+      "Both sides run on this market (a market file from mediate calibrate, or a configuration file's "
+      + "eCPMs) instead of the simulated networks' own behaviour.")
+  static let segment = OptionSpec(
+    name: "--segment", valueName: "S",
+    help:
+      "With a segmented --market: all traffic is in segment S (a country, or the market's other dimension).")
+  static let country = OptionSpec(
+    name: "--country", valueName: "CC",
+    help: "With a --market segmented by country: all traffic is from country CC (US, GB, …).")
+  static let calibrationResamples = OptionSpec(
+    name: "--calibration-resamples", valueName: "K",
+    help:
+      "With a market file that counts its data: also run on K markets drawn from the calibration's uncertainty "
+      + "and say how much of the CI it makes, 0 to 200 (default: 10; 0 skips it).")
+  static let segments = OptionSpec(
+    name: "--segments", valueName: nil,
+    help:
+      "With a segmented --market: also optimize each segment and propose its own configuration where it earns "
+      + "significantly more there than the overall proposal (written next to --out as OUT.SEGMENT.json).")
+  static let events = OptionSpec(
+    name: "--events", valueName: "FILE",
+    help:
+      "With --requests: write every zone event to FILE as MediationKit's event log (JSON Lines, version 1).")
+  static let exportReport = OptionSpec(
+    name: "--export-report", valueName: "max|admob FILE",
+    help:
+      "With --requests: write what the simulated networks did as a MAX revenue report (CSV) or an AdMob "
+      + "mediation report (the API's JSON) to FILE; may be given twice.", arity: 2, repeatable: true)
+  static let calibrateZone = OptionSpec(
+    name: "--zone", valueName: "ZONE",
+    help: "The zone whose line items to calibrate (default: the config's first).")
+  static let calibrateOut = OptionSpec(
+    name: "--out", valueName: "FILE",
+    help: "Where to write the market file (for --market, compare, optimize).")
+  static let maxReport = OptionSpec(
+    name: "--max-report", valueName: "FILE",
+    help: "A MAX Revenue Reporting API report (CSV); may be given more than once.", repeatable: true)
+  static let admobReport = OptionSpec(
+    name: "--admob-report", valueName: "FILE",
+    help: "An AdMob API mediation report (the mediationReport:generate JSON); may be given more than once.",
+    repeatable: true)
+  static let eventLogs = OptionSpec(
+    name: "--events", valueName: "FILE",
+    help: "MediationKit's event log (JSON Lines, version 1); may be given more than once.", repeatable: true)
+  static let segmentBy = OptionSpec(
+    name: "--segment-by", valueName: "DIM",
+    help:
+      "Split the market by this dimension (country, platform, …) every source has (default: country when "
+      + "every source has it); none pools all traffic.")
+  static let app = OptionSpec(
+    name: "--app", valueName: "ID",
+    help:
+      "The app whose rows to read when a report covers several (MAX package_name, store_id or application; "
+      + "AdMob APP); may be given once per report kind.", repeatable: true)
   static let userID = OptionSpec(
     name: "--user-id", valueName: "ID",
     help:
@@ -240,9 +332,8 @@ struct OptionSpec {
     case .run:
       [
         .zone, .networks, .strategy, .requests, .seed, .config, .userID, .noConsent, .doNotSell,
-        .childDirected, .ledger, .pauseBeforeAck, .report, .market, .queueDepth, .fault, .record, .json,
-        .help,
-        .configURL, .configCache,
+        .childDirected, .ledger, .pauseBeforeAck, .report, .market, .segment, .country, .events,
+        .exportReport, .queueDepth, .fault, .record, .json, .help, .configURL, .configCache,
       ]
     case .networks: [.seed, .config, .startOnFirstUse, .neverStart, .json, .help]
     case .zones: [.config, .json, .help, .configURL, .configCache]
@@ -252,13 +343,20 @@ struct OptionSpec {
       [
         .compareZone, .compareRequests, .replications, .networks, .strategy, .compareSeed, .noConsent,
         .doNotSell,
-        .childDirected, .compareReport, .json, .help,
+        .childDirected, .compareReport, .compareMarket, .segment, .country, .calibrationResamples, .json,
+        .help,
       ]
     case .optimize:
       [
         .config, .optimizeZone, .out, .optimizeRequests, .optimizeStrategy, .networks, .optimizeSeed,
         .noConsent,
-        .doNotSell, .childDirected, .optimizeReport, .json, .help,
+        .doNotSell, .childDirected, .optimizeReport, .compareMarket, .segment, .country, .segments,
+        .calibrationResamples, .json, .help,
+      ]
+    case .calibrate:
+      [
+        .config, .calibrateZone, .calibrateOut, .maxReport, .admobReport, .eventLogs, .segmentBy, .app, .json,
+        .help,
       ]
     case .bench: [.cycles, .seed, .json, .help]
     case .rewards: [.ledger, .all, .ack, .json, .help]
@@ -278,10 +376,14 @@ struct OptionSpec {
 struct Arguments: Equatable {
   var command: Command = .run
   var options: [String: String] = [:]
+  /// Every value of each option given, in order (an option of arity 2 adds two per use).
+  var repeated: [String: [String]] = [:]
   var flags: Set<String> = []
   var positional: [String] = []
 
   func value(_ option: OptionSpec) -> String? { options[option.name] }
+  /// Every value of `option`, in the order given; empty when it was left out.
+  func values(_ option: OptionSpec) -> [String] { repeated[option.name] ?? [] }
   func has(_ flag: OptionSpec) -> Bool { flags.contains(flag.name) }
 
   /// Parses `arguments` (without the program name).
@@ -319,17 +421,19 @@ struct Arguments: Equatable {
         if parts.count > 1 { throw .usage("option '\(name)' takes no value", parsed.command) }
         parsed.flags.insert(name)
       } else {
-        let value: String
-        if parts.count > 1 {
-          value = parts[1]
-        } else if let next = rest.first, !next.hasPrefix("--") {
-          value = next
+        var values: [String] = parts.count > 1 ? [parts[1]] : []
+        while values.count < spec.arity, let next = rest.first, !next.hasPrefix("--") {
+          values.append(next)
           rest = rest.dropFirst()
-        } else {
-          throw .usage("option '\(name)' needs a value (\(spec.valueName!))", parsed.command)
         }
-        if parsed.options[name] != nil { throw .usage("option '\(name)' given twice", parsed.command) }
-        parsed.options[name] = value
+        guard values.count == spec.arity, let value = values.first else {
+          throw .usage("option '\(name)' needs a value (\(spec.valueName ?? "VALUE"))", parsed.command)
+        }
+        if parsed.options[name] != nil && !spec.repeatable {
+          throw .usage("option '\(name)' given twice", parsed.command)
+        }
+        if parsed.options[name] == nil { parsed.options[name] = value }
+        parsed.repeated[name, default: []] += values
       }
     }
     return parsed

@@ -92,6 +92,7 @@ public enum MediateCLI {
       case .config: return try ConfigCommand(context).run()
       case .compare: return try CompareCommand(context).run()
       case .optimize: return try OptimizeCommand(context).run()
+      case .calibrate: return try CalibrateCommand(context).run()
       case .bench: return try BenchCommand(context).run()
       case .rewards: return try RewardsCommand(context).run()
       case .replay: return try ReplayCommand(context).run()
@@ -119,6 +120,7 @@ public enum MediateCLI {
       let name = option.valueName.map { "\(option.name) \($0)" } ?? option.name
       lines += helpRow(name, option.help)
     }
+    if let notes = command.helpNotes { lines += [""] + notes }
     if command == .run && !explicitCommand {
       lines += helpRow("--version", "Show the version.") + ["", "COMMANDS:"]
       for command in Command.allCases {

@@ -152,3 +152,22 @@ enum OutputFile {
     }
   }
 }
+
+extension OutputFile {
+  /// The directory `path` would be written into, when it does not exist (or is not a directory).
+  static func missingDirectory(of path: String) -> String? {
+    let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+    var isDirectory: ObjCBool = false
+    let exists = FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory)
+    return exists && isDirectory.boolValue ? nil : directory
+  }
+
+  /// `--out FILE` of `command`: a usage error when its directory does not exist, else checked as
+  /// ``check(_:what:)`` does, before a long run.
+  static func checkOut(_ path: String, what: String, _ command: Command) throws(CLIError) {
+    if let directory = missingDirectory(of: path) {
+      throw .usage("--out \(path): no directory \(directory) to write the \(what) into", command)
+    }
+    try check(path, what: what)
+  }
+}

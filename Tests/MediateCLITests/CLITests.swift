@@ -144,8 +144,8 @@ struct CLITests {
       (
         ["launch"],
         "Error: unknown command 'launch'; commands: run, networks, zones, validate, bench, rewards, "
-          + "config, compare, optimize, replay, inspect, verify-callback, verifier-keys, bench-callbacks, bench-apply, "
-          + "bench-app"
+          + "config, compare, optimize, calibrate, replay, inspect, verify-callback, verifier-keys, bench-callbacks, "
+          + "bench-apply, bench-app"
       ),
       (
         ["--networks", "max,,google"],

@@ -16,8 +16,15 @@ struct CompareCommand {
   static let maxRequests = 10_000_000
   static let maxTotalRequests = 100_000_000
 
-  func validate() throws(CLIError) -> (Comparison.Settings, sources: (a: String, b: String), report: String?)
-  {
+  struct Plan {
+    var settings: Comparison.Settings
+    var sources: (a: String, b: String)
+    var report: String?
+    var market: LoadedMarket?
+    var resamples: Int
+  }
+
+  func validate() throws(CLIError) -> Plan {
     let files = context.arguments.positional
     guard files.count == 2 else {
       throw .usage(
@@ -46,25 +53,40 @@ struct CompareCommand {
         "--requests \(requests) × --replications \(replications) is more than \(Self.maxTotalRequests) requests per side",
         .compare)
     }
+    let market = try context.loadMarket(for: a)
     var settings = Comparison.Settings(
       a: a, b: b, networks: try context.networks(), seed: try RunCommand(context).seed(), requests: requests,
-      replications: replications, privacy: context.privacy)
+      replications: replications, privacy: context.privacy, market: market?.prices,
+      calibrated: market?.calibrated)
     let report = try context.reportPath()
     settings.keepsFunnel = report != nil
-    return (settings, (files[0], files[1]), report)
+    return Plan(
+      settings: settings, sources: (files[0], files[1]), report: report, market: market,
+      resamples: try context.calibrationResamples(market))
   }
 
   func run() throws(CLIError) -> Int32 {
-    let (settings, sources, reportPath) = try validate()
+    let plan = try validate()
+    let (settings, sources, reportPath) = (plan.settings, plan.sources, plan.report)
     let comparison = Comparison(settings: settings, registry: context.registry)
-    let result = try ProgressBar.tracking(
-      total: settings.requests * settings.replications * 2, output: context.output, command: .compare
-    ) { progress throws(MediationError) in try comparison.run(progress: progress) }
+    let runs = settings.requests * settings.replications * 2
+    let (result, uncertainty) = try ProgressBar.tracking(
+      total: runs + settings.requests * 2 * plan.resamples, output: context.output, command: .compare
+    ) { progress throws(MediationError) -> (ComparisonResult, CalibrationUncertainty?) in
+      let result = try comparison.run(progress: progress)
+      guard plan.resamples > 0, let file = plan.market?.file else { return (result, nil) }
+      let uncertainty = try CalibrationUncertainty.run(
+        settings, result: result, file: file, count: plan.resamples, registry: context.registry
+      ) { progress?(runs + $0) }
+      return (result, uncertainty)
+    }
     let report = ComparisonReport(result: result, settings: settings)
     if context.json {
-      context.output.out(JSONLine.encode(report.json))
+      var json = report.json
+      if let uncertainty { json["calibration"] = uncertainty.json }
+      context.output.out(JSONLine.encode(json))
     } else {
-      context.output.out(report.text(sources: sources))
+      context.output.out(report.text(sources: sources) + (uncertainty.map { "\n" + $0.text } ?? ""))
     }
     if let reportPath {
       try HTMLReport.write(

@@ -18,6 +18,10 @@ struct OptimizeCommand {
     var source: String
     var outPath: String
     var reportPath: String?
+    var market: LoadedMarket?
+    var resamples = 0
+    /// `--segments`: optimize each segment of the market too.
+    var segments = false
   }
 
   func validate() throws(CLIError) -> Plan {
@@ -25,13 +29,7 @@ struct OptimizeCommand {
     guard let outPath = context.arguments.value(.out) else {
       throw .usage("optimize needs --out FILE: where to write the optimized configuration", .optimize)
     }
-    let directory = URL(fileURLWithPath: outPath).deletingLastPathComponent().path
-    var isDirectory: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue
-    else {
-      throw .usage("--out \(outPath): no directory \(directory) to write the configuration into", .optimize)
-    }
-    try OutputFile.check(outPath, what: "configuration")
+    try OutputFile.checkOut(outPath, what: "configuration", .optimize)
     let (config, source) = try context.loadConfig()
     let zoneID = context.arguments.value(.optimizeZone) ?? config.zones[0].id
     guard let zone = config.zones.first(where: { $0.id == zoneID }) else {
@@ -61,11 +59,26 @@ struct OptimizeCommand {
     }
     let requests = try context.requests(limit: Self.maxRequests) ?? Self.defaultRequests
     let reportPath = try context.reportPath()
+    let segments = context.arguments.has(.segments)
+    if segments, try context.segmentOption() != nil {
+      throw .usage(
+        "--segments optimizes every segment; it cannot be combined with --segment or --country", .optimize)
+    }
+    let market = try context.loadMarket(for: zone)
+    if segments {
+      guard let file = market?.file, file.segmentBy != nil, file.segments.count > 1 else {
+        throw .usage(
+          "--segments needs --market FILE with a market file split into two or more segments", .optimize)
+      }
+    }
     let settings = Optimizer.Settings(
       zone: zone, networks: networks, seed: try RunCommand(context).seed(), requests: requests,
       privacy: context.privacy, strategies: strategies, biddingNetworks: biddingNetworks,
-      keepsFunnel: reportPath != nil)
-    return Plan(settings: settings, config: config, source: source, outPath: outPath, reportPath: reportPath)
+      keepsFunnel: reportPath != nil, market: market?.prices, calibrated: market?.calibrated)
+    return Plan(
+      settings: settings, config: config, source: source, outPath: outPath, reportPath: reportPath,
+      market: market,
+      resamples: try context.calibrationResamples(market), segments: segments)
   }
 
   func run() throws(CLIError) -> Int32 {
@@ -74,17 +87,35 @@ struct OptimizeCommand {
     let settings = plan.settings
     // Every candidate on every training seed, at most; then both sides of the held-out comparison.
     let total = settings.requests * (settings.trainingReplications * 40 + settings.heldOutReplications * 2)
-    let optimization = try ProgressBar.tracking(total: total, output: context.output, command: .optimize) {
-      progress throws(MediationError) in try optimizer.run(progress: progress)
+    let extra = settings.requests * 2 * plan.resamples
+    let (optimization, uncertainty) = try ProgressBar.tracking(
+      total: total + extra, output: context.output, command: .optimize
+    ) { progress throws(MediationError) -> (Optimization, CalibrationUncertainty?) in
+      let optimization = try optimizer.run(progress: progress)
+      guard plan.resamples > 0, let file = plan.market?.file else { return (optimization, nil) }
+      let uncertainty = try CalibrationUncertainty.run(
+        optimization.heldOutSettings, result: optimization.heldOut, file: file, count: plan.resamples,
+        registry: context.registry
+      ) { progress?(total + $0) }
+      return (optimization, uncertainty)
     }
     try write(optimization.proposed, into: plan.config, path: plan.outPath)
+    let segments = try optimizeSegments(plan, overall: optimization.proposed)
     let report = OptimizationReport(
       optimization: optimization, settings: settings, trainingSeeds: optimizer.trainingSeeds,
       outPath: plan.outPath)
     if context.json {
-      context.output.out(JSONLine.encode(report.json))
+      var json = report.json
+      if let uncertainty { json["calibration"] = uncertainty.json }
+      if let segments { json["segments"] = SegmentOptimization.json(segments, out: plan.outPath) }
+      context.output.out(JSONLine.encode(json))
     } else {
-      context.output.out(report.text(source: plan.source))
+      var lines = [report.text(source: plan.source)]
+      if let uncertainty { lines.append(uncertainty.text) }
+      if let segments, let dimension = plan.market?.file?.segmentBy {
+        lines += SegmentOptimization.text(segments, dimension: dimension, out: plan.outPath)
+      }
+      context.output.out(lines.joined(separator: "\n"))
     }
     if let reportPath = plan.reportPath {
       try HTMLReport.write(
@@ -95,6 +126,26 @@ struct OptimizeCommand {
       context.output.err("report: \(reportPath)")
     }
     return ExitCode.success
+  }
+
+  /// With `--segments`: each segment's proposal, and its configuration written where it earns
+  /// enough more than the overall proposal.
+  func optimizeSegments(_ plan: Plan, overall: ZoneConfig) throws(CLIError) -> [SegmentOptimization.Proposal]?
+  {
+    guard plan.segments, let file = plan.market?.file else { return nil }
+    let segmentation = SegmentOptimization(
+      settings: plan.settings, overall: overall, file: file, registry: context.registry)
+    let proposals = try ProgressBar.tracking(
+      total: file.segments.count, output: context.output, command: .optimize
+    ) {
+      progress throws(MediationError) in try segmentation.run(progress: progress)
+    }
+    for proposal in proposals where proposal.matters {
+      try write(
+        proposal.optimization.proposed, into: plan.config,
+        path: SegmentOptimization.path(for: proposal.segment, out: plan.outPath))
+    }
+    return proposals
   }
 
   /// Writes `config` with its zone `zone.id` replaced by `zone`, after checking it loads back as

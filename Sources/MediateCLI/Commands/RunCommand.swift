@@ -37,6 +37,12 @@ struct RunCommand {
     var reportPath: String?
     /// With `--requests`: `--market FILE`, what the simulated networks pay.
     var market: MarketPrices?
+    /// With `--requests`: `--market FILE` (a market file), what the simulated networks do.
+    var calibrated: CalibratedMarket?
+    /// With `--requests`: `--events FILE`, where to write the event log.
+    var eventsPath: String?
+    /// With `--requests`: `--export-report max|admob FILE`, the vendor reports to write.
+    var exports: [(format: ReportExport.Format, path: String)] = []
     /// With `--requests`: the queue model's depth (`--queue-depth N`, or the zone's `queueDepth`
     /// above 1); `nil` for the load-per-session model.
     var queueDepth: Int?
@@ -85,13 +91,47 @@ struct RunCommand {
     if reportPath != nil && requests == nil {
       throw .usage("--report describes a simulation: it needs --requests N")
     }
+    let market = try market(for: zone, simulating: requests != nil)
+    let (eventsPath, exports) = try recordingOptions(simulating: requests != nil, zone: zone)
     return Settings(
       zone: zone, networks: networks, seed: seed, source: source, requests: requests, privacy: privacy,
       ledgerPath: ledgerPath, pauseBeforeAck: context.arguments.has(.pauseBeforeAck), userID: userID,
-      reportPath: reportPath, market: try market(zoneID: zone.id, simulating: requests != nil),
-      queueDepth: try queueDepth(configured: configuredDepth, simulating: requests != nil),
+      reportPath: reportPath, market: market?.prices, calibrated: market?.calibrated, eventsPath: eventsPath,
+      exports: exports, queueDepth: try queueDepth(configured: configuredDepth, simulating: requests != nil),
       fault: try fault(zone: zone, simulating: requests != nil),
       recordPath: try recordPath(zone: zone, simulating: requests != nil))
+  }
+
+  /// `--events FILE` and `--export-report max|admob FILE` (each written file checked now, so a
+  /// long run does not end in a path it cannot write); only for a simulation.
+  func recordingOptions(simulating: Bool, zone: ZoneConfig) throws(CLIError)
+    -> (events: String?, exports: [(format: ReportExport.Format, path: String)])
+  {
+    let events = context.arguments.value(.events)
+    let pairs = context.arguments.values(.exportReport)
+    guard events != nil || !pairs.isEmpty else { return (nil, []) }
+    guard simulating else {
+      throw .usage("--events and --export-report record a simulation: they need --requests N")
+    }
+    guard zone.experiments.isEmpty else {
+      throw .usage(
+        "--events and --export-report record one configuration; zone '\(zone.id)' runs experiments")
+    }
+    var exports: [(format: ReportExport.Format, path: String)] = []
+    for index in stride(from: 0, to: pairs.count - 1, by: 2) {
+      guard let format = ReportExport.Format(rawValue: pairs[index].lowercased()) else {
+        throw .usage(
+          "invalid value '\(pairs[index])' for --export-report: expected max or admob, then a file")
+      }
+      exports.append((format, pairs[index + 1]))
+    }
+    for path in [events].compactMap({ $0 }) + exports.map(\.path) {
+      if let directory = OutputFile.missingDirectory(of: path) {
+        throw CLIError(kind: .io, message: "\(path): cannot write it: no directory \(directory)")
+      }
+      try OutputFile.check(path, what: "output")
+    }
+    return (events, exports)
   }
 
   /// `--queue-depth N` (1–5), else the zone's `queueDepth` when above 1; only for a simulation.
@@ -106,16 +146,11 @@ struct RunCommand {
     return depth
   }
 
-  /// `--market FILE`: the prices of `FILE`'s zone `zoneID`; only for a simulation.
-  func market(zoneID: String, simulating: Bool) throws(CLIError) -> MarketPrices? {
-    guard let path = context.arguments.value(.market) else { return nil }
+  /// `--market FILE` for `zone` (``CommandContext/loadMarket(for:)``); only for a simulation.
+  func market(for zone: ZoneConfig, simulating: Bool) throws(CLIError) -> LoadedMarket? {
+    guard context.arguments.value(.market) != nil else { return try context.loadMarket(for: zone) }
     guard simulating else { throw .usage("--market prices a simulation: it needs --requests N") }
-    let config = try CommandContext.loadConfig(path: path, knownNetworks: context.registry.networkIDs)
-    do {
-      return MarketPrices(zone: try config.zone(zoneID))
-    } catch {
-      throw .usage("--market \(path): \(error.message)")
-    }
+    return try context.loadMarket(for: zone)
   }
 
   /// `--seed N`, 1 when left out.

@@ -6,12 +6,12 @@ extension RunCommand {
   /// figures (``ArmSimulation``) — with `--json`, an `"arms"` object keyed by arm id whose values
   /// have the keys of the plain report.
   func simulateArms(_ settings: Settings, requests: Int) throws(CLIError) -> Int32 {
-    let simulation = ArmSimulation(
-      settings: Simulator.Settings(
-        zone: ServerCallbackChecks.withoutCallbacks(settings.zone), networks: settings.networks,
-        seed: settings.seed, requests: requests, privacy: settings.privacy,
-        keepsFunnel: settings.reportPath != nil, market: settings.market),
-      registry: context.registry)
+    var simulated = Simulator.Settings(
+      zone: ServerCallbackChecks.withoutCallbacks(settings.zone), networks: settings.networks,
+      seed: settings.seed, requests: requests, privacy: settings.privacy,
+      keepsFunnel: settings.reportPath != nil, market: settings.market)
+    simulated.calibrated = settings.calibrated
+    let simulation = ArmSimulation(settings: simulated, registry: context.registry)
     let result = try ProgressBar.tracking(total: requests, output: context.output, command: .run) {
       progress throws(MediationError) in try simulation.run(progress: progress)
     }

@@ -5,20 +5,27 @@ extension RunCommand {
   /// `mediate --requests N`: the simulator, with its report as text or one JSON object.
   func simulate(_ settings: Settings, requests: Int) throws(CLIError) -> Int32 {
     if !settings.zone.experiments.isEmpty { return try simulateArms(settings, requests: requests) }
-    let simulator = Simulator(
-      settings: Simulator.Settings(
-        // The simulator sends no server callbacks: its networks' servers only would have.
-        zone: ServerCallbackChecks.withoutCallbacks(settings.zone), networks: settings.networks,
-        seed: settings.seed, requests: requests, privacy: settings.privacy,
-        keepsFunnel: settings.reportPath != nil, market: settings.market, queueDepth: settings.queueDepth,
-        recorder: settings.recordPath.map { _ in MediatorOptions.FlightRecorder(isEnabled: true) }),
-      registry: context.registry)
+    var simulation = Simulator.Settings(
+      // The simulator sends no server callbacks: its networks' servers only would have.
+      zone: ServerCallbackChecks.withoutCallbacks(settings.zone), networks: settings.networks,
+      seed: settings.seed, requests: requests, privacy: settings.privacy,
+      keepsFunnel: settings.reportPath != nil, market: settings.market, queueDepth: settings.queueDepth,
+      flightRecorder: settings.recordPath.map { _ in MediatorOptions.FlightRecorder(isEnabled: true) })
+    simulation.calibrated = settings.calibrated
+    simulation.recording = SimulationRecording(
+      eventLog: settings.eventsPath != nil, reports: !settings.exports.isEmpty)
+    let simulator = Simulator(settings: simulation, registry: context.registry)
+    let spool: SpooledOutput? = settings.eventsPath == nil ? nil : try SpooledOutput()
+    var eventLog: (@Sendable (String) -> Void)?
+    if let spool { eventLog = { spool.append($0) } }
     let started = ContinuousClock.now
     let recording = Locked<FlightRecording?>(nil)
     let stats = try ProgressBar.tracking(total: requests, output: context.output, command: .run) {
-      progress throws(MediationError) in try simulator.run(progress: progress, recording: recording)
+      progress throws(MediationError) in
+      try simulator.run(progress: progress, eventLog: eventLog, flightRecording: recording)
     }
     let wall = (ContinuousClock.now - started).seconds
+    try writeRecordings(stats, settings: settings, spool: spool)
     if !stats.unquotedNetworks.isEmpty {
       let names = stats.unquotedNetworks.map(\.rawValue).sorted().joined(separator: ", ")
       context.output.err(
@@ -42,6 +49,23 @@ extension RunCommand {
       try write(recorded, to: path)
     }
     return ExitCode.success
+  }
+}
+
+extension RunCommand {
+  /// Writes the event log and the vendor reports a simulation recorded, saying where on stderr.
+  func writeRecordings(_ stats: SimulationStats, settings: Settings, spool: SpooledOutput?) throws(CLIError) {
+    if let spool, let path = settings.eventsPath {
+      try spool.finish(to: path, what: "event log")
+      context.output.err("event log: \(path)")
+    }
+    let names = ReportNetworks(context.registry.all.map(\.info))
+    for (format, path) in settings.exports {
+      let text = ReportExport.text(
+        format, stats.reports, zone: settings.zone, dimension: settings.calibrated?.dimension, names: names)
+      try OutputFile.write(Data(text.utf8), to: path, what: format.what)
+      context.output.err("\(format.what): \(path)")
+    }
   }
 }
 

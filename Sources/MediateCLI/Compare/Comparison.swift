@@ -17,6 +17,9 @@ struct Comparison {
     var privacy = PrivacySettings()
     /// Whether to record every line item's fates, for the HTML report.
     var keepsFunnel = false
+    /// `--market FILE`: what the networks pay or do, on both sides.
+    var market: MarketPrices?
+    var calibrated: CalibratedMarket?
   }
 
   let settings: Settings
@@ -31,11 +34,12 @@ struct Comparison {
     for index in 0..<settings.replications {
       for side in ComparisonResult.Side.allCases {
         let zone = side == .a ? settings.a : settings.b
-        let simulator = Simulator(
-          settings: Simulator.Settings(
-            zone: zone, networks: settings.networks, seed: seed(ofReplication: index),
-            requests: settings.requests, privacy: settings.privacy, keepsFunnel: settings.keepsFunnel),
-          registry: registry)
+        var simulation = Simulator.Settings(
+          zone: zone, networks: settings.networks, seed: seed(ofReplication: index),
+          requests: settings.requests, privacy: settings.privacy, keepsFunnel: settings.keepsFunnel,
+          market: settings.market)
+        simulation.calibrated = settings.calibrated
+        let simulator = Simulator(settings: simulation, registry: registry)
         let started = ContinuousClock.now
         let stats = try simulator.run()
         result.add(stats, side: side, wall: (ContinuousClock.now - started).seconds)

@@ -34,6 +34,9 @@ struct Optimizer {
     var heldOutReplications = 5
     /// Whether the held-out comparison keeps every line item's fates, for the HTML report.
     var keepsFunnel = false
+    /// `--market FILE`: what the networks pay or do, in training and held out.
+    var market: MarketPrices?
+    var calibrated: CalibratedMarket?
   }
 
   /// The held-out seeds start this far from the training seeds, so the two never overlap.
@@ -51,12 +54,12 @@ struct Optimizer {
     func simulate(_ zone: ZoneConfig, learning: Bool) throws(MediationError) -> SimulationStats {
       var merged = SimulationStats()
       for seed in trainingSeeds {
-        let simulator = Simulator(
-          settings: Simulator.Settings(
-            zone: ServerCallbackChecks.withoutCallbacks(zone), networks: settings.networks, seed: seed,
-            requests: settings.requests, privacy: settings.privacy, keepsFunnel: learning,
-            keepsLineItemEarnings: learning),
-          registry: registry)
+        var simulation = Simulator.Settings(
+          zone: ServerCallbackChecks.withoutCallbacks(zone), networks: settings.networks, seed: seed,
+          requests: settings.requests, privacy: settings.privacy, keepsFunnel: learning,
+          keepsLineItemEarnings: learning, market: settings.market)
+        simulation.calibrated = settings.calibrated
+        let simulator = Simulator(settings: simulation, registry: registry)
         merged.merge(try simulator.run())
         done += settings.requests
         progress?(done)
@@ -93,7 +96,7 @@ struct Optimizer {
         a: ServerCallbackChecks.withoutCallbacks(settings.zone),
         b: ServerCallbackChecks.withoutCallbacks(best.zone), networks: settings.networks, seed: heldOutSeed,
         requests: settings.requests, replications: settings.heldOutReplications, privacy: settings.privacy,
-        keepsFunnel: settings.keepsFunnel),
+        keepsFunnel: settings.keepsFunnel, market: settings.market, calibrated: settings.calibrated),
       registry: registry)
     let trained = done
     let heldOut = try comparison.run { progress?(trained + $0) }

@@ -29,22 +29,11 @@ struct MarketPrices: Sendable, Equatable {
   /// `registry` with every simulated network's adapter wrapped to price at the market's eCPMs;
   /// adapters that are not simulated networks are left alone.
   func wrapping(_ registry: AdapterRegistry) -> AdapterRegistry {
-    let wrapped = AdapterRegistry()
-    for registration in registry.all {
-      let market = self
-      let repriced = AdapterRegistry.Registration(info: registration.info) { environment in
-        let adapter = registration.makeAdapter(environment)
-        guard let simulated = adapter as? any SimulatedNetwork else { return adapter }
-        return RepricedNetwork(simulated, market: market)
-      }
-      do {
-        try wrapped.register(repriced)
-      } catch {
-        // `registry` accepted the same info under distinct ids, so this one does too.
-        preconditionFailure("a registration the source registry accepted was refused: \(error)")
-      }
+    let market = self
+    return registry.wrappingAdapters { adapter, _ in
+      guard let simulated = adapter as? any SimulatedNetwork else { return adapter }
+      return RepricedNetwork(simulated, market: market)
     }
-    return wrapped
   }
 
   /// `request` at the market's eCPM for `network`'s placement.

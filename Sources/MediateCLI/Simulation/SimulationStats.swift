@@ -32,6 +32,12 @@ struct SimulationStats: Equatable {
   /// shard is one engine learning from scratch, so these show what learned eCPMs gain over time.
   var firstTenth = RevenueAgainstOracle()
   var lastTenth = RevenueAgainstOracle()
+  /// The counts the vendors' reports are made of, when the run records them
+  /// (``SimulationRecording/reports``).
+  var reports = ReportAggregates()
+  /// One shard's event log lines, when the run records them; ``ShardMerger`` hands them on in
+  /// shard order and never merges them.
+  var eventLog: String?
 
   mutating func merge(_ other: SimulationStats) {
     requests += other.requests
@@ -53,6 +59,7 @@ struct SimulationStats: Equatable {
     unquotedNetworks.formUnion(other.unquotedNetworks)
     firstTenth.merge(other.firstTenth)
     lastTenth.merge(other.lastTenth)
+    reports.merge(other.reports)
   }
 
   var fillRate: Double { requests == 0 ? 0 : Double(fills) / Double(requests) }

@@ -35,12 +35,18 @@ struct Simulator {
     var keepsLineItemEarnings = false
     /// What the networks pay, when not the configured eCPMs (``MarketPrices``).
     var market: MarketPrices?
+    /// What the networks do, when a market file says (``CalibratedMarket``): fill, prices and
+    /// latency of the line items it lists.
+    var calibrated: CalibratedMarket?
+    /// What the run records besides its figures: the event log, the vendors' report counts.
+    var recording = SimulationRecording()
     /// The zone's queue depth for the queue model (the zone reloads on its own; sessions show
     /// from its queue); `nil` for the load-per-session model, whose zone does not reload.
     var queueDepth: Int?
     /// With `--record`: the flight recorder of the last shard's mediator, whose last sessions
-    /// ``run(parallel:progress:recording:)`` hands back (within the recorder's bounds).
-    var recorder: MediatorOptions.FlightRecorder?
+    /// ``run(parallel:progress:eventLog:flightRecording:)`` hands back (within the recorder's
+    /// bounds).
+    var flightRecorder: MediatorOptions.FlightRecorder?
   }
 
   static let shardSize = 5_000
@@ -53,23 +59,25 @@ struct Simulator {
   /// - Parameters:
   ///   - parallel: Run shards on every core (`true`) or one after another; the figures are the same.
   ///   - progress: Called with the number of requests done after each shard.
-  ///   - recording: With ``Settings/recorder``, set to the last shard's flight recording.
+  ///   - eventLog: With ``Settings/recording`` asking for it, called with each shard's event log
+  ///     lines, in shard order, as the shards finish (so the log is never held whole).
+  ///   - flightRecording: With ``Settings/flightRecorder``, set to the last shard's flight recording.
   func run(
     parallel: Bool = true, progress: (@Sendable (Int) -> Void)? = nil,
-    recording: Locked<FlightRecording?>? = nil
+    eventLog: (@Sendable (String) -> Void)? = nil, flightRecording: Locked<FlightRecording?>? = nil
   ) throws(MediationError) -> SimulationStats {
     let taking = try registry.subset(settings.networks)
     let subset = settings.market.map { $0.wrapping(taking) } ?? taking
     let shardCount = (settings.requests + Self.shardSize - 1) / Self.shardSize
-    let merger = Locked(ShardMerger())
+    let merger = Locked(ShardMerger(eventLog: eventLog))
     let done = Locked(0)
     let settings = self.settings
     let runShard: @Sendable (Int) -> Void = { shard in
       let requests = min(Self.shardSize, settings.requests - shard * Self.shardSize)
-      let recorder = shard == shardCount - 1 ? settings.recorder : nil
+      let flightRecorder = shard == shardCount - 1 ? settings.flightRecorder : nil
       let (stats, recorded) = Self.runShard(
-        shard, requests: requests, settings: settings, registry: subset, recorder: recorder)
-      if let recorded { recording?.withLock { $0 = recorded } }
+        shard, requests: requests, settings: settings, registry: subset, flightRecorder: flightRecorder)
+      if let recorded { flightRecording?.withLock { $0 = recorded } }
       merger.withLock { $0.add(stats, shard: shard) }
       let total = done.withLock { done in
         done += requests
@@ -86,10 +94,10 @@ struct Simulator {
   }
 
   /// One shard: `requests` sessions, back to back, on a fresh virtual clock and mediator; with
-  /// `recorder`, also what its flight recorder kept.
+  /// `flightRecorder`, also what its flight recorder kept.
   static func runShard(
     _ shard: Int, requests: Int, settings: Settings, registry: AdapterRegistry,
-    recorder: MediatorOptions.FlightRecorder? = nil
+    flightRecorder: MediatorOptions.FlightRecorder? = nil
   ) -> (SimulationStats, FlightRecording?) {
     let scheduler = VirtualScheduler()
     var zone = settings.zone
@@ -103,6 +111,8 @@ struct Simulator {
     }
     var shardRandom = SeededRandom(seed: settings.seed).derived("shard", UInt64(shard))
     let shardSeed = shardRandom.next()
+    // A market's auctions belong to segments keyed by the shard's seed.
+    let registry = settings.calibrated.map { $0.wrapping(registry, segmentSeed: shardSeed) } ?? registry
     let mediator: Mediator
     let ad: RewardedAd
     // The adapters this shard's mediator makes, kept for the oracle's quotes.
@@ -112,22 +122,29 @@ struct Simulator {
         config: MediationConfig(zones: [zone]), registry: made.recording(registry), scheduler: scheduler,
         options: MediatorOptions(
           seed: shardSeed, transactionIDs: .seeded,
-          flightRecorder: recorder ?? MediatorOptions.FlightRecorder()))
+          flightRecorder: flightRecorder ?? MediatorOptions.FlightRecorder()))
       ad = try mediator.rewardedAd(zone: zone.id)
     } catch {
       preconditionFailure("the simulation settings were validated: \(error)")
     }
     mediator.privacy = settings.privacy
+    let recorder =
+      settings.recording.isOn
+      ? ShardRecorder(
+        settings.recording, market: settings.calibrated, segmentSeed: shardSeed,
+        latestAuctionID: { [mediator] in mediator.latestAuctionID }) : nil
     let session = SessionDriver(
       mediator: mediator, adapters: made, ad: ad, zone: zone, privacy: settings.privacy, requests: requests,
       keepsFunnel: settings.keepsFunnel, keepsEarnings: settings.keepsLineItemEarnings,
-      queued: settings.queueDepth != nil)
+      queued: settings.queueDepth != nil, recorder: recorder)
     let subscription = mediator.observeEvents { event in session.handle(event) }
     // Let the adapters start, then run the sessions back to back.
     scheduler.schedule(after: .seconds(1)) { session.startNext() }
     scheduler.run()
     subscription.cancel()
-    return (session.stats, recorder.map { _ in mediator.exportRecording() })
+    var stats = session.stats
+    if let recorder { (stats.eventLog, stats.reports) = recorder.output }
+    return (stats, flightRecorder.map { _ in mediator.exportRecording() })
   }
 }
 
@@ -190,12 +207,14 @@ private final class SessionDriver: Sendable {
   private let keepsEarnings: Bool
   private let requests: Int
   private let queued: Bool
+  private let recorder: ShardRecorder?
 
   init(
     mediator: Mediator, adapters: MadeAdapters, ad: RewardedAd, zone: ZoneConfig, privacy: PrivacySettings,
     requests: Int,
-    keepsFunnel: Bool, keepsEarnings: Bool, queued: Bool = false
+    keepsFunnel: Bool, keepsEarnings: Bool, queued: Bool = false, recorder: ShardRecorder? = nil
   ) {
+    self.recorder = recorder
     self.queued = queued
     self.keepsFunnel = keepsFunnel
     self.keepsEarnings = keepsEarnings
@@ -282,6 +301,7 @@ private final class SessionDriver: Sendable {
   }
 
   func handle(_ event: Mediator.ZoneEvent) {
+    recorder?.record(event)
     if queued { handleQueued(event) } else { handleLoadPerSession(event) }
   }
 
