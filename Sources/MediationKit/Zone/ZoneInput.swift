@@ -60,6 +60,12 @@ struct TimerID: Hashable, Sendable {
     case display, showDuration, grace
     /// The end of the oldest ended show's late-signal window.
     case linger
+
+    /// Hashed by case: the default for a `String` raw value hashes the name's text, and the zone
+    /// looks its timers up by kind several times an input.
+    func hash(into hasher: inout Hasher) {
+      withUnsafeBytes(of: self) { hasher.combine(bytes: $0) }
+    }
   }
 
   let kind: Kind
