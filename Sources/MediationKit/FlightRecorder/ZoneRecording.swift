@@ -38,7 +38,9 @@ struct ZoneRecording: Sendable {
   }
 
   let limits: MediatorOptions.FlightRecorder
-  private(set) var sessions: [Session] = []
+  /// A slice, so that the oldest session leaves without moving the others (an array's
+  /// `removeFirst` moved every session, a few hundred bytes each, at each session's start).
+  private(set) var sessions: ArraySlice<Session> = []
   /// Sessions with an anomaly that left the ring, oldest first.
   private(set) var keptAnomalies: [Session] = []
   /// Whether the last session is still taking inputs (the zone has not come to rest since it began).
@@ -92,15 +94,16 @@ struct ZoneRecording: Sendable {
 
   /// After the machine handled the input `record` was made of, at `now`, with `effects`, and
   /// came to rest or not.
-  mutating func didHandle(_ record: RecordedInput, now: Duration, effects: [ZoneEffect], atRest: Bool) {
+  mutating func didHandle(
+    _ record: consuming RecordedInput, now: Duration, effects: [ZoneEffect], atRest: Bool
+  ) {
     // Timers and requests are followed whether or not a session is open: the next checkpoint and
     // the next session's answers need them.
     noteTimers(record, effects, now: now)
-    var record = record
     annotate(&record, effects)
     guard sessionOpen, !sessions.isEmpty else { return }
     lastSequence += 1
-    let last = sessions.count - 1
+    let last = sessions.index(before: sessions.endIndex)
     sessions[last].steps.append(
       Step(sequence: lastSequence, time: now, input: record, published: RecordedEvent.published(by: effects)))
     for effect in effects {
