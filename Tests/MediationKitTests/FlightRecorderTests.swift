@@ -145,6 +145,10 @@ struct FlightRecorderTests {
     let sessions = recording.sessionSummaries
     #expect(sessions.count == 3)
     #expect(sessions.first!.number > 1, "the first sessions left the ring")
+    let numbers = sessions.map(\.number)
+    #expect(
+      numbers == Array(numbers[0]..<numbers[0] + 3), "the last three, in order, across the ring's compactions"
+    )
     #expect(!sessions.first!.queuedAtStart.isEmpty || sessions.first!.inputs > 0)
     let difference = try Self.replay(recording).firstDifference
     #expect(difference == nil)

@@ -38,9 +38,11 @@ struct ZoneRecording: Sendable {
   }
 
   let limits: MediatorOptions.FlightRecorder
-  /// A slice, so that the oldest session leaves without moving the others (an array's
-  /// `removeFirst` moved every session, a few hundred bytes each, at each session's start).
-  private(set) var sessions: ArraySlice<Session> = []
+  /// The ring: the live sessions are `slots[oldest...]`. A session leaving empties its slot, and
+  /// the emptied slots go in one move once they outnumber the live ones (an array's `removeFirst`
+  /// moved every session at each session's start; a slice's `append` copied them all).
+  private var slots: [Session?] = []
+  private var oldest = 0
   /// Sessions with an anomaly that left the ring, oldest first.
   private(set) var keptAnomalies: [Session] = []
   /// Whether the last session is still taking inputs (the zone has not come to rest since it began).
@@ -69,6 +71,9 @@ struct ZoneRecording: Sendable {
     self.limits = limits
   }
 
+  /// The sessions in the ring, oldest first.
+  var sessions: [Session] { slots[oldest...].compactMap { $0 } }
+
   /// Before `machine` handles `input`: an input from outside that finds the zone at rest begins
   /// a session, with a checkpoint of the zone as it is. Returns the input's record, for
   /// ``didHandle(_:now:effects:atRest:)``, which keeps it while a session is open (not while
@@ -86,7 +91,7 @@ struct ZoneRecording: Sendable {
         due: { id in timerDues[id.kind].flatMap { $0.generation == id.generation ? $0.due : nil } })
     {
       lastSessionNumber += 1
-      sessions.append(Session(number: lastSessionNumber, checkpoint: checkpoint))
+      slots.append(Session(number: lastSessionNumber, checkpoint: checkpoint))
       sessionOpen = true
     }
     return record
@@ -101,15 +106,15 @@ struct ZoneRecording: Sendable {
     // the next session's answers need them.
     noteTimers(record, effects, now: now)
     annotate(&record, effects)
-    guard sessionOpen, !sessions.isEmpty else { return }
+    guard sessionOpen, oldest < slots.endIndex else { return }
     lastSequence += 1
-    let last = sessions.index(before: sessions.endIndex)
-    sessions[last].steps.append(
+    let last = slots.endIndex - 1
+    slots[last]?.steps.append(
       Step(sequence: lastSequence, time: now, input: record, published: RecordedEvent.published(by: effects)))
     for effect in effects {
-      if let anomaly = RecordedEvent.anomaly(in: effect) { sessions[last].anomalies.append(anomaly) }
+      if let anomaly = RecordedEvent.anomaly(in: effect) { slots[last]?.anomalies.append(anomaly) }
     }
-    sessions[last].endsAtRest = atRest
+    slots[last]?.endsAtRest = atRest
     inputCount += 1
     trim()
   }
@@ -122,16 +127,22 @@ struct ZoneRecording: Sendable {
   /// Keeps the ring within its bounds: the oldest sessions leave (those with an anomaly are kept
   /// aside); the session taking inputs, if it alone is over the bound, is dropped.
   private mutating func trim() {
-    while sessions.count > max(1, limits.maxSessions) || (inputCount > limits.maxInputs && sessions.count > 1)
-    {
-      let oldest = sessions.removeFirst()
-      inputCount -= oldest.steps.count
-      if !oldest.anomalies.isEmpty, limits.keptAnomalies > 0 {
-        keptAnomalies.append(oldest)
+    var live: Int { slots.endIndex - oldest }
+    while live > max(1, limits.maxSessions) || (inputCount > limits.maxInputs && live > 1) {
+      guard let leaving = slots[oldest] else { break }
+      slots[oldest] = nil
+      oldest += 1
+      inputCount -= leaving.steps.count
+      if !leaving.anomalies.isEmpty, limits.keptAnomalies > 0 {
+        keptAnomalies.append(leaving)
         if keptAnomalies.count > limits.keptAnomalies { keptAnomalies.removeFirst() }
       }
     }
-    if inputCount > limits.maxInputs, let only = sessions.popLast() {
+    if oldest > live {
+      slots.removeFirst(oldest)
+      oldest = 0
+    }
+    if inputCount > limits.maxInputs, live > 0, let only = slots.removeLast() {
       inputCount -= only.steps.count
       overflowedSessions += 1
       sessionOpen = false
