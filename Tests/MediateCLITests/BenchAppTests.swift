@@ -36,6 +36,11 @@ struct BenchAppTests {
     let report = try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
     #expect(report["flight_recorder"] as? Bool == true)
     #expect(report["cycles"] as? Int == 20)
+    #expect((report["recorded_inputs"] as? Int ?? 0) > 0, "the zone recorded")
+    let without = mediate(["bench-app", "--cycles", "20", "--json"], registry: BuiltInNetworks.registry())
+    let plainLine = try #require(without.out.first)
+    let plain = try #require(JSONSerialization.jsonObject(with: Data(plainLine.utf8)) as? [String: Any])
+    #expect(plain["recorded_inputs"] as? Int == 0)
   }
 
   @Test(arguments: ["0", "abc", "1000001"])

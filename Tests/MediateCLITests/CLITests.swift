@@ -69,6 +69,14 @@ enum ScriptedNetwork {
   }
 }
 
+/// A simulation's `--json` report without its wall-time figures (which differ run to run).
+func simulationFigures(_ line: String?) throws -> [String: Any] {
+  var object = try #require(JSONSerialization.jsonObject(with: Data((line ?? "").utf8)) as? [String: Any])
+  object["wall_s"] = nil
+  object["requests_per_s"] = nil
+  return object
+}
+
 func temporaryFile(_ contents: String) -> String {
   let path = NSTemporaryDirectory() + "mediate-test-\(UUID().uuidString).json"
   _ = FileManager.default.createFile(atPath: path, contents: Data(contents.utf8))

@@ -242,16 +242,9 @@ struct HTMLReportTests {
     let reported = mediate(arguments + ["--report", path], registry: BuiltInNetworks.registry())
     #expect(reported.code == 0)
     #expect(reported.err == ["report: \(path)"])
-    func figures(_ line: String?) throws -> [String: Any] {
-      var object = try #require(
-        JSONSerialization.jsonObject(with: Data((line ?? "").utf8)) as? [String: Any])
-      object["wall_s"] = nil
-      object["requests_per_s"] = nil
-      return object
-    }
     #expect(
-      NSDictionary(dictionary: try figures(plain.out.first))
-        == NSDictionary(dictionary: try figures(reported.out.first)))
+      NSDictionary(dictionary: try simulationFigures(plain.out.first))
+        == NSDictionary(dictionary: try simulationFigures(reported.out.first)))
     let html = try String(contentsOfFile: path, encoding: .utf8)
     #expect(html.hasPrefix("<!DOCTYPE html>"))
     for title in [HTMLReport.Title.revenueByNetwork, HTMLReport.Title.timeToReady, HTMLReport.Title.oracle] {

@@ -35,6 +35,22 @@ struct InspectCommandTests {
     #expect(text.contains { $0.contains("→ rewarded empower · 100 coins") })
   }
 
+  /// A number in a recording's text that JSON cannot hold (too large, not finite) keeps its text
+  /// in the output instead of losing the object.
+  @Test func aNumberJSONCannotHoldKeepsItsTextAndTheObject() throws {
+    let path = try RecordReplayCommandTests.record()
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let text = try String(contentsOfFile: path, encoding: .utf8)
+    let hostile = text.replacingOccurrences(
+      of: #""detail":"ecpm [0-9.]+""#, with: #""detail":"ecpm 1e999""#, options: .regularExpression)
+    #expect(hostile != text)
+    try hostile.write(toFile: path, atomically: true, encoding: .utf8)
+    let result = Self.run(["inspect", path, "--json"])
+    #expect(result.code == 0, "\(result.err)")
+    #expect(result.out.joined().contains("ecpm 1e999"), "\(result.out)")
+    #expect(JSONLine.encode(["a": Double.nan, "b": [1.0, .infinity]]) == #"{"a":null,"b":[1,null]}"#)
+  }
+
   @Test func jsonHoldsEverySessionAndEveryInput() throws {
     let path = try RecordReplayCommandTests.record(["--fault", "late-reward-after-dismissal"])
     defer { try? FileManager.default.removeItem(atPath: path) }

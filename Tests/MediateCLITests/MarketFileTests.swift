@@ -79,6 +79,14 @@ struct MarketFileTests {
       "market.json: lineItems[0].fill.probabilty: is not a key of this object (known: probability, fills, answered, ci95, source), found 0.3"
     ),
     (
+      #""fill": {"probability": 0.5, "fills": 7, "answered": 5}"#,
+      "market.json: lineItems[0].fill.fills: must be at most answered (5), found 7"
+    ),
+    (
+      #""fill": {"probability": 0.5}, "noAnswer": {"probability": 0.1, "unanswered": 3, "attempts": 2}"#,
+      "market.json: lineItems[0].noAnswer.unanswered: must be at most attempts (2), found 3"
+    ),
+    (
       #""fill": {"probability": 0.5}, "price": {"sigma": 0.2}"#,
       "market.json: lineItems[0].price.median: must be given (or mean): the price distribution's median, USD per thousand, found nothing"
     ),
@@ -113,6 +121,13 @@ struct MarketFileTests {
       throws: CLIError.data(
         "market.json: lineItems[0].segments.FR: must be one of the market's segments (US), found an object")
     ) { try Self.read(segment) }
+    let segmentTwice = Self.market(
+      [Self.item("max", "p", fill: 1, price: 1)],
+      segments:
+        #""segmentBy": "country", "segments": [{"name": "US", "share": 0.5}, {"name": "US", "share": 0.5}],"#)
+    #expect(
+      throws: CLIError.data("market.json: segments[1].name: must name each segment once, found \"US\"")
+    ) { try Self.read(segmentTwice) }
     #expect(
       throws: CLIError.data(
         "market.json: segments: must list the segments when segmentBy is given, found nothing")

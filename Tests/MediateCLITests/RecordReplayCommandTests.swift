@@ -71,6 +71,24 @@ struct RecordReplayCommandTests {
     #expect(try names("reward-after-dismissal").contains("rewarded"))
   }
 
+  /// A zone without a grace window still has both reward faults: the late reward comes a second
+  /// after the dismissal, past the (empty) window.
+  @Test func aZoneWithoutAGraceWindowHasTheLateRewardFault() throws {
+    let config = temporaryFile(
+      #"{"zones": [{"id": "z", "reward": {"type": "coins", "amount": 1}, "loadTimeoutSeconds": 30, "adExpirySeconds": 60, "rewardGraceSeconds": 0, "autoReload": false, "lineItems": [{"network": "max", "placementId": "a", "priority": 0, "ecpm": 3, "timeoutSeconds": 5}]}]}"#
+    )
+    defer { try? FileManager.default.removeItem(atPath: config) }
+    let result = Self.run([
+      "--config", config, "--zone", "z", "--networks", "max", "--fault", "late-reward-after-dismissal",
+      "--json",
+    ])
+    #expect(result.code == 0, "\(result.err)")
+    let events = result.out.compactMap { line in
+      (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["event"] as? String
+    }
+    #expect(events.contains("skipped") && !events.contains("rewarded"), "\(events)")
+  }
+
   @Test func aReplayedRewardKeepsTheCyclesJSONShape() throws {
     let path = try Self.record()
     defer { try? FileManager.default.removeItem(atPath: path) }
@@ -96,16 +114,9 @@ struct RecordReplayCommandTests {
     #expect(result.code == 0)
     // The figures are the simulator's, recording or not.
     let plain = Self.run(["--zone", "level_complete", "--requests", "2000", "--json"])
-    func figures(_ line: String?) throws -> [String: Any] {
-      var object = try #require(
-        try JSONSerialization.jsonObject(with: Data((line ?? "").utf8)) as? [String: Any])
-      object["wall_s"] = nil
-      object["requests_per_s"] = nil
-      return object
-    }
     #expect(
-      NSDictionary(dictionary: try figures(result.out.first))
-        == NSDictionary(dictionary: try figures(plain.out.first)))
+      NSDictionary(dictionary: try simulationFigures(result.out.first))
+        == NSDictionary(dictionary: try simulationFigures(plain.out.first)))
     let replay = try Self.replay(path)
     #expect(replay.code == 0)
     #expect(replay.summary["identical"] as? Bool == true)

@@ -42,6 +42,18 @@ struct ReportParserTests {
     #expect(rows.map { calibration.lineItem(for: $0) } == [1, 2, 0])
   }
 
+  /// Each cell is a valid count, yet together they pass `Int.max`: the sum holds there, no trap.
+  @Test func countsThatAddUpPastTheLargestIntegerHoldThere() throws {
+    var text = "day,network,network_placement,attempts,responses,impressions,estimated_revenue\r\n"
+    for day in 0..<1_100 {
+      text +=
+        "\(ReportDay.adding(day, to: (2020, 1, 1))),AppLovin,b3f1c0d2e4a59687,8999999999999999,1,1,1\r\n"
+    }
+    var counts = Calibration.ReportCounts()
+    for row in try MaxReport.rows(text, file: "max.csv", networks: Self.networks) { counts.add(row) }
+    #expect(counts.attempts == .max && counts.responses == 1_100)
+  }
+
   @Test func thousandsOfMaxRows() throws {
     var text = "day,network,network_placement,attempts,responses,impressions,estimated_revenue\r\n"
     for day in 0..<3_000 {

@@ -149,7 +149,6 @@ struct FlightRecorderTests {
     #expect(
       numbers == Array(numbers[0]..<numbers[0] + 3), "the last three, in order, across the ring's compactions"
     )
-    #expect(!sessions.first!.queuedAtStart.isEmpty || sessions.first!.inputs > 0)
     let difference = try Self.replay(recording).firstDifference
     #expect(difference == nil)
   }
@@ -282,5 +281,35 @@ struct FlightRecorderTests {
     let reordered = refusal(lines.joined(separator: "\n") + "\n")
     #expect(reordered?.kind == .reordered)
     #expect(reordered?.line == steps[3] + 1)
+  }
+
+  /// A recording's numbers become durations, timers and counters when it replays: one out of
+  /// range is refused at reading, naming what is wrong, and never traps the replay.
+  @Test func numbersOutOfRangeAreRefusedAndNeverTrapTheReplay() throws {
+    let harness = try Self.run(cycles: 2, options: Self.recorder())
+    let text = String(decoding: harness.mediator.exportRecording().jsonLines, as: UTF8.self)
+    func refusal(_ text: String) -> FlightRecording.FileError? {
+      do {
+        _ = try FlightRecording(jsonLines: Data(text.utf8))
+        return nil
+      } catch {
+        return error
+      }
+    }
+    func replacing(_ pattern: String, with replacement: String) -> String {
+      text.replacingOccurrences(of: pattern, with: replacement, options: .regularExpression)
+    }
+    let timeout = refusal(replacing(#""loadTimeoutSeconds":[0-9.]+"#, with: #""loadTimeoutSeconds":1e30"#))
+    #expect(timeout?.kind == .corrupted)
+    #expect(timeout?.message.contains("loadTimeoutSeconds") == true)
+    let itemTimeout = refusal(replacing(#""timeoutSeconds":[0-9.]+"#, with: #""timeoutSeconds":1e30"#))
+    #expect(itemTimeout?.kind == .corrupted)
+    let counter = refusal(replacing(#""lastLoadID":[0-9]+"#, with: #""lastLoadID":9223372036854775807"#))
+    #expect(counter?.kind == .corrupted)
+    #expect(counter?.message.contains("lastLoadID must be within 0...2147483647") == true)
+    // The largest auction id: the replay's own next id wraps instead of overflowing.
+    let auction = replacing(#""auctionID":[0-9]+"#, with: #""auctionID":18446744073709551615"#)
+    #expect(refusal(auction) == nil)
+    _ = try Self.replay(FlightRecording(jsonLines: Data(auction.utf8)))
   }
 }

@@ -109,7 +109,8 @@ struct InspectorTests {
     #expect(zone.events == Array(all.suffix(5)))
     #expect(zone.auctions.count == 3)
     #expect(zone.auctions.map(\.time) == all.filter { $0.event.name == "failed" }.suffix(3).map(\.time))
-    #expect(inspector.auctionsPerZone == 3 && inspector.eventsPerZone == 5)
+    let defaults = MediationInspector(mediator: harness.mediator)
+    #expect(defaults.auctionsPerZone == 10 && defaults.eventsPerZone == 100, "the documented bounds")
   }
 
   @Test func eventsComeInPublicationOrderAcrossAShow() async throws {

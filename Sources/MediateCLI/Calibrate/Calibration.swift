@@ -24,15 +24,22 @@ struct Calibration {
 
     mutating func add(_ row: ReportRow) {
       if let attempts = row.attempts, let responses = row.responses {
-        self.attempts += attempts
-        self.responses += responses
+        self.attempts = Self.sum(self.attempts, attempts)
+        self.responses = Self.sum(self.responses, responses)
         hasFill = true
       }
       if let impressions = row.impressions, let revenue = row.revenueUSD {
-        self.impressions += impressions
+        self.impressions = Self.sum(self.impressions, impressions)
         revenueUSD += revenue
         hasRevenue = true
       }
+    }
+
+    /// `a + b`, held at `Int.max`: a report's every cell is a valid count, yet enough of them
+    /// could add up past it.
+    static func sum(_ a: Int, _ b: Int) -> Int {
+      let (sum, overflow) = a.addingReportingOverflow(b)
+      return overflow ? .max : sum
     }
   }
 
@@ -186,7 +193,7 @@ struct Calibration {
       if let count = auctions[name], count > 0 { return count }
       return (bySegment[name] ?? []).map { $0.reports.values.map(\.attempts).max() ?? 0 }.max() ?? 0
     }
-    let total = counts.reduce(0, +)
+    let total = counts.reduce(0, ReportCounts.sum)
     return zip(names, counts).map { name, count in
       MarketFile.Segment(
         name: name, share: total > 0 ? Double(count) / Double(total) : 1 / Double(names.count),

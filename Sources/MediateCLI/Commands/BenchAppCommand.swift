@@ -35,7 +35,8 @@ struct BenchAppCommand {
     if context.json {
       context.output.out(
         JSONLine.encode([
-          "cycles": cycles, "flight_recorder": recording, "executor_actions": run.actionCPU.count,
+          "cycles": cycles, "flight_recorder": recording, "recorded_inputs": run.recordedInputs,
+          "executor_actions": run.actionCPU.count,
           "cycle_cpu_us_median": cycle.median, "cycle_cpu_us_p99": cycle.p99,
           "executor_hold_cpu_us_median": actionCPU.median, "executor_hold_cpu_us_p99": actionCPU.p99,
           "executor_hold_cpu_us_max": actionCPU.max,
@@ -61,6 +62,8 @@ struct BenchAppCommand {
     var cycleCPU: [Double] = []
     var actionCPU: [Double] = []
     var actionWall: [Double] = []
+    /// The inputs the flight recorder holds at the end (0 without it).
+    var recordedInputs = 0
   }
 
   /// Each show's late-signal window, shortened so that every cycle's window ends within the run
@@ -100,7 +103,9 @@ struct BenchAppCommand {
     loop.done.wait()
     subscription.cancel()
     // The last cycle's late-signal window and the like are still queued; they are not measured.
-    return Run(cycleCPU: loop.cycleCPU, actionCPU: scheduler.cpu, actionWall: scheduler.wall)
+    return Run(
+      cycleCPU: loop.cycleCPU, actionCPU: scheduler.cpu, actionWall: scheduler.wall,
+      recordedInputs: mediator.exportRecording().inputCount)
   }
 }
 

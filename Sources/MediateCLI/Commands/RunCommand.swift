@@ -148,8 +148,9 @@ struct RunCommand {
 
   /// `--market FILE` for `zone` (``CommandContext/loadMarket(for:)``); only for a simulation.
   func market(for zone: ZoneConfig, simulating: Bool) throws(CLIError) -> LoadedMarket? {
-    guard context.arguments.value(.market) != nil else { return try context.loadMarket(for: zone) }
-    guard simulating else { throw .usage("--market prices a simulation: it needs --requests N") }
+    if context.arguments.value(.market) != nil, !simulating {
+      throw .usage("--market prices a simulation: it needs --requests N")
+    }
     return try context.loadMarket(for: zone)
   }
 
@@ -262,7 +263,7 @@ struct RunCommand {
       mediator = try Mediator(
         config: MediationConfig(zones: [settings.zone]),
         registry: try settings.fault.map { fault throws(MediationError) in
-          try FaultOption.wrapping(settings.networks, of: networks, in: fault)
+          try FaultOption.wrapping(networks, in: fault)
         } ?? networks,
         scheduler: scheduler,
         // Seeded ids keep the output reproducible; with a ledger, ids must be unique across runs.

@@ -69,11 +69,12 @@ struct CalibrationUncertainty {
     var byResample: [Double] = []
     var shifts: [Double] = []
     var draws = Draws(random: SeededRandom(seed: settings.seed).derived("calibration-resamples"))
+    let seeds = Comparison(settings: settings, registry: registry)
     for index in 0..<count {
       let replication = index % max(1, settings.replications)
       var resampled = settings
       resampled.calibrated = file.resampled(&draws).model
-      resampled.seed = settings.seed &+ UInt64(replication)
+      resampled.seed = seeds.seed(ofReplication: replication)
       resampled.replications = 1
       resampled.keepsFunnel = false
       let run = try Comparison(settings: resampled, registry: registry).run()
@@ -82,11 +83,11 @@ struct CalibrationUncertainty {
       shifts.append(difference - (differences.indices.contains(replication) ? differences[replication] : 0))
       progress?((index + 1) * settings.requests * 2)
     }
-    let seedSpread = PairedDifferences(differences).standardDeviation ?? 0
-    let last = settings.seed &+ UInt64(max(0, min(count, settings.replications) - 1))
+    let paired = PairedDifferences(differences)
+    let seedSpread = paired.standardDeviation ?? 0
+    let last = seeds.seed(ofReplication: max(0, min(count, settings.replications) - 1))
     return CalibrationUncertainty(
-      byResample: byResample, shifts: shifts, seeds: settings.seed...last,
-      lift: differences.isEmpty ? 0 : differences.reduce(0, +) / Double(differences.count),
+      byResample: byResample, shifts: shifts, seeds: settings.seed...last, lift: paired.mean,
       seedVariance: seedSpread * seedSpread, replications: settings.replications)
   }
 

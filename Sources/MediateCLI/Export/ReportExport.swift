@@ -67,6 +67,11 @@ enum ReportExport {
     return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
   }
 
+  /// US dollars in micros, as AdMob writes money; held at `Int64.max` (an extreme simulated price).
+  static func micros(_ usd: Double) -> String {
+    String(Int64(exactly: (usd * 1e6).rounded()) ?? (usd < 0 ? .min : .max))
+  }
+
   /// An AdMob API mediation report: header, one row per day, segment and line item, footer.
   static func admobJSON(
     _ reports: ReportAggregates, zone: ZoneConfig, dimension: String?, names: ReportNetworks
@@ -118,8 +123,8 @@ enum ReportExport {
             "MATCHED_REQUESTS": ["integerValue": String(counts.responses)],
             "MATCH_RATE": ["doubleValue": JSONLine.rounded(rate, 6)],
             "IMPRESSIONS": ["integerValue": String(counts.impressions)],
-            "ESTIMATED_EARNINGS": ["microsValue": String(Int64((counts.revenueUSD * 1e6).rounded()))],
-            "OBSERVED_ECPM": ["microsValue": String(Int64((ecpm * 1e6).rounded()))],
+            "ESTIMATED_EARNINGS": ["microsValue": micros(counts.revenueUSD)],
+            "OBSERVED_ECPM": ["microsValue": micros(ecpm)],
           ],
         ]
       ])

@@ -12,15 +12,6 @@ struct LogNormal: Sendable, Equatable {
   /// The value at quantile `fraction` (0 < fraction < 1).
   func quantile(_ fraction: Double) -> Double { median * exp(sigma * NormalQuantile.of(fraction)) }
 
-  /// The share of draws above `value`.
-  func tail(above value: Double) -> Double {
-    guard value > 0, median > 0 else { return median > 0 ? 1 : 0 }
-    guard sigma > 0 else { return value < median ? 1 : 0 }
-    return 0.5 * erfc(log(value / median) / (sigma * 2.0.squareRoot()))
-  }
-
-  /// A draw, from a standard normal draw `z`.
-  func value(z: Double) -> Double { median * exp(sigma * z) }
 }
 
 /// The inverse of the standard normal distribution function (Acklam's rational approximation,

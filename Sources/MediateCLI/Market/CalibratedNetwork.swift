@@ -65,9 +65,9 @@ final class CalibratedNetwork: SimulatedNetwork {
     var stream = SeededRandom.keyed(base: random.keyBase(request.placementID), index: request.auctionID)
     let answers = !stream.chance(behaviour.noAnswer)
     let fills = stream.chance(behaviour.fill)
-    let price = behaviour.price.value(z: stream.nextGaussian())
-    let load = behaviour.loadLatency.value(z: stream.nextGaussian())
-    let bid = behaviour.bidLatency.value(z: stream.nextGaussian())
+    let price = stream.logNormal(median: behaviour.price.median, sigma: behaviour.price.sigma)
+    let load = stream.logNormal(median: behaviour.loadLatency.median, sigma: behaviour.loadLatency.sigma)
+    let bid = stream.logNormal(median: behaviour.bidLatency.median, sigma: behaviour.bidLatency.sigma)
     let answersBid = !stream.chance(behaviour.bidNoAnswer)
     return Draw(
       answers: answers, answersBid: answersBid, fills: fills, price: price,

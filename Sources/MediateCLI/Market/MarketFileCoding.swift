@@ -19,9 +19,13 @@ extension MarketFile {
     if !root["segments"].isMissing {
       for field in try root["segments"].array() {
         try field.allowing(["name", "share", "auctions"])
+        let name = try field["name"].name()
+        if file.segments.contains(where: { $0.name == name }) {
+          throw field["name"].mismatch("must name each segment once")
+        }
         file.segments.append(
           Segment(
-            name: try field["name"].name(), share: try field["share"].number(in: 0...1),
+            name: name, share: try field["share"].number(in: 0...1),
             auctions: try field["auctions"].optionalCount()))
       }
     }
@@ -125,27 +129,30 @@ extension MarketFile.Estimate {
       try unanswered.allowing(["probability", "unanswered", "attempts", "ci95", "source"])
     }
     return MarketFile.Estimate(
-      fill: MarketFile.Proportion(
-        value: try fill["probability"].number(in: 0...1), successes: try fill["fills"].optionalCount(),
-        trials: try fill["answered"].optionalCount(),
-        source: try fill["source"].optionalString() ?? "market file"),
+      fill: try proportion(fill, successes: "fills", trials: "answered"),
       noAnswer: noAnswer.isMissing
         ? MarketFile.Proportion(value: 0, successes: nil, trials: nil, source: "market file")
-        : MarketFile.Proportion(
-          value: try noAnswer["probability"].number(in: 0...1),
-          successes: try noAnswer["unanswered"].optionalCount(),
-          trials: try noAnswer["attempts"].optionalCount(),
-          source: try noAnswer["source"].optionalString() ?? "market file"),
+        : try proportion(noAnswer, successes: "unanswered", trials: "attempts"),
       bidNoAnswer: bidNoAnswer.isMissing
-        ? nil
-        : MarketFile.Proportion(
-          value: try bidNoAnswer["probability"].number(in: 0...1),
-          successes: try bidNoAnswer["unanswered"].optionalCount(),
-          trials: try bidNoAnswer["attempts"].optionalCount(),
-          source: try bidNoAnswer["source"].optionalString() ?? "market file"),
+        ? nil : try proportion(bidNoAnswer, successes: "unanswered", trials: "attempts"),
       price: try MarketFile.Price.read(field["price"]),
       loadLatency: try MarketFile.Latency.read(field["loadLatency"]),
       bidLatency: field["bidLatency"].isMissing ? nil : try MarketFile.Latency.read(field["bidLatency"]))
+  }
+
+  /// A proportion: its `probability`, and the counts behind it (`successes` of `trials`, as the
+  /// file names them), which must agree: a resample draws from both.
+  private static func proportion(_ field: JSONField, successes: String, trials: String) throws(CLIError)
+    -> MarketFile.Proportion
+  {
+    let proportion = MarketFile.Proportion(
+      value: try field["probability"].number(in: 0...1), successes: try field[successes].optionalCount(),
+      trials: try field[trials].optionalCount(), source: try field["source"].optionalString() ?? "market file"
+    )
+    if let k = proportion.successes, let n = proportion.trials, k > n {
+      throw field[successes].mismatch("must be at most \(trials) (\(n))")
+    }
+    return proportion
   }
 
   var json: [String: Any] {

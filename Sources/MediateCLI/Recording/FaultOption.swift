@@ -10,21 +10,23 @@ enum FaultOption {
   static let names = Fault.catalogue(rewardGrace: .seconds(5)).map { name(of: $0, rewardGrace: .seconds(5)) }
 
   /// The fault named `name`, its reward delays measured against the zone's grace window
-  /// (`rewardGrace`): half of it for `reward-after-dismissal`, twice it for
-  /// `late-reward-after-dismissal`.
+  /// (`rewardGrace`): half of it for `reward-after-dismissal`; twice it, and at least a second past
+  /// it (a zone may have no grace window), for `late-reward-after-dismissal`.
   ///
   /// - Throws: A usage error listing every name, for a name that is none of them.
   static func fault(named name: String, rewardGrace: Duration) throws(CLIError) -> Fault {
-    let faults = Fault.catalogue(rewardGrace: rewardGrace)
-    guard let fault = faults.first(where: { Self.name(of: $0, rewardGrace: rewardGrace) == name }) else {
+    guard let index = names.firstIndex(of: name) else {
       throw .usage(
         "invalid value '\(name)' for --fault: expected one of \(names.joined(separator: ", "))", .run)
     }
-    return fault
+    if name == "late-reward-after-dismissal" {
+      return .rewardAfterDismissal(delay: max(rewardGrace * 2, rewardGrace + .seconds(1)))
+    }
+    return Fault.catalogue(rewardGrace: rewardGrace)[index]
   }
 
   /// The kebab-case name of `fault`; a reward delayed past `rewardGrace` is the late one.
-  static func name(of fault: Fault, rewardGrace: Duration) -> String {
+  private static func name(of fault: Fault, rewardGrace: Duration) -> String {
     switch fault {
     case .none: "none"
     case .startNeverAnswers: "start-never-answers"
@@ -40,15 +42,9 @@ enum FaultOption {
     }
   }
 
-  /// `registry` with each of `networks` wrapped in `fault`.
-  static func wrapping(_ networks: [NetworkID], of registry: AdapterRegistry, in fault: Fault)
-    throws(MediationError) -> AdapterRegistry
+  /// `registry` with each of its networks wrapped in `fault`.
+  static func wrapping(_ registry: AdapterRegistry, in fault: Fault) throws(MediationError) -> AdapterRegistry
   {
-    var registrations: [AdapterRegistry.Registration] = []
-    for id in networks where !registrations.contains(where: { $0.info.id == id }) {
-      registrations.append(
-        FaultInjection.registration(wrapping: try registry.registration(for: id), fault: fault))
-    }
-    return try AdapterRegistry(registrations)
+    try AdapterRegistry(registry.all.map { FaultInjection.registration(wrapping: $0, fault: fault) })
   }
 }

@@ -129,7 +129,14 @@ enum RecordedEventFormat {
   /// `ecpm 12.5`.
   private static func ecpm(_ detail: String) -> Double? {
     guard detail.hasPrefix("ecpm ") else { return nil }
-    return Double(detail.dropFirst(5))
+    return number(detail.dropFirst(5))
+  }
+
+  /// A number a recording's text holds, if it is one an event can carry (finite, and still
+  /// finite once rounded for the output); else the event keeps its text.
+  private static func number(_ text: Substring) -> Double? {
+    guard let value = Double(text), value.isFinite, abs(value) < 1e15 else { return nil }
+    return value
   }
 
   /// `100 coins`: the amount, then the type (which may hold spaces).
@@ -142,7 +149,7 @@ enum RecordedEventFormat {
   /// `0.0125 exact`: the USD, then the precision.
   private static func revenue(_ detail: String) -> (usd: Double, precision: String)? {
     let parts = detail.split(separator: " ", maxSplits: 1)
-    guard parts.count == 2, let usd = Double(parts[0]) else { return nil }
+    guard parts.count == 2, let usd = number(parts[0]) else { return nil }
     return (usd, String(parts[1]))
   }
 }

@@ -35,10 +35,16 @@ struct RecordingReport {
     ]
     var byZone: [String: [Int: [FlightRecording.InputRecord]]] = [:]
     for input in inputs { byZone[input.zoneID, default: [:]][input.session, default: []].append(input) }
+    var timelines: [String: [Int: [FlightRecording.TimelineEntry]]] = [:]
+    for entry in recording.timeline {
+      timelines[entry.zoneID, default: [:]][entry.session, default: []].append(entry)
+    }
     for (index, summary) in sessions.enumerated() {
       body.append(
         HTMLReport.section(
-          session(summary, inputs: byZone[summary.zoneID]?[summary.number] ?? [], index: index)))
+          session(
+            summary, inputs: byZone[summary.zoneID]?[summary.number] ?? [],
+            timeline: timelines[summary.zoneID]?[summary.number] ?? [], index: index)))
     }
     return HTMLReport.page(
       title: "Flight recording \(source)", subtitle: subtitle, body: body,
@@ -66,7 +72,8 @@ struct RecordingReport {
 
   /// One session: its figures, its timeline drawn, and its inputs in a table.
   private func session(
-    _ summary: FlightRecording.SessionSummary, inputs: [FlightRecording.InputRecord], index: Int
+    _ summary: FlightRecording.SessionSummary, inputs: [FlightRecording.InputRecord],
+    timeline: [FlightRecording.TimelineEntry], index: Int
   )
     -> String
   {
@@ -86,7 +93,6 @@ struct RecordingReport {
     for anomaly in summary.anomalies {
       parts.append("<p class=\"anomaly\">anomaly: \(SVG.escape(anomaly))</p>")
     }
-    let timeline = recording.timeline.filter { $0.zoneID == summary.zoneID && $0.session == summary.number }
     var rows = ["<tr><th>time</th><th>input</th><th>what</th><th>events published</th></tr>"]
     for entry in timeline {
       let events = entry.published.map { event in

@@ -187,6 +187,9 @@ extension FlightRecording {
       guard !zones.isEmpty else {
         throw FileError(kind: .reordered, line: number, message: "a session before any zone record")
       }
+      if let problem = session.checkpoint.problem {
+        throw FileError(kind: .corrupted, line: number, message: "the session's checkpoint: \(problem)")
+      }
       zones[zones.count - 1].sessions.append(
         Session(
           number: session.number, keptForAnomaly: session.keptForAnomaly, anomalies: session.anomalies,
@@ -194,6 +197,9 @@ extension FlightRecording {
     } else if let step = line.step {
       guard var zone = zones.popLast(), var session = zone.sessions.popLast() else {
         throw FileError(kind: .reordered, line: number, message: "a step before any session record")
+      }
+      if let problem = step.input.change?.setup?.problem {
+        throw FileError(kind: .corrupted, line: number, message: "the configuration change: \(problem)")
       }
       if let previous = session.steps.last {
         guard step.seq > previous.seq, step.tNS >= previous.tNS else {
@@ -224,5 +230,30 @@ extension FlightRecording {
     case .valueNotFound(let type, let context): return path(context) + "expected \(type), found null"
     default: return MessageFormat.excerpt("\(error)")
     }
+  }
+}
+
+extension RecordedSetup {
+  /// What is wrong with the recorded zone or its base configuration, as validation says it; `nil`
+  /// when both are valid. A recording's numbers become durations and timers when it replays.
+  var problem: String? {
+    let issues = MediationConfig(zones: [zone]).validate() + MediationConfig(zones: [base]).validate()
+    return issues.first.map { "\($0)" }
+  }
+}
+
+extension ZoneCheckpoint {
+  /// What is wrong with the checkpoint: its setup's problem, or a counter out of range (the engine
+  /// counts on from each, so a file's `Int.max` would overflow); `nil` when it is sound.
+  var problem: String? {
+    if let problem = setup.problem { return problem }
+    let counters = [
+      ("lastLoadID", lastLoadID), ("lastShowID", lastShowID), ("lastTimerGeneration", lastTimerGeneration),
+      ("consecutiveFailures", consecutiveFailures), ("consecutiveWithdrawals", consecutiveWithdrawals),
+      ("learningEpoch", learningEpoch), ("learned.loads", learned?.loads ?? 0),
+    ]
+    let range = 0...Int(Int32.max)
+    guard let (name, value) = counters.first(where: { !range.contains($0.1) }) else { return nil }
+    return "\(name) must be within \(range.lowerBound)...\(range.upperBound), found \(value)"
   }
 }

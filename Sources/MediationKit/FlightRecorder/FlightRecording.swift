@@ -14,8 +14,8 @@ public struct FlightRecording: Sendable {
   /// The newest version this MediationKit writes and reads; older ones are read too.
   public static let version = 1
 
-  /// The file's contents: one JSON object per line. Encoded when first read for an exported
-  /// recording (a large one takes milliseconds: read it off the main thread).
+  /// The file's contents: one JSON object per line. An exported recording is encoded on each read
+  /// (a large one takes milliseconds): read it once, off the main thread.
   public var jsonLines: Data { file ?? Self.write(header: header, zones: zones) }
 
   /// The file this recording was read from, if it was.

@@ -253,7 +253,7 @@ struct SessionReplay {
         let auctionID =
           recorded.flatMap { steps[$0].input.auctionID }
           ?? {
-            lastAuctionID += 1; return lastAuctionID
+            lastAuctionID &+= 1; return lastAuctionID
           }()
         var record = recorded.map { steps[$0].input } ?? RecordedInput(type: .auctionStarted)
         (record.load, record.auctionID) = (load, auctionID)

@@ -119,9 +119,6 @@ struct ZoneRecording: Sendable {
     trim()
   }
 
-  /// The number of inputs held (the ring and the anomalies kept aside).
-  var heldInputs: Int { inputCount + keptAnomalies.reduce(0) { $0 + $1.steps.count } }
-
   // MARK: Private
 
   /// Keeps the ring within its bounds: the oldest sessions leave (those with an anomaly are kept

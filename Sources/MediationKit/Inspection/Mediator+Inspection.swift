@@ -42,7 +42,7 @@ extension Mediator {
       return Mediator.Inspection.Zone(
         id: controller.id, isConfigured: configured.contains(controller.id),
         configurationVersion: snapshot.configurationVersion, experimentArms: snapshot.experimentArms,
-        readyAds: snapshot.readyAds, isLoading: controller.isLoading)
+        readyAds: snapshot.readyAds, isLoading: snapshot.isLoading)
     }
     let statuses = Dictionary(adapterStatuses.map { ($0.network, $0) }, uniquingKeysWith: { _, last in last })
     let adapters = networks.map { info in

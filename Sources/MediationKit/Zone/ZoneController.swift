@@ -44,11 +44,16 @@ final class ZoneController: Sendable {
 
   var isLoading: Bool { state.withLock { $0.machine.isLoading } }
 
-  /// The zone's ready ads, oldest first, and its current setup's configuration version and
-  /// experiment arms, read in one lock round (for an inspector).
-  var snapshot: (readyAds: [AdInfo], configurationVersion: String?, experimentArms: [String: String]) {
+  /// The zone's ready ads, oldest first, whether a load is under way, and its current setup's
+  /// configuration version and experiment arms, read in one lock round (for an inspector).
+  var snapshot:
+    (readyAds: [AdInfo], isLoading: Bool, configurationVersion: String?, experimentArms: [String: String])
+  {
     state.withLock {
-      ($0.machine.queue.ads.map(\.info), $0.machine.setup.version, $0.machine.setup.experimentArms)
+      (
+        $0.machine.queue.ads.map(\.info), $0.machine.isLoading, $0.machine.setup.version,
+        $0.machine.setup.experimentArms
+      )
     }
   }
 
